@@ -1,0 +1,98 @@
+"""Evaluation results: the records `repair eval` emits and the rest of the tool consumes."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+EVAL_SCHEMA = "repair.eval/v1"
+
+CaseStatus = Literal["pass", "mismatch", "error", "crash", "timeout"]
+Tier = Literal["compact", "full"]
+
+
+class TensorStats(BaseModel):
+    mean: float | None = None
+    std: float | None = None
+    min: float | None = None
+    max: float | None = None
+    frac_zero: float | None = None
+
+
+class Diagnostics(BaseModel):
+    """Where and how the output differs from the reference, in terms a repairer can act on."""
+
+    symptom: str = "none"  # tail-localized, nan-introduced, uniform-drift, zero-output, sparse-outliers, all-wrong, ...
+    location: str = "none"  # tail-columns, tail-rows, last-block, single-row, everywhere, sparse, none
+    output_stats: TensorStats = Field(default_factory=TensorStats)
+    reference_stats: TensorStats = Field(default_factory=TensorStats)
+    notes: list[str] = Field(default_factory=list)
+
+
+class CaseResult(BaseModel):
+    case_id: str
+    tier: Tier
+    params: dict = Field(default_factory=dict)
+    status: CaseStatus
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    mismatch_frac: float | None = None
+    nan_count: int = 0
+    inf_count: int = 0
+    first_mismatch: list[int] | None = None
+    shape: list[int] | None = None
+    expected_shape: list[int] | None = None
+    dtype: str | None = None
+    expected_dtype: str | None = None
+    message: str = ""  # error text, traceback tail, timeout/crash reason
+    diagnostics: Diagnostics | None = None
+    seconds: float = 0.0  # candidate forward time for this case
+
+
+class IntegrityFinding(BaseModel):
+    rule: str
+    message: str
+    line: int | None = None
+    evidence: str = ""
+    phase: Literal["static", "runtime"] = "static"
+
+
+class IntegrityVerdict(BaseModel):
+    verdict: Literal["clean", "violation"] = "clean"
+    findings: list[IntegrityFinding] = Field(default_factory=list)
+    rules_off: list[str] = Field(default_factory=list)
+
+
+class TierSummary(BaseModel):
+    passed: int = 0
+    total: int = 0
+
+
+class EvalResult(BaseModel):
+    schema_: str = Field(EVAL_SCHEMA, alias="schema")
+    operator_id: str
+    family: str | None = None
+    problem_path: str
+    problem_sha256: str
+    candidate_path: str
+    candidate_sha256: str
+    backend: str
+    tier: Tier
+    seed: int
+    case_set_sha256: str
+    cases: list[CaseResult]
+    summary: dict[str, TierSummary]  # "compact" / "full"
+    match: float | None  # passed full-tier cases / full-tier cases (None when the full tier was not run)
+    numerics_passed: bool
+    integrity: IntegrityVerdict = Field(default_factory=IntegrityVerdict)
+    passed: bool  # numerics passed AND integrity clean
+    wall_seconds: float = 0.0
+    kernel_seconds: float = 0.0  # time inside candidate and reference forwards
+
+    model_config = {"populate_by_name": True}
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2)
+
+    def failing_cases(self) -> list[CaseResult]:
+        return [c for c in self.cases if c.status != "pass"]
