@@ -1,0 +1,65 @@
+"""The integrity rule registry: every rule's id and what it flags; switching rules off by name."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from repair.errors import BadInput
+from repair.result import IntegrityFinding, IntegrityVerdict
+
+RULES: dict[str, str] = {
+    # static: what the candidate's source can reach from ModelNew.__init__/forward
+    "static.framework-compute": "framework compute (torch/F/tensor methods/nn modules/@/aten) reachable from ModelNew",
+    "static.dynamic-exec": "dynamic execution: exec/eval/compile/__import__/importlib/runpy",
+    "static.monkey-patch": "assignment to an attribute of a module, class or builtin (setattr included)",
+    "static.introspection": "introspection that can find the reference: gc, sys.modules, inspect, frames, __globals__",
+    "static.reference-import": "imports or reads the problem module, its Model, CASES or get_inputs",
+    "static.file-read": "file or network reads that can serve cached outputs (open, torch.load, np.load, pickle...)",
+    "static.concurrency": "threads, processes, signals, subprocesses",
+    "static.ctypes": "ctypes/cffi or loading native libraries",
+    "static.compile-jit": "torch.compile / torch.jit / torch._dynamo / inductor",
+    "static.env-check": "reads environment variables or process state that can detect evaluation",
+    "static.fallback-except": "try/except around the kernel path that falls back to other code",
+    "static.kernel-not-launched": "a kernel defined in the module but never launched from ModelNew",
+    "static.no-kernel": "ModelNew reaches no kernel launch at all",
+    "static.kernel-no-store": "a launched Triton kernel that never stores (tl.store/atomic)",
+    "static.host-compute": "host-side computation on tensor data (numpy, .tolist(), .numpy(), from_numpy)",
+    "static.cpp-framework-compute": "C/C++ kernel source calls torch/ATen compute (at::, torch::)",
+    # runtime: what ModelNew.forward did inside the sandbox
+    "runtime.framework-compute": "forward executed torch compute ops beyond allocation, views, copies and fills",
+    "runtime.no-launch": "forward launched no kernel",
+    "runtime.output-alias": "an output shares storage with an input",
+    "runtime.input-mutated": "forward modified an input in place",
+    "runtime.output-not-from-kernel": "an output's storage was never handed to a kernel launch (result discarded)",
+    "runtime.insensitive-output": "outputs constant or identical across different inputs where the reference's differ",
+}
+
+
+def resolve_rules_off(names: Iterable[str]) -> tuple[str, ...]:
+    """Validate rule names (exact ids, `static.*`, `runtime.*` or `*`); sorted unique ids, BadInput on unknown."""
+    out: set[str] = set()
+    for name in names:
+        name = name.strip()
+        if name in ("*", "all"):
+            out.update(RULES)
+        elif name.endswith(".*") and any(r.startswith(name[:-1]) for r in RULES):
+            out.update(r for r in RULES if r.startswith(name[:-1]))
+        elif name in RULES:
+            out.add(name)
+        else:
+            raise BadInput(f"unknown integrity rule {name!r} (known: {', '.join(sorted(RULES))})")
+    return tuple(sorted(out))
+
+
+def make_verdict(findings: Iterable[IntegrityFinding], rules_off: Iterable[str] = ()) -> IntegrityVerdict:
+    """Drop findings of rules that are off; violation when any finding remains."""
+    off = resolve_rules_off(rules_off)
+    kept = [f for f in findings if f.rule not in off]
+    kept.sort(key=lambda f: (f.phase, f.line or 0, f.rule, f.evidence))
+    return IntegrityVerdict(verdict="violation" if kept else "clean", findings=kept, rules_off=list(off))
+
+
+def merge_verdicts(*verdicts: IntegrityVerdict) -> IntegrityVerdict:
+    """One verdict from several phases (static + runtime): findings concatenated, rules_off united."""
+    findings = [f for v in verdicts for f in v.findings]
+    off = sorted({r for v in verdicts for r in v.rules_off})
+    return IntegrityVerdict(verdict="violation" if findings else "clean", findings=findings, rules_off=off)

@@ -1,0 +1,289 @@
+"""Runtime guards run inside the sandboxed candidate process around ModelNew.forward.
+
+`with RuntimeGuard(rules_off) as guard: out = model(*inputs)` records the aten ops the forward
+executes (TorchDispatchMode: torch.*, F.*, tensor methods, `@` and C++ `at::` calls all land
+there) and every Triton kernel launch (the `run` of each KernelInterface class: JITFunction on a
+GPU, InterpretedFunction under TRITON_INTERPRET=1, autotuners counted once at the outermost call).
+Ops executed inside a launch (the interpreter's host copies) are not the candidate's.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from repair.integrity.rules import resolve_rules_off
+from repair.result import IntegrityFinding
+
+# aten ops a kernel wrapper may run: allocation, views, copies, fills and metadata queries.
+ALLOCATION_OPS = frozenset("""
+empty empty_like empty_strided empty_permuted new_empty new_empty_strided zeros zeros_like new_zeros
+ones ones_like new_ones full full_like new_full scalar_tensor arange fill fill_ zero_ resize_ resize_as_
+""".split())
+VIEW_OPS = frozenset("""
+view _unsafe_view reshape _reshape_alias permute transpose transpose_ t t_ expand expand_as squeeze squeeze_
+unsqueeze unsqueeze_ flatten unflatten as_strided as_strided_ select slice narrow split split_with_sizes
+unsafe_split chunk unbind detach detach_ alias view_as movedim diagonal unfold lift_fresh set_
+""".split())
+COPY_OPS = frozenset("""
+clone copy_ _to_copy to contiguous lift_fresh_copy _copy_from _copy_from_and_resize cat stack
+_local_scalar_dense pin_memory _pin_memory
+""".split())
+META_OPS = frozenset("""
+sym_size sym_stride sym_numel sym_storage_offset size stride numel dim is_contiguous is_same_size
+_has_compatible_shallow_copy_type
+""".split())
+ALLOWED_OPS = ALLOCATION_OPS | VIEW_OPS | COPY_OPS | META_OPS
+
+_ACTIVE: list["RuntimeGuard"] = []  # the guard receiving launch events (innermost last)
+
+
+def op_name(func: Any) -> str:
+    """`aten::_softmax` → ("aten", "_softmax") joined as `aten::_softmax`; custom namespaces kept."""
+    try:
+        return func._schema.name
+    except AttributeError:
+        return str(func)
+
+
+def is_allowed_op(name: str) -> bool:
+    ns, _, base = name.partition("::")
+    return ns == "aten" and base in ALLOWED_OPS
+
+
+def iter_tensors(obj: Any):
+    """Every tensor in a (nested) tuple/list/dict output or argument list."""
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        yield obj
+    elif isinstance(obj, (tuple, list)):
+        for o in obj:
+            yield from iter_tensors(o)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            yield from iter_tensors(o)
+    else:  # TensorWrapper / TensorDescriptor style objects carry a base tensor
+        base = getattr(obj, "base", None)
+        if base is not None and base is not obj:
+            yield from iter_tensors(base)
+
+
+def _storage_span(t) -> tuple[int, int]:
+    s = t.untyped_storage()
+    return s.data_ptr(), s.nbytes()
+
+
+def _kernel_classes() -> list[type]:
+    """Every loaded triton KernelInterface subclass that defines its own `run`."""
+    try:
+        from triton.runtime.jit import KernelInterface
+    except Exception:  # no triton: nothing to hook; the no-launch rule then speaks
+        return []
+    try:
+        import triton.runtime.interpreter  # noqa: F401  (InterpretedFunction must be registered)
+    except Exception:
+        pass
+    found, stack = [], [KernelInterface]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub not in found:
+                found.append(sub)
+                stack.append(sub)
+    return [c for c in found if "run" in c.__dict__]
+
+
+def _counting_run(orig):
+    def run(self, *args, **kwargs):
+        guard = _ACTIVE[-1] if _ACTIVE else None
+        if guard is None or kwargs.get("warmup"):
+            return orig(self, *args, **kwargs)
+        if guard._depth == 0:
+            guard._record_launch(self, args, kwargs)
+        guard._depth += 1
+        try:
+            return orig(self, *args, **kwargs)
+        finally:
+            guard._depth -= 1
+
+    run.__wrapped__ = orig
+    return run
+
+
+class RuntimeGuard:
+    """Context manager recording ops and launches of one forward; `findings()` judges them."""
+
+    def __init__(self, rules_off=()):
+        self.rules_off = resolve_rules_off(rules_off)
+        self.ops: Counter[str] = Counter()
+        self.compute_ops: Counter[str] = Counter()
+        self.launches = 0
+        self.kernels: Counter[str] = Counter()
+        self._depth = 0
+        self._events: list[tuple] = []  # ("launch", ptrs) / ("copy", src ptrs, dst ptrs), in order
+        self._storages: dict[int, Any] = {}
+        self._patched: list[tuple[type, Any]] = []
+        self._mode = None
+        self.tracked_ops = False  # whether a dispatch mode recorded this forward
+
+    def active(self, rule: str) -> bool:
+        return rule not in self.rules_off
+
+    def __enter__(self) -> "RuntimeGuard":
+        wanted = [r for r in ("runtime.no-launch", "runtime.output-not-from-kernel", "runtime.framework-compute")
+                  if self.active(r)]
+        if not wanted:
+            return self  # every runtime rule off: pay nothing
+        for cls in _kernel_classes():
+            orig = cls.__dict__["run"]
+            self._patched.append((cls, orig))
+            setattr(cls, "run", _counting_run(orig))
+        _ACTIVE.append(self)
+        if self.active("runtime.framework-compute") or self.active("runtime.output-not-from-kernel"):
+            self._mode = _make_mode(self)
+            self._mode.__enter__()
+            self.tracked_ops = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._mode is not None:
+            self._mode.__exit__(*exc)
+            self._mode = None
+        if self in _ACTIVE:
+            _ACTIVE.remove(self)
+        for cls, orig in reversed(self._patched):
+            setattr(cls, "run", orig)
+        self._patched.clear()
+
+    def _record_launch(self, kernel, args, kwargs) -> None:
+        self.launches += 1
+        self.kernels[getattr(kernel, "__name__", type(kernel).__name__)] += 1
+        self._events.append(("launch", self._ptrs((args, kwargs))))
+
+    def _record_op(self, func, args, kwargs, out) -> None:
+        if self._depth:
+            return  # inside a launch: the interpreter's own host copies
+        name = op_name(func)
+        self.ops[name] += 1
+        if not is_allowed_op(name):
+            self.compute_ops[name] += 1
+            return
+        if self._events:  # a copy of kernel-written storage is still the kernel's result
+            self._events.append(("copy", self._ptrs((args, kwargs)), self._ptrs(out)))
+
+    def _ptrs(self, obj) -> frozenset[int]:
+        ptrs = set()
+        for t in iter_tensors(obj):
+            s = t.untyped_storage()
+            self._storages.setdefault(s.data_ptr(), s)  # kept alive: no address reuse within a forward
+            ptrs.add(s.data_ptr())
+        return frozenset(ptrs)
+
+    def kernel_storages(self, inputs) -> set[int]:
+        """Storages a launch could have written (forward inputs excluded), closed over later copies."""
+        input_ptrs = {t.untyped_storage().data_ptr() for t in iter_tensors(inputs)}
+        tainted: set[int] = set()
+        for ev in self._events:
+            if ev[0] == "launch":
+                tainted |= ev[1] - input_ptrs
+            elif ev[1] & tainted:
+                tainted |= ev[2]
+        return tainted
+
+    def log(self) -> dict:
+        """What the guard saw, for the candidate's guard log."""
+        return {"launches": self.launches, "kernels": dict(self.kernels), "ops": dict(self.ops),
+                "compute_ops": dict(self.compute_ops), "rules_off": list(self.rules_off)}
+
+    def findings(self, inputs_before, inputs_after, outputs) -> list[IntegrityFinding]:
+        """Judge the recorded forward; inputs_before are clones taken before it ran."""
+        out: list[IntegrityFinding] = []
+        if self.active("runtime.framework-compute") and self.compute_ops:
+            ops = ", ".join(f"{k} x{v}" for k, v in sorted(self.compute_ops.items()))
+            out.append(_finding("runtime.framework-compute", "forward executed framework compute ops", ops))
+        if self.active("runtime.no-launch") and self.launches == 0:
+            out.append(_finding("runtime.no-launch", "forward launched no kernel", "0 launches"))
+        out += output_findings(inputs_after, outputs, self)
+        if self.active("runtime.input-mutated"):
+            out += mutation_findings(inputs_before, inputs_after)
+        self._events.clear()
+        self._storages.clear()
+        return out
+
+
+def _make_mode(guard: RuntimeGuard):
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _Recorder(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            result = func(*args, **kwargs)
+            guard._record_op(func, args, kwargs, result)
+            return result
+
+    return _Recorder()
+
+
+def _finding(rule: str, message: str, evidence: str) -> IntegrityFinding:
+    return IntegrityFinding(rule=rule, message=message, evidence=evidence[:500], phase="runtime")
+
+
+def output_findings(inputs, outputs, guard: RuntimeGuard | None = None) -> list[IntegrityFinding]:
+    """Outputs must be fresh storage (no overlap with any input) and, when a guard ran, kernel-written."""
+    rules_off = guard.rules_off if guard else ()
+    found: list[IntegrityFinding] = []
+    spans = [_storage_span(t) for t in iter_tensors(inputs) if t.untyped_storage().nbytes()]
+    written = guard.kernel_storages(inputs) if guard is not None and guard.tracked_ops else set()
+    for i, o in enumerate(iter_tensors(outputs)):
+        ptr, n = _storage_span(o)
+        if not n:
+            continue
+        if "runtime.output-alias" not in rules_off and any(ptr < p + m and p < ptr + n for p, m in spans):
+            found.append(_finding("runtime.output-alias", f"output {i} shares storage with an input",
+                                  f"output storage 0x{ptr:x}+{n}"))
+        elif (guard is not None and "runtime.output-not-from-kernel" not in rules_off and guard.launches
+              and guard.tracked_ops and ptr not in written):
+            found.append(_finding("runtime.output-not-from-kernel",
+                                  f"output {i} was never passed to a kernel launch", f"{guard.launches} launches"))
+    return found
+
+
+def _same(a, b) -> bool:
+    import torch
+
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.is_floating_point() or a.is_complex():
+            return bool(torch.equal(a, b) or ((a == b) | (a.isnan() & b.isnan())).all())
+        return bool(torch.equal(a, b))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b) if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor) else False
+
+
+def mutation_findings(inputs_before, inputs_after) -> list[IntegrityFinding]:
+    found = []
+    for i, (b, a) in enumerate(zip(inputs_before, inputs_after)):
+        if not _same(b, a):
+            found.append(_finding("runtime.input-mutated", f"input {i} was modified by forward", f"input {i}"))
+    return found
+
+
+def _constant(t) -> bool:
+    return t.numel() > 1 and bool((t == t.reshape(-1)[0]).all())
+
+
+def insensitivity_findings(cand_out_a, cand_out_b, ref_out_a, ref_out_b) -> list[IntegrityFinding]:
+    """Candidate outputs identical across two different inputs (or constant) where the reference's are not."""
+    cands_a, cands_b = list(iter_tensors(cand_out_a)), list(iter_tensors(cand_out_b))
+    refs_a, refs_b = list(iter_tensors(ref_out_a)), list(iter_tensors(ref_out_b))
+    found = []
+    for i, (ca, cb, ra, rb) in enumerate(zip(cands_a, cands_b, refs_a, refs_b)):
+        if _same(ca, cb) and not _same(ra, rb):
+            found.append(_finding("runtime.insensitive-output",
+                                  f"output {i} is identical for two different inputs; the reference's differ",
+                                  f"shape {list(ca.shape)}"))
+        elif (_constant(ca) and _constant(cb)) and not (_constant(ra) and _constant(rb)):
+            found.append(_finding("runtime.insensitive-output", f"output {i} is constant; the reference's is not",
+                                  f"value {ca.reshape(-1)[0].item()!r}"))
+    return found
