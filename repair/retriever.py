@@ -1,0 +1,94 @@
+"""Where the loop's patterns come from: a small Retriever protocol and its adapters (none, fixed list, KB, snapshot)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from repair.errors import BadInput
+from repair.workers.base import Pattern
+
+
+class LeakageRefused(BadInput):
+    """--eval-mode: the snapshot's excluded cohort does not contain the operator under repair."""
+
+
+@dataclass(frozen=True)
+class RetrievalSource:
+    snapshot_id: str | None = None
+    kb_version: int | None = None
+    kb_path: str | None = None
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    source: RetrievalSource
+
+    def query(self, text: str, k: int) -> list[Pattern]: ...
+
+
+class NoRetriever:
+    """No knowledge base: the worker gets no patterns."""
+
+    source = RetrievalSource()
+
+    def query(self, text: str, k: int) -> list[Pattern]:
+        return []
+
+
+class FixedRetriever:
+    """Always the same patterns, best first (tests, and callers that retrieved elsewhere)."""
+
+    def __init__(self, patterns: list[Pattern], source: RetrievalSource | None = None):
+        self.patterns = list(patterns)
+        self.source = source or RetrievalSource()
+
+    def query(self, text: str, k: int) -> list[Pattern]:
+        return self.patterns[:k]
+
+
+def query_text(symptom: str, forensics: str, code: str, *, code_chars: int = 1500) -> str:
+    """The retrieval query: the symptom and the engine's forensics first, then the start of the kernel."""
+    return f"{symptom}\n{forensics}\n{code[:code_chars]}"
+
+
+def check_eval_mode(manifest: dict, operator_id: str, *, where: str = "snapshot manifest") -> None:
+    """Refuse unless the snapshot was frozen against a cohort that contains this operator."""
+    operators = excluded_operators(manifest)
+    if operator_id not in operators:
+        raise LeakageRefused(
+            f"{where}: --eval-mode refuses to run: operator {operator_id!r} is not in the snapshot's excluded cohort "
+            f"({len(operators)} operators); freeze a snapshot against a cohort containing it"
+        )
+
+
+def excluded_operators(manifest: dict) -> set[str]:
+    cohort = manifest.get("cohort")
+    if not isinstance(cohort, dict) or not isinstance(cohort.get("operators"), list):
+        raise BadInput("snapshot manifest has no cohort.operators list; cannot check for leakage")
+    ids = set()
+    for op in cohort["operators"]:
+        ids.add(op if isinstance(op, str) else str(op.get("id")))
+    return ids
+
+
+def open_retriever(kb: Path | None = None, snapshot: str | None = None, *, eval_mode: bool = False,
+                   operator_id: str | None = None) -> Retriever:
+    """The retriever for `repair run`'s --kb / --snapshot options (eval-mode checked here, before any work)."""
+    if kb is not None and snapshot is not None:
+        raise BadInput("give --kb or --snapshot, not both")
+    if eval_mode and snapshot is None:
+        raise BadInput("--eval-mode needs --snapshot ID (a live KB has no excluded cohort)")
+    if snapshot is not None:
+        return _open_snapshot(snapshot, eval_mode=eval_mode, operator_id=operator_id)
+    if kb is not None:
+        return _open_kb(Path(kb))
+    return NoRetriever()
+
+
+def _open_kb(path: Path) -> Retriever:
+    raise BadInput(f"{path}: knowledge-base retrieval is not available yet (kbstore.retrieve has not landed)")
+
+
+def _open_snapshot(snapshot: str, *, eval_mode: bool, operator_id: str | None) -> Retriever:
+    raise BadInput(f"--snapshot {snapshot}: snapshots are not available yet (`kb freeze`, issue 5, has not landed)")

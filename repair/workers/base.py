@@ -1,0 +1,106 @@
+"""What a worker is: given the engine's context, propose one kernel-only change. The engine does the rest."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from repair.errors import RepairError
+
+
+class WorkerFailed(RepairError):
+    """The worker could not produce a proposal (model error after retries, context too long)."""
+
+    exit_code = 1
+
+
+class WorkerExhausted(RepairError):
+    """The worker has nothing more to propose (a scripted worker at the end of its script)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0  # part of prompt_tokens served from the provider's cache
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cached_tokens + other.cached_tokens,
+        )
+
+    def as_dict(self) -> dict:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached_tokens": self.cached_tokens,
+            "total_tokens": self.total,
+        }
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A retrieved knowledge-base pattern, as the worker sees it."""
+
+    id: str
+    score: float
+    title: str = ""
+    bug_class: str = ""
+    fix: str = ""
+    before: str = ""
+    after: str = ""
+    rules: tuple[dict, ...] = ()
+
+
+@dataclass(frozen=True)
+class AttemptNote:
+    """One line of history the worker may learn from (what was tried and what happened)."""
+
+    attempt: int
+    outcome: str  # improved, not-improved, patch-rejected, integrity-violation, full-failed, ...
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class WorkerContext:
+    attempt: int  # 1-based number of the attempt this proposal will become
+    problem_text: str
+    candidate_text: str  # the kernel the proposal applies to
+    forensics: str  # the engine's rendering of the failing evaluation
+    patterns: tuple[Pattern, ...] = ()
+    history: tuple[AttemptNote, ...] = ()
+    tokens_left: int | None = None
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A full candidate file or a unified diff against ctx.candidate_text, and the pattern ids it used."""
+
+    candidate: str | None = None
+    diff: str | None = None
+    cited: tuple[str, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    turns: int = 1  # model calls this proposal took (0 for workers that call no model)
+    diagnosis: dict | None = None  # optional {title, bug_class, root_cause, fix}
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class WorkerInfo:
+    kind: str
+    model: str | None = None
+    prompt_template_sha256: str | None = None
+
+
+@runtime_checkable
+class Worker(Protocol):
+    info: WorkerInfo
+
+    def propose(self, ctx: WorkerContext) -> Proposal: ...

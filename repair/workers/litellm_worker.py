@@ -1,0 +1,150 @@
+"""A worker backed by any model litellm can reach; prompts are data files whose hash goes into the record.
+
+Keys come only from the environment (litellm reads them itself); nothing here writes them anywhere,
+and error texts are scrubbed of environment secrets before they reach a log.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+from typing import Callable
+
+from provenance.canonical import content_hash, sha256_text
+from repair.errors import BadInput, EnvironmentMissing
+from repair.workers.base import Pattern, Proposal, Usage, WorkerContext, WorkerFailed, WorkerInfo
+
+PROMPTS = Path(__file__).parent / "prompts"
+TEMPLATES = ("system.md", "user.md")
+TRANSIENT = ("RateLimitError", "APIConnectionError", "Timeout", "ServiceUnavailableError", "InternalServerError",
+             "BadGatewayError")
+_CODE = re.compile(r"```(python|py|diff|patch)?[ \t]*\n(.*?)```", re.DOTALL)
+_FIELD = re.compile(r"^\s*\**(CITED|TITLE|BUG_CLASS|ROOT_CAUSE|FIX)\**\s*:\s*(.*)$", re.MULTILINE | re.IGNORECASE)
+
+
+def load_templates() -> dict[str, str]:
+    return {name: (PROMPTS / name).read_text(encoding="utf-8") for name in TEMPLATES}
+
+
+def template_sha256(templates: dict[str, str]) -> str:
+    return content_hash({name: sha256_text(text) for name, text in sorted(templates.items())})
+
+
+@dataclass(frozen=True)
+class Reply:
+    candidate: str | None
+    diff: str | None
+    cited: tuple[str, ...]
+    diagnosis: dict | None
+
+
+def parse_reply(text: str) -> Reply:
+    """The last python block is the candidate (a diff block when there is none); CITED/... lines follow it."""
+    blocks = _CODE.findall(text or "")
+    python = [body for lang, body in blocks if lang in ("python", "py", "")]
+    diffs = [body for lang, body in blocks if lang in ("diff", "patch")]
+    fields = {k.upper(): v.strip() for k, v in _FIELD.findall(_CODE.sub("", text or ""))}
+    cited = tuple(c.strip().strip("`[]") for c in re.split(r"[,\s]+", fields.get("CITED", "")) if c.strip())
+    cited = tuple(c for c in cited if c.lower() not in ("none", "n/a", "-"))
+    diagnosis = {k.lower(): fields[k] for k in ("TITLE", "BUG_CLASS", "ROOT_CAUSE", "FIX") if fields.get(k)} or None
+    return Reply(python[-1] if python else None, None if python or not diffs else diffs[-1], cited, diagnosis)
+
+
+def render_patterns(patterns: tuple[Pattern, ...]) -> str:
+    if not patterns:
+        return "(none retrieved)"
+    parts = []
+    for p in patterns:
+        head = f"### {p.id} (score {p.score:.3f}) {p.title}".rstrip()
+        body = [head, f"bug class: {p.bug_class}" if p.bug_class else "", f"fix: {p.fix}" if p.fix else ""]
+        if p.before or p.after:
+            body.append(f"before:\n```\n{p.before.strip()}\n```\nafter:\n```\n{p.after.strip()}\n```")
+        parts.append("\n".join(b for b in body if b))
+    return "\n\n".join(parts)
+
+
+def build_messages(ctx: WorkerContext, templates: dict[str, str]) -> list[dict]:
+    history = "\n".join(f"- attempt {h.attempt}: {h.outcome} {h.detail}".rstrip() for h in ctx.history) or "(none)"
+    user = Template(templates["user.md"]).safe_substitute(
+        problem=ctx.problem_text.strip(), candidate=ctx.candidate_text.strip(), attempt=ctx.attempt,
+        forensics=ctx.forensics.strip(), patterns=render_patterns(ctx.patterns), history=history,
+    )
+    return [{"role": "system", "content": templates["system.md"].strip()}, {"role": "user", "content": user}]
+
+
+def usage_of(response) -> Usage:
+    u = getattr(response, "usage", None)
+    if u is None:
+        return Usage()
+    details = getattr(u, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) or getattr(u, "cache_read_input_tokens", None) or 0
+    return Usage(int(u.prompt_tokens or 0), int(u.completion_tokens or 0), int(cached))
+
+
+def redact(text: str) -> str:
+    """Remove any secret-looking environment value (and sk-... keys) from a message before it is logged."""
+    for name, value in os.environ.items():
+        if len(value) >= 8 and re.search(r"KEY|TOKEN|SECRET|PASSWORD", name, re.IGNORECASE):
+            text = text.replace(value, "***")
+    return re.sub(r"\b(sk|key)-[A-Za-z0-9_\-]{8,}", "***", text)
+
+
+class LiteLLMWorker:
+    def __init__(self, model: str, *, temperature: float = 0.0, max_retries: int = 3, backoff_s: float = 2.0,
+                 timeout_s: float = 600.0, sleep: Callable[[float], None] = time.sleep):
+        if not model:
+            raise BadInput("the litellm worker needs --model (any model string litellm accepts)")
+        self.model, self.temperature, self.timeout_s = model, temperature, timeout_s
+        self.max_retries, self.backoff_s, self.sleep = max_retries, backoff_s, sleep
+        self.templates = load_templates()
+        self.info = WorkerInfo(kind="litellm", model=model, prompt_template_sha256=template_sha256(self.templates))
+        self.retries = 0  # transient failures retried over the run
+
+    def propose(self, ctx: WorkerContext) -> Proposal:
+        response = self._complete(build_messages(ctx, self.templates))
+        text = response.choices[0].message.content or ""
+        reply = parse_reply(text)
+        note = "" if reply.candidate or reply.diff else "the reply had no code block"
+        return Proposal(candidate=reply.candidate, diff=reply.diff, cited=reply.cited, usage=usage_of(response),
+                        turns=1, diagnosis=reply.diagnosis, note=note)
+
+    def _complete(self, messages: list[dict]):
+        import litellm
+
+        litellm.suppress_debug_info = True
+        transient = tuple(getattr(litellm, n) for n in TRANSIENT if hasattr(litellm, n))
+        for attempt in range(self.max_retries + 1):
+            try:
+                return litellm.completion(model=self.model, messages=messages, temperature=self.temperature,
+                                          timeout=self.timeout_s, num_retries=0)
+            except litellm.AuthenticationError as e:
+                raise EnvironmentMissing(f"model {self.model}: authentication failed; set the provider's key in the "
+                                         f"environment ({redact(str(e))[:200]})") from None
+            except litellm.ContextWindowExceededError as e:
+                raise WorkerFailed(f"model {self.model}: context window exceeded ({redact(str(e))[:200]})") from None
+            except litellm.BadRequestError as e:
+                raise WorkerFailed(f"model {self.model}: bad request ({redact(str(e))[:200]})") from None
+            except transient as e:
+                if attempt == self.max_retries:
+                    raise WorkerFailed(f"model {self.model}: {type(e).__name__} after {attempt + 1} tries "
+                                       f"({redact(str(e))[:200]})") from None
+                self.retries += 1
+                self.sleep(self.backoff_s * 2**attempt)
+        raise AssertionError("unreachable")
+
+
+def from_options(options) -> LiteLLMWorker:
+    model = options.model or ""
+    if model.startswith("fakellm/"):
+        from repair.workers.fake_llm import load_replies, register
+
+        if options.script is None:
+            raise BadInput("model fakellm/... needs --script REPLIES.yaml (the scripted replies)")
+        register(load_replies(Path(options.script)))
+    elif options.script is not None:
+        raise BadInput("--script is for the scripted worker (or a fakellm/ model)")
+    return LiteLLMWorker(model, temperature=options.temperature, max_retries=options.max_retries,
+                         timeout_s=options.timeout_s)
