@@ -47,9 +47,18 @@ def _tokens(node) -> list[str]:
     return [t for k in kids for t in _tokens(k)]
 
 
+def _docstring(node) -> bool:
+    """A lone string statement (or its string): documentation, not part of a fix."""
+    stmt = node if node.kind() == "expression_statement" else node.parent()
+    if node.kind() not in ("string", "expression_statement") or stmt is None or stmt.kind() != "expression_statement":
+        return False
+    kids = _children(stmt)
+    return len(kids) == 1 and kids[0].kind() == "string"
+
+
 def _diff(a, b, lang: str) -> list[tuple]:
     """Changed regions: ("node", a, b) or ("stmts", a_parent_children, i1, i2, b_children, j1, j2)."""
-    if _tokens(a) == _tokens(b):
+    if _tokens(a) == _tokens(b) or (lang == "python" and _docstring(a) and _docstring(b)):
         return []
     ka, kb = _children(a), _children(b)
     if a.kind() == b.kind() and ka and len(ka) == len(kb) and a.kind() not in _BLOCKS[lang] | {"argument_list"}:
@@ -104,7 +113,8 @@ def _walk(node):
 
 
 _EXPR = {
-    "python": {"identifier", "binary_operator", "subscript", "parenthesized_expression", "unary_operator"},
+    "python": {"identifier", "binary_operator", "subscript", "parenthesized_expression", "unary_operator",
+               "comparison_operator", "boolean_operator"},
     "cpp": {"identifier", "binary_expression", "subscript_expression", "parenthesized_expression", "unary_expression"},
 }
 
@@ -151,7 +161,8 @@ def _render(nodes: list, source: str, names: dict[str, str], lang: str, level: i
         return True
 
     def visit(node, root: bool) -> None:
-        if level == 0 and not root and node.children() and _pure(node, lang, shared):
+        # the pattern's root stays concrete (a bare $X matches anything); the rewrite's may be a metavariable
+        if level == 0 and (not root or not bind_new) and node.children() and _pure(node, lang, shared):
             key = _key(node)
             if (key in names or key in other_keys) and bind(node, key):
                 return
@@ -175,13 +186,22 @@ def _render(nodes: list, source: str, names: dict[str, str], lang: str, level: i
     return "\n".join([lines[0], *[ln[indent:] if ln[:indent].strip() == "" else ln for ln in lines[1:]]])
 
 
-def _has_anchor(node, lang: str) -> bool:
-    return any(leaf.kind() != "identifier" or _role_is_concrete(leaf, lang)
-               for leaf in _walk(node) if leaf.kind().endswith("identifier"))
+def _specific(node, lang: str) -> bool:
+    """Enough concrete structure to be worth a pattern: an API name, or at least three fixed tokens."""
+    fixed = 0
+    for leaf in _walk(node):
+        if leaf.children():
+            continue
+        if leaf.kind().endswith("identifier"):
+            if leaf.kind() != "identifier" or _role_is_concrete(leaf, lang):
+                return True
+        elif not leaf.is_named() or leaf.kind() in _NUMBERS[lang]:
+            fixed += 1
+    return fixed >= 3
 
 
 def _widen(a, b, lang: str, level: int):
-    """Climb a and b together to a pattern-sized node: an expression/statement with a concrete anchor."""
+    """Climb a and b together to a pattern-sized node, never past a statement."""
     def up(a, b):
         pa, pb = a.parent(), b.parent()
         if pa is None or pb is None or pa.kind() in _COMPOUND[lang] or pb.kind() in _COMPOUND[lang]:
@@ -193,10 +213,15 @@ def _widen(a, b, lang: str, level: int):
         if nxt is None:
             return None
         a, b = nxt
-    while not _has_anchor(a, lang) or level >= 2 and a.parent() is not None and a.parent().kind() not in _BLOCKS[lang]:
+    while not _specific(a, lang) or level >= 2 and a.parent() is not None and a.parent().kind() not in _BLOCKS[lang]:
         nxt = up(a, b)
         if nxt is None:
             break
+        a, b = nxt
+    while a.kind() in _FRAGMENT:  # a keyword argument or argument list alone is not a pattern
+        nxt = up(a, b)
+        if nxt is None:
+            return None
         a, b = nxt
     return a, b
 

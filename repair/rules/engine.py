@@ -82,8 +82,10 @@ def compile_rule(rule: Rule) -> dict:
     elif rule.context == "host":
         extra.append({"not": {"inside": _KERNEL[rule.language]}})
     extra += [_in_function(p) for p in rule.requires]
+    if rule.requires_any:
+        extra.append({"any": [_in_function(p) for p in rule.requires_any]})
     extra += [{"not": _in_function(p)} for p in rule.forbids]
-    core = {"pattern": rule.pattern}
+    core = {"pattern": {"context": rule.pattern, "selector": rule.selector} if rule.selector else rule.pattern}
     config: dict = {"rule": {"all": [core, *extra]} if extra else core}
     constraints = {name: _constraint(c, rule.language) for name, c in rule.where.items() if c != type(c)()}
     if constraints:
@@ -95,7 +97,7 @@ def check_rule(rule: Rule) -> None:
     """Raise BadRule when the pattern does not parse or the config does not compile."""
     from ast_grep_py import SgRoot
 
-    for label, text in [("pattern", rule.pattern), *[(f"requires {p!r}", p) for p in rule.requires],
+    for label, text in [("pattern", rule.pattern), *[(f"requires {p!r}", p) for p in rule.requires + rule.requires_any],
                         *[(f"forbids {p!r}", p) for p in rule.forbids]]:
         plain = _SINGLE.sub(lambda m: m.group(1), _MULTI.sub("", text))
         if SgRoot(plain, rule.language).root().find(kind="ERROR") is not None:
@@ -220,11 +222,20 @@ def _leaves(node, out: list[str]) -> None:
         _leaves(k, out)
 
 
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
 def equivalent(a: str, b: str, language: str = "python") -> bool:
-    """Same program modulo formatting and comments (Python: equal ASTs; C++: equal token streams)."""
+    """Same program modulo formatting, comments and docstrings (Python: equal ASTs; C++: equal tokens)."""
     if language == "python":
         try:
-            return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+            return ast.dump(_strip_docstrings(ast.parse(a))) == ast.dump(_strip_docstrings(ast.parse(b)))
         except (SyntaxError, ValueError):
             pass
     from ast_grep_py import SgRoot

@@ -51,12 +51,16 @@ class Rule(BaseModel):
     bug_class: str = ""
     title: str = ""
     pattern: str
+    # ast-grep selector: match the node of this kind inside the parsed pattern (for fragments such as a
+    # keyword argument, written as pattern "f(mask=$A <= $B)" with selector "keyword_argument")
+    selector: str | None = None
     rewrite: str
     where: dict[str, MetaConstraint] = Field(default_factory=dict)
     # kernel: inside a @triton.jit function (C++: a __global__/__aicore__ function); host: outside one
     context: Literal["any", "kernel", "host"] = "any"
     # patterns (metavariables bound by the match) that must / must not occur in the enclosing function
     requires: list[str] = Field(default_factory=list)
+    requires_any: list[str] = Field(default_factory=list)  # at least one of these must occur there
     forbids: list[str] = Field(default_factory=list)
     origin: Literal["hand", "distilled"] = "hand"
 
@@ -70,6 +74,8 @@ class Rule(BaseModel):
     @model_validator(mode="after")
     def _metavars_bound(self) -> "Rule":
         bound = metavariables(self.pattern)
+        for extra in (*self.requires, *self.requires_any):  # metavariables bound by a required pattern
+            bound |= metavariables(extra)
         for name in metavariables(self.rewrite) - bound:
             raise ValueError(f"rewrite uses ${name}, which the pattern does not bind")
         for name in self.where:
