@@ -1,0 +1,138 @@
+"""The bundled example suite: its metadata is consistent, and the harness agrees with its labels.
+
+Every correct kernel passes both tiers; every near-miss fails with the tier behaviour its meta.yaml
+declares (`full-only`: passes the compact tier, fails the full one; `compact`: fails a compact case).
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+MANIFEST = ROOT / "manifests" / "examples.yaml"
+KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+OP_DIRS = sorted(p.parent for p in EXAMPLES.glob("*/meta.yaml"))
+
+
+def _meta(op_dir: Path) -> dict:
+    return yaml.safe_load((op_dir / "meta.yaml").read_text())
+
+
+def _candidates() -> list[tuple[Path, str, dict]]:
+    return [(d, name, info) for d in OP_DIRS for name, info in _meta(d)["candidates"].items()]
+
+
+def _literal(path: Path, name: str):
+    """A module-level literal assignment, read without importing the file."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"{path}: no literal {name}")
+
+
+def _imported_modules(path: Path) -> set[str]:
+    mods: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            mods.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            mods.add(node.module or "")
+    return mods
+
+
+CANDIDATES = _candidates()
+NEAR_MISSES = [c for c in CANDIDATES if c[2]["kind"] == "near-miss"]
+
+
+def _params(rows: list[tuple[Path, str, dict]]) -> list:
+    return [pytest.param(d, name, info, id=f"{d.name}/{name}") for d, name, info in rows]
+
+
+def test_suite_size_and_balance():
+    assert len(OP_DIRS) >= 12
+    assert 16 <= len(NEAR_MISSES) <= 24
+    full_only = sum(info["expected"] == "full-only" for _, _, info in NEAR_MISSES)
+    assert 0.35 <= full_only / len(NEAR_MISSES) <= 0.65, f"{full_only} of {len(NEAR_MISSES)} are full-only"
+    assert len({info["bug_class"] for _, _, info in NEAR_MISSES}) >= 8
+
+
+@pytest.mark.parametrize("op_dir", OP_DIRS, ids=lambda d: d.name)
+def test_operator_files_and_metadata(op_dir: Path):
+    meta = _meta(op_dir)
+    problem = op_dir / "problem.py"
+    operator = _literal(problem, "OPERATOR")
+    assert (meta["operator"], meta["family"]) == (operator["id"], operator["family"])
+    cases = _literal(problem, "CASES")
+    tiers = [c["tier"] for c in cases]
+    assert "compact" in tiers and "full" in tiers and set(tiers) <= {"compact", "full"}
+    assert len({tuple(sorted(c.items())) for c in cases}) == len(cases), "duplicate case"
+    assert meta["candidates"].get("correct.py") == {"kind": "correct"}
+    for name, info in meta["candidates"].items():
+        path = op_dir / name
+        assert path.is_file(), path
+        # A problem and its candidates never import each other; examples are data, loaded by path.
+        assert not any("problem" in m or "nearmiss" in m or "correct" in m for m in _imported_modules(path))
+        if info["kind"] == "near-miss":
+            assert set(info) == {"kind", "bug_class", "description", "expected"}
+            assert KEBAB.match(info["bug_class"]), info["bug_class"]
+            assert info["expected"] in ("full-only", "compact")
+            assert info["description"].endswith(".") and info["description"].count(". ") == 0
+    assert not any("nearmiss" in m or "correct" in m for m in _imported_modules(problem))
+
+
+@pytest.mark.parametrize("op_dir,name,info", _params(NEAR_MISSES))
+def test_near_miss_is_a_small_edit_of_the_correct_kernel(op_dir: Path, name: str, info: dict):
+    correct = (op_dir / "correct.py").read_text().splitlines()
+    near = (op_dir / name).read_text().splitlines()
+    changed = [ln for ln in difflib.unified_diff(correct, near, lineterm="", n=0)
+               if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    assert 0 < len(changed) <= 8, f"{op_dir.name}/{name}: {len(changed)} changed lines"
+
+
+def test_manifest_lists_every_operator_and_file():
+    manifest = yaml.safe_load(MANIFEST.read_text())
+    assert manifest["cohort"] == "examples"
+    listed = {op["id"]: op for op in manifest["operators"]}
+    for op_dir in OP_DIRS:
+        meta = _meta(op_dir)
+        entry = listed.pop(meta["operator"])
+        assert entry["family"] == meta["family"]
+        expected = {f"../examples/{op_dir.name}/{f}" for f in ["problem.py", *meta["candidates"]]}
+        assert set(entry["files"]) == expected
+        assert all((MANIFEST.parent / f).resolve().is_file() for f in entry["files"])
+    assert not listed, f"manifest lists operators with no example: {sorted(listed)}"
+
+
+def test_manifest_loads_as_a_cohort():
+    from provenance.cohort import load_manifest
+
+    manifest = load_manifest(MANIFEST)
+    assert len(manifest.files()) == sum(1 + len(_meta(d)["candidates"]) for d in OP_DIRS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op_dir,name,info", _params(CANDIDATES))
+def test_harness_agrees_with_label(op_dir: Path, name: str, info: dict):
+    from repair.harness import evaluate
+
+    result = evaluate(op_dir / "problem.py", op_dir / name, tier="full")
+    compact, full = result.summary["compact"], result.summary["full"]
+    statuses = {c.case_id: (c.status, c.message[-200:]) for c in result.cases}
+    assert result.integrity.verdict == "clean", result.integrity.findings
+    assert full.total == len(result.cases) and 0 < compact.total < full.total
+    if info["kind"] == "correct":
+        assert compact.passed == compact.total and full.passed == full.total, statuses
+        assert result.passed and result.match == 1.0
+    elif info["expected"] == "full-only":
+        assert compact.passed == compact.total, statuses
+        assert full.passed < full.total, statuses
+        assert not result.passed
+    else:
+        assert compact.passed < compact.total, statuses
+        assert not result.passed
