@@ -1,0 +1,452 @@
+"""What a candidate module defines and what ModelNew can reach: names resolved through imports and aliases,
+functions and classes, Triton kernels, and which local names hold tensors."""
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+
+from repair.integrity.names import (NN_CONTAINERS, TENSOR_META_ATTRS, TENSOR_VIEW_ATTRS, TORCH_PLUMBING,
+                                    TORCH_VALUES, TRITON_KERNEL_DECORATORS)
+
+_BUILTINS = frozenset(dir(builtins))
+FuncNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass
+class Func:
+    key: str  # "helper" or "Class.method"
+    node: FuncNode
+    cls: str | None
+    kernel: bool
+    tensor_params: set[str] = field(default_factory=set)
+    returns_tensor: bool = False
+    assigns: dict[str, list] = field(default_factory=dict)  # local name -> assigned values / ("unpack", value)
+    tensors: set[str] = field(default_factory=set)  # local names holding tensors
+
+
+def fold_str(node, consts: dict[str, str] | None = None) -> str | None:
+    """The string an expression always evaluates to ("soft" + "max", f-strings, joins, [::-1]), else None."""
+    consts = consts or {}
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in consts:
+        return consts[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = fold_str(node.left, consts), fold_str(node.right, consts)
+        return a + b if a is not None and b is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [fold_str(v.value if isinstance(v, ast.FormattedValue) else v, consts) for v in node.values]
+        return "".join(parts) if all(p is not None for p in parts) else None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        s = fold_str(node.value, consts)
+        sl = node.slice
+        bounds = [None if b is None else (b.value if isinstance(b, ast.Constant) else ast.literal_eval(b))
+                  for b in (sl.lower, sl.upper, sl.step)] if s is not None else None
+        try:
+            return s[slice(*bounds)] if s is not None else None
+        except Exception:
+            return None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
+        base = fold_str(node.func.value, consts)
+        if base is not None and node.func.attr == "join" and len(node.args) == 1 \
+                and isinstance(node.args[0], (ast.List, ast.Tuple)):
+            parts = [fold_str(e, consts) for e in node.args[0].elts]
+            return base.join(parts) if all(p is not None for p in parts) else None
+        if base is not None and node.func.attr in ("lower", "upper", "strip") and not node.args:
+            return getattr(base, node.func.attr)()
+        if base is not None and node.func.attr == "format":
+            args = [fold_str(a, consts) for a in node.args]
+            return base.format(*args) if all(a is not None for a in args) else None
+    return None
+
+
+def decorator_names(node: FuncNode, model: "ModuleModel") -> list[str]:
+    out = []
+    for d in node.decorator_list:
+        target = d.func if isinstance(d, ast.Call) else d
+        out.append(model.resolve(target, None) or "")
+    return out
+
+
+class ModuleModel:
+    """One parsed candidate module."""
+
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self.imports: dict[str, str] = {}
+        self.globals: dict[str, list] = {}  # module-level name -> assigned values
+        self.consts: dict[str, str] = {}
+        self.classes: dict[str, ast.ClassDef] = {}
+        self.funcs: dict[str, Func] = {}
+        self.self_attrs: dict[str, dict[str, list]] = {}  # class -> attr -> assigned values
+        self._collect()
+
+    # ---- collection -------------------------------------------------------------------------------------
+    def _collect(self) -> None:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        self.imports[a.asname] = a.name
+                    else:
+                        self.imports.setdefault(a.name.split(".")[0], a.name.split(".")[0])
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for a in node.names:
+                    self.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+        for node in self.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.funcs[node.name] = Func(node.name, node, None, False)
+            elif isinstance(node, ast.ClassDef):
+                self.classes[node.name] = node
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self.funcs[f"{node.name}.{item.name}"] = Func(f"{node.name}.{item.name}", item, node.name, False)
+        for stmt in _module_level_stmts(self.tree):
+            for name, value in _assignments(stmt):
+                self.globals.setdefault(name, []).append(value)
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    self.consts[name] = value.value
+        for f in self.funcs.values():
+            f.kernel = any(d in TRITON_KERNEL_DECORATORS for d in decorator_names(f.node, self))
+            for stmt in ast.walk(f.node):
+                for name, value in _assignments(stmt):
+                    f.assigns.setdefault(name, []).append(value)
+                if f.cls and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    for t in targets:
+                        if _is_self_attr(t, f):
+                            self.self_attrs.setdefault(f.cls, {}).setdefault(t.attr, []).append(stmt.value)
+                if f.cls and isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute) \
+                        and stmt.func.attr in ("register_buffer", "register_parameter") and len(stmt.args) >= 2:
+                    name = fold_str(stmt.args[0], self.consts)
+                    if name:
+                        self.self_attrs.setdefault(f.cls, {}).setdefault(name, []).append(stmt.args[1])
+
+    @property
+    def kernels(self) -> set[str]:
+        return {k for k, f in self.funcs.items() if f.kernel}
+
+    def mro(self, cls: str | None) -> list[str]:
+        """The class and its bases defined in this module, in lookup order."""
+        out, todo = [], [cls] if cls else []
+        while todo:
+            c = todo.pop(0)
+            if c in self.classes and c not in out:
+                out.append(c)
+                todo += [b.id for b in self.classes[c].bases if isinstance(b, ast.Name)]
+        return out
+
+    def method(self, cls: str | None, name: str) -> str | None:
+        for c in self.mro(cls):
+            if f"{c}.{name}" in self.funcs:
+                return f"{c}.{name}"
+        return None
+
+    # ---- resolution -------------------------------------------------------------------------------------
+    def resolve(self, node, func: Func | None, depth: int = 0) -> str | None:
+        """Dotted name an expression refers to ("torch.nn.functional.softmax"), "@key" for local defs."""
+        if depth > 8 or node is None:
+            return None
+        if isinstance(node, ast.Name):
+            return self._resolve_name(node.id, func, depth)
+        if isinstance(node, ast.Attribute):
+            if func is not None and _is_self(node.value, func):
+                m = self.method(func.cls, node.attr)
+                if m:
+                    return "@" + m
+                for value in self._self_values(func.cls, node.attr):
+                    r = self.resolve(value, self.funcs.get(_owner(value, self, func.cls)), depth + 1)
+                    if r:
+                        return r
+                return None
+            if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                    and node.value.func.id == "super" and func is not None:
+                for c in self.mro(func.cls)[1:]:
+                    if f"{c}.{node.attr}" in self.funcs:
+                        return f"@{c}.{node.attr}"
+                return f"torch.nn.Module.{node.attr}"
+            base = self.resolve(node.value, func, depth + 1)
+            if base is None:
+                return None
+            if base.startswith("@") and base[1:] in self.classes:
+                m = self.method(base[1:], node.attr)
+                return "@" + m if m else f"{base}.{node.attr}"
+            if node.attr == "__dict__":
+                return base
+            return f"{base}.{node.attr}"
+        if isinstance(node, ast.Call):
+            callee = self.resolve(node.func, func, depth + 1)
+            if callee == "builtins.getattr" and len(node.args) >= 2:
+                name = fold_str(node.args[1], self._consts(func))
+                base = self.resolve(node.args[0], func, depth + 1)
+                return f"{base}.{name}" if base and name else None
+            if callee in ("builtins.__import__", "importlib.import_module") and node.args:
+                return fold_str(node.args[0], self._consts(func))
+            if callee == "functools.partial" and node.args:
+                return self.resolve(node.args[0], func, depth + 1)
+            if callee in ("builtins.vars",) and node.args:
+                return self.resolve(node.args[0], func, depth + 1)
+            return None
+        if isinstance(node, ast.Subscript):
+            key = fold_str(node.slice, self._consts(func))
+            if key is None:
+                return None
+            v = node.value
+            if isinstance(v, ast.Attribute) and v.attr == "__dict__" or isinstance(v, ast.Call):
+                base = self.resolve(v, func, depth + 1)
+                if base in ("builtins.globals", "builtins.locals"):
+                    return self._resolve_name(key, None, depth + 1)
+                if base == "sys.modules":
+                    return key
+                return f"{base}.{key}" if base else None
+            if isinstance(v, ast.Attribute) and self.resolve(v, func, depth + 1) == "sys.modules":
+                return key
+            if isinstance(v, ast.Name):  # a dict literal of callables: OPS["act"]
+                values = (func.assigns.get(v.id) if func is not None else None) or self.globals.get(v.id, [])
+                for d in values:
+                    if isinstance(d, ast.Dict):
+                        for k, val in zip(d.keys, d.values):
+                            if k is not None and fold_str(k, self._consts(func)) == key:
+                                return self.resolve(val, func, depth + 1)
+            return None
+        return None
+
+    def _consts(self, func: Func | None) -> dict[str, str]:
+        if func is None:
+            return self.consts
+        local = {n: v.value for n, vs in func.assigns.items() for v in vs
+                 if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+        return {**self.consts, **local}
+
+    def _resolve_name(self, name: str, func: Func | None, depth: int) -> str | None:
+        if func is not None and name in func.assigns:
+            for value in func.assigns[name]:
+                if not isinstance(value, tuple):
+                    r = self.resolve(value, func, depth + 1)
+                    if r:
+                        return r
+            return None
+        if func is not None and name in _params(func.node):
+            return None
+        if name in self.imports:
+            return self.imports[name]
+        if name in self.funcs or name in self.classes:
+            return "@" + name
+        if name in self.globals:
+            for value in self.globals[name]:
+                if not isinstance(value, tuple):
+                    r = self.resolve(value, None, depth + 1)
+                    if r:
+                        return r
+            return None
+        if name in _BUILTINS or name == "__builtins__":
+            return "builtins" if name == "__builtins__" else f"builtins.{name}"
+        return None
+
+    def _self_values(self, cls: str | None, attr: str) -> list:
+        return [v for c in self.mro(cls) for v in self.self_attrs.get(c, {}).get(attr, [])]
+
+    # ---- tensors ----------------------------------------------------------------------------------------
+    def nn_module_attr(self, node, func: Func | None) -> str | None:
+        """`self.act` assigned an nn module instance (nn.ReLU(), nn.Linear(..)): its class name."""
+        if func is None or not isinstance(node, ast.Attribute) or not _is_self(node.value, func):
+            return None
+        for value in self._self_values(func.cls, node.attr):
+            if isinstance(value, ast.Call):
+                q = self.resolve(value.func, self.funcs.get(_owner(value, self, func.cls)))
+                if q and q.startswith("torch.nn.") and q.split(".")[-1] not in NN_CONTAINERS \
+                        and not q.startswith(("torch.nn.functional", "torch.nn.init")):
+                    return q
+        return None
+
+    def is_tensor(self, node, func: Func | None, depth: int = 0) -> bool:
+        if depth > 12 or node is None:
+            return False
+        if isinstance(node, ast.Name):
+            return func is not None and node.id in func.tensors
+        if isinstance(node, ast.Attribute):
+            if node.attr in TENSOR_META_ATTRS:
+                return False
+            if node.attr in TENSOR_VIEW_ATTRS:
+                return self.is_tensor(node.value, func, depth + 1)
+            if func is not None and _is_self(node.value, func):
+                return any(self.is_tensor(v, self.funcs.get(_owner(v, self, func.cls)), depth + 1)
+                           for v in self._self_values(func.cls, node.attr))
+            if node.attr in ("weight", "bias", "running_mean", "running_var"):
+                return self.nn_module_attr(node.value, func) is not None
+            return False
+        if isinstance(node, ast.Subscript):
+            return self.is_tensor(node.value, func, depth + 1)
+        if isinstance(node, ast.Call):
+            q = self.resolve(node.func, func)
+            if q and q.startswith("@"):
+                f = self.funcs.get(q[1:])
+                return bool(f and f.returns_tensor)
+            if q and q.startswith("torch."):
+                last = q.split(".")[-1]
+                if q.startswith(TORCH_PLUMBING) or last in TORCH_VALUES or last in (
+                        "numel", "is_tensor", "is_floating_point", "result_type", "promote_types",
+                        "get_default_dtype", "finfo", "iinfo", "broadcast_shapes", "Size", "device", "dtype",
+                        "no_grad", "inference_mode", "manual_seed", "Generator"):
+                    return False
+                return not (q.startswith("torch.nn.") and last[:1].isupper() and last not in ("Parameter", "Buffer"))
+            if isinstance(node.func, ast.Attribute):
+                if node.func.attr in TENSOR_META_ATTRS:
+                    return False
+                if self.nn_module_attr(node.func, func):
+                    return True
+                return self.is_tensor(node.func.value, func, depth + 1)
+            return self.nn_module_attr(node.func, func) is not None
+        if isinstance(node, ast.BinOp):
+            return self.is_tensor(node.left, func, depth + 1) or self.is_tensor(node.right, func, depth + 1)
+        if isinstance(node, ast.UnaryOp):
+            return self.is_tensor(node.operand, func, depth + 1)
+        if isinstance(node, ast.IfExp):
+            return self.is_tensor(node.body, func, depth + 1) or self.is_tensor(node.orelse, func, depth + 1)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return any(self.is_tensor(e, func, depth + 1) for e in node.elts)
+        return False
+
+    def infer_tensors(self, keys) -> None:
+        """Fixpoint over the given functions: tensor locals, tensor params from call sites, tensor returns."""
+        for _ in range(6):
+            changed = False
+            for key in keys:
+                f = self.funcs[key]
+                if f.kernel:
+                    continue
+                new = set(f.tensor_params)
+                for _ in range(4):
+                    for name, values in f.assigns.items():
+                        if name in new:
+                            continue
+                        for v in values:
+                            inner = v[1] if isinstance(v, tuple) else v
+                            if self.is_tensor(inner, _with_tensors(f, new)):
+                                new.add(name)
+                                break
+                if new != f.tensors:
+                    f.tensors, changed = new, True
+                rets = [n.value for n in ast.walk(f.node) if isinstance(n, ast.Return) and n.value is not None]
+                rt = any(self.is_tensor(r, f) for r in rets)
+                if rt != f.returns_tensor:
+                    f.returns_tensor, changed = rt, True
+                changed |= self._propagate_params(f)
+            if not changed:
+                return
+
+    def _propagate_params(self, f: Func) -> bool:
+        changed = False
+        for call in (n for n in ast.walk(f.node) if isinstance(n, ast.Call)):
+            q = self.resolve(call.func, f)
+            if not q or not q.startswith("@"):
+                continue
+            target = self.funcs.get(q[1:]) or self.funcs.get(q[1:] + ".__init__")
+            if target is None or target.kernel:
+                continue
+            params = _params(target.node)
+            if params and params[0] in ("self", "cls"):
+                params = params[1:]
+            for i, a in enumerate(call.args):
+                if i < len(params) and params[i] not in target.tensor_params and self.is_tensor(a, f):
+                    target.tensor_params.add(params[i])
+                    changed = True
+            for kw in call.keywords:
+                if kw.arg in params and kw.arg not in target.tensor_params and self.is_tensor(kw.value, f):
+                    target.tensor_params.add(kw.arg)
+                    changed = True
+        return changed
+
+
+def _with_tensors(f: Func, names: set[str]) -> Func:
+    g = Func(f.key, f.node, f.cls, f.kernel, f.tensor_params, f.returns_tensor, f.assigns, names)
+    return g
+
+
+def _params(node: FuncNode) -> list[str]:
+    a = node.args
+    return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs] + \
+        [p.arg for p in (a.vararg, a.kwarg) if p is not None]
+
+
+def forward_tensor_params(node: FuncNode) -> set[str]:
+    """Parameters of a forward that carry inputs: all but self, int/float/bool-annotated and scalar defaults."""
+    a = node.args
+    positional = a.posonlyargs + a.args
+    defaults = dict(zip([p.arg for p in positional][len(positional) - len(a.defaults):], a.defaults))
+    out = set()
+    for p in positional[1:] + a.kwonlyargs:
+        ann = p.annotation
+        if isinstance(ann, ast.Name) and ann.id in ("int", "float", "bool", "str"):
+            continue
+        d = defaults.get(p.arg)
+        if isinstance(d, ast.Constant):
+            continue
+        out.add(p.arg)
+    if a.vararg:
+        out.add(a.vararg.arg)
+    return out
+
+
+def _is_self(node, func: Func) -> bool:
+    params = _params(func.node)
+    return isinstance(node, ast.Name) and bool(params) and node.id == params[0] and func.cls is not None
+
+
+def _is_self_attr(node, func: Func) -> bool:
+    return isinstance(node, ast.Attribute) and _is_self(node.value, func)
+
+
+def _owner(value, model: ModuleModel, cls: str | None) -> str | None:
+    """Key of the method of `cls` (or a base) whose body contains the node."""
+    for c in model.mro(cls):
+        for item in model.classes[c].body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(n is value for n in ast.walk(item)):
+                return f"{c}.{item.name}"
+    return None
+
+
+def _assignments(stmt):
+    """(name, value) pairs a statement binds; tuple targets give ("unpack", value)."""
+    if isinstance(stmt, ast.Assign):
+        targets, value = stmt.targets, stmt.value
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and stmt.value is not None:
+        targets, value = [stmt.target], stmt.value
+    elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.comprehension)):
+        targets, value = [stmt.target], ("unpack", stmt.iter)
+    elif isinstance(stmt, ast.withitem) and stmt.optional_vars is not None:
+        targets, value = [stmt.optional_vars], stmt.context_expr
+    else:
+        return []
+    out = []
+    for t in targets:
+        if isinstance(t, ast.Name):
+            out.append((t.id, value))
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            inner = value if isinstance(value, tuple) else ("unpack", value)
+            if not isinstance(value, tuple) and isinstance(value, (ast.Tuple, ast.List)) \
+                    and len(value.elts) == len(t.elts):
+                out += [(e.id, v) for e, v in zip(t.elts, value.elts) if isinstance(e, ast.Name)]
+            else:
+                out += [(e.id, inner) for e in t.elts if isinstance(e, ast.Name)]
+    return out
+
+
+def _module_level_stmts(tree: ast.Module):
+    """Statements that run at import (def/class bodies excluded, `if __name__ == "__main__":` skipped)."""
+    for stmt in tree.body:
+        if is_main_guard(stmt):
+            continue
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        yield from ast.walk(stmt)
+
+
+def is_main_guard(stmt) -> bool:
+    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
+        return False
+    t = stmt.test
+    sides = [t.left] + t.comparators
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and \
+        any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
