@@ -16,7 +16,7 @@ import difflib
 import re
 
 from provenance.canonical import sha256_text
-from repair.rules.engine import apply_rule, changed_lines, equivalent
+from repair.rules.engine import _parses, apply_rule, changed_lines, equivalent
 from repair.rules.errors import BadSource
 from repair.rules.model import Rule, language_of
 
@@ -31,7 +31,8 @@ _COMPOUND = {
 }
 # nodes too small to be a pattern on their own: widen to the parent
 _FRAGMENT = {"argument_list", "keyword_argument", "parameters", "expression_list", "parenthesized_expression",
-             "identifier", "integer", "float", "string", "field_identifier", "number_literal", "init_declarator"}
+             "identifier", "integer", "float", "string", "field_identifier", "number_literal", "init_declarator",
+             "condition_clause", "subscript_argument_list", "parameter_list", "slice"}
 _NUMBERS = {"python": {"integer", "float"}, "cpp": {"number_literal"}}
 _KEEP_LITERALS = {"0", "1", "0.0", "1.0", "-1"}
 
@@ -213,17 +214,15 @@ def _widen(a, b, lang: str, level: int):
         if nxt is None:
             return None
         a, b = nxt
+    best = (a, b)  # the largest pattern-sized pair seen so far
     while not _specific(a, lang) or level >= 2 and a.parent() is not None and a.parent().kind() not in _BLOCKS[lang]:
         nxt = up(a, b)
         if nxt is None:
             break
         a, b = nxt
-    while a.kind() in _FRAGMENT:  # a keyword argument or argument list alone is not a pattern
-        nxt = up(a, b)
-        if nxt is None:
-            return None
-        a, b = nxt
-    return a, b
+        if a.kind() not in _FRAGMENT:
+            best = (a, b)
+    return best
 
 
 def _in_kernel(node, lang: str) -> bool:
@@ -233,6 +232,18 @@ def _in_kernel(node, lang: str) -> bool:
         if lang == "cpp" and anc.kind() == "function_definition":
             return bool(re.search(r"__global__|__aicore__", anc.text()))
     return False
+
+
+def _context(node, lang: str) -> str:
+    """kernel inside a kernel; host outside one in a file that has kernels; else any."""
+    if _in_kernel(node, lang):
+        return "kernel"
+    root = node.get_root().root()
+    if lang == "python":
+        has_kernel = any(re.search(r"\bjit\b", d.text()) for d in root.find_all(kind="decorator"))
+    else:
+        has_kernel = bool(re.search(r"__global__|__aicore__", root.text()))
+    return "host" if has_kernel else "any"
 
 
 def _region_rule(region, before: str, after: str, lang: str, level: int, meta: dict) -> Rule | None:
@@ -273,7 +284,7 @@ def _region_rule(region, before: str, after: str, lang: str, level: int, meta: d
         title=meta["title"] or f"distilled: {pattern.splitlines()[0][:60]}",
         pattern=pattern,
         rewrite=rewrite,
-        context="kernel" if _in_kernel(a_nodes[0], lang) else "any",
+        context=_context(a_nodes[0], lang),
         origin="distilled",
     )
 
@@ -296,8 +307,9 @@ def distill(before_code: str, after_code: str, language: str = "triton", *, bug_
 
     lang = language_of(language)
     a_root, b_root = SgRoot(before_code, lang).root(), SgRoot(after_code, lang).root()
-    for name, root in (("before", a_root), ("after", b_root)):
-        if root.find(kind="ERROR") is not None:
+    # C++ grammars do not know CUDA/AscendC qualifiers (__global__, __aicore__): only Python is strict
+    for name, code in (("before", before_code), ("after", after_code)):
+        if lang == "python" and not _parses(code, lang):
             raise BadSource(f"distill: the {name} code does not parse as {lang}")
     regions = _diff(a_root, b_root, lang)
     if not regions:

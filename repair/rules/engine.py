@@ -26,7 +26,7 @@ _KERNEL = {
                "has": {"kind": "decorator", "regex": r"\bjit\b"}},
     "cpp": {"kind": "function_definition", "stopBy": "end", "regex": r"__global__|__aicore__"},
 }
-_MULTI = re.compile(r"\$\$\$([A-Z_][A-Z0-9_]*)")
+_MULTI = re.compile(r"\$\$\$([A-Z_][A-Z0-9_]*)?")
 _SINGLE = re.compile(r"\$([A-Z_][A-Z0-9_]*)")
 
 
@@ -123,7 +123,10 @@ def _expand(template: str, match, source: str, indent: str) -> str:
     for piece in _TOKEN.split(template):
         if piece.startswith("$$$"):
             nodes = match.get_multiple_matches(piece[3:])
-            out.append(source[nodes[0].range().start.index:nodes[-1].range().end.index] if nodes else "")
+            text = source[nodes[0].range().start.index:nodes[-1].range().end.index] if nodes else ""
+            if text.startswith(",") and out:  # "f($X $$$REST)": no space before the bound comma
+                out[-1] = out[-1].rstrip(" ")
+            out.append(text)
         elif piece.startswith("$"):
             node = match.get_match(piece[1:])
             out.append(node.text() if node is not None else "")
@@ -140,9 +143,13 @@ def _parses(source: str, language: str) -> bool:
             return True
         except (SyntaxError, ValueError):
             return False
+    return _errors(source, language) == 0
+
+
+def _errors(source: str, language: str) -> int:
     from ast_grep_py import SgRoot
 
-    return SgRoot(source, language).root().find(kind="ERROR") is None
+    return len(SgRoot(source, language).root().find_all(kind="ERROR"))
 
 
 def changed_lines(before: str, after: str) -> int:
@@ -168,7 +175,11 @@ def apply_rule(rule: Rule, source: str) -> list[RuleApplication]:
     matches = _find(rule, SgRoot(source, rule.language).root())
     if not matches:
         return []
-    source_parses = _parses(source, rule.language)
+    # a patch may not break the parse; C++ sources may carry CUDA/AscendC qualifiers the grammar
+    # reads as errors, so there a patch may not add errors
+    source_errors = 0 if rule.language == "python" and _parses(source, "python") else None
+    if rule.language != "python":
+        source_errors = _errors(source, rule.language)
     edits = []
     for m in matches:
         r = m.range()
@@ -180,7 +191,10 @@ def apply_rule(rule: Rule, source: str) -> list[RuleApplication]:
     seen = {source}
 
     def add(patched: str, location: str, sites: tuple[int, ...]) -> None:
-        if patched in seen or (source_parses and not _parses(patched, rule.language)):
+        if patched in seen:
+            return
+        if source_errors is not None and (
+                not _parses(patched, "python") if rule.language == "python" else _errors(patched, rule.language) > source_errors):
             return
         seen.add(patched)
         out.append(RuleApplication(rule.id, patched, location, sites, changed_lines(source, patched)))
@@ -204,10 +218,21 @@ def apply_rules(rules: list[Rule], source: str) -> list[RuleApplication]:
     out: list[RuleApplication] = []
     for order, app in sorted(((i, a) for i, r in enumerate(rules) for a in apply_rule(r, source)),
                              key=lambda ia: (ia[1].changed_lines, len(ia[1].sites), ia[0])):
-        if app.patched_source not in seen:
-            seen.add(app.patched_source)
+        key = program_key(app.patched_source, rules[order].language)
+        if key not in seen:  # two rules writing the same program (modulo formatting) cost one evaluation
+            seen.add(key)
             out.append(app)
     return out
+
+
+def program_key(source: str, language: str) -> str:
+    """A key equal for programs that differ only in formatting, comments or docstrings."""
+    if language == "python":
+        try:
+            return ast.dump(_strip_docstrings(ast.parse(source)))
+        except (SyntaxError, ValueError):
+            pass
+    return source
 
 
 def _leaves(node, out: list[str]) -> None:
