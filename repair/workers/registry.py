@@ -12,6 +12,8 @@ from repair.workers.base import Worker
 WORKERS: dict[str, str] = {
     "scripted": "repair.workers.scripted:from_options",
     "litellm": "repair.workers.litellm_worker:from_options",
+    "rules": "repair.workers.rules_worker:from_options",
+    "rules+litellm": "repair.workers.rules_worker:rules_then_litellm",
 }
 
 
