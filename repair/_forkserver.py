@@ -1,0 +1,81 @@
+"""Fork server entry: `python -P -m repair._forkserver FD PRELOAD`.
+
+Imports the heavy modules once, then forks a child per spawn request and reports exit statuses.
+It never imports a problem or a candidate itself, so every child starts from the same clean state.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import socket
+import sys
+import traceback
+
+
+def _fork_child(sock: socket.socket, req: dict, fds: list[int]) -> int:
+    pid = os.fork()
+    if pid:
+        for fd in fds:
+            os.close(fd)
+        return pid
+    code = 70
+    try:
+        sock.close()  # a child cannot ask for more children
+        from repair import _procmain
+
+        code = _procmain.child_main(req["role"], req["config"], fds[0], fds[1], req.get("log"))
+    except BaseException:  # noqa: BLE001 — whatever happens, the child must not return into the server loop
+        try:
+            traceback.print_exc()
+            sys.stderr.flush()
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        os._exit(code)
+
+
+def serve(sock: socket.socket) -> None:
+    while True:
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 8)
+        except OSError:
+            return
+        if not msg:
+            return  # the engine went away
+        req = json.loads(msg)
+        if req["op"] == "spawn":
+            pid = _fork_child(sock, req, fds)
+            sock.send(json.dumps({"op": "spawn", "pid": pid}).encode())
+        elif req["op"] == "wait":
+            for fd in fds:
+                os.close(fd)
+            try:
+                _, status = os.waitpid(req["pid"], 0)
+            except ChildProcessError:
+                status = None
+            sock.send(json.dumps({"op": "wait", "pid": req["pid"], "status": status}).encode())
+
+
+def main() -> None:
+    fd, preload = int(sys.argv[1]), sys.argv[2]
+    sock = socket.socket(fileno=fd)
+    from repair.sandbox import set_parent_death_signal
+
+    set_parent_death_signal()
+    from provenance.offline import apply_offline_env
+
+    apply_offline_env()
+    try:
+        for name in [m for m in preload.split(",") if m] + ["repair._procmain"]:
+            importlib.import_module(name)
+        sys.modules["repair._procmain"].warm_up()
+    except BaseException:  # noqa: BLE001 — reported to the engine as a missing environment
+        sock.send(json.dumps({"ready": False, "error": traceback.format_exc()}).encode())
+        return
+    sock.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
+    serve(sock)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""What a forked sandbox process does: the reference role and the candidate role.
+
+The reference imports the problem, builds each case's constructor arguments and inputs from a
+seed, and later runs `Model` on its own pristine copy of them. The candidate imports only the
+candidate file (after its limits are set), builds `ModelNew` under the same seed and returns its
+outputs and the runtime guard's findings. Neither sees the other's module; the candidate never
+sees expected outputs.
+"""
+from __future__ import annotations
+
+import faulthandler
+import importlib.util
+import os
+import random
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from repair._wire import decode_values, encode_values, recv_frame, send_frame
+from repair.backends import get_backend
+from repair.sandbox import apply_limits, set_parent_death_signal
+
+_PKG_ROOT = str(Path(__file__).resolve().parent.parent)
+_OOM_TEXT = ("can't allocate memory", "out of memory", "DefaultCPUAllocator", "Cannot allocate memory")
+
+
+def warm_up() -> None:
+    """Run in the fork server once: pay the lazy imports every child would otherwise repeat."""
+    if "torch" not in sys.modules:
+        return
+    import torch
+
+    torch.use_deterministic_algorithms(True, warn_only=True)  # imports ~900 modules (sympy, dynamo) the first time
+    for name in ("triton.runtime.interpreter", "repair.integrity.runtime", "repair.integrity.rules"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
+def child_main(role: str, config: dict, rfd: int, wfd: int, log_path: str | None) -> int:
+    os.setsid()  # own process group: the engine kills the child and anything it started at once
+    set_parent_death_signal()
+    if log_path:
+        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+    faulthandler.enable(file=sys.stderr)  # a segfault leaves its Python stack in the log
+    os.chdir(config["cwd"])
+    backend = get_backend(config["backend"])
+    for name in backend.child_imports:
+        importlib.import_module(name)
+    import torch
+
+    torch.use_deterministic_algorithms(True, warn_only=True)  # torch.empty comes back NaN-filled
+    apply_limits(mem_limit_mb=config.get("mem_limit_mb") if backend.limit_address_space else None,
+                 cpu_seconds=config.get("cpu_seconds"), fsize_mb=config.get("fsize_mb"))
+    while _PKG_ROOT in sys.path:  # the repository (examples/, tests/) is not importable from a sandbox
+        sys.path.remove(_PKG_ROOT)
+    role_cls = {"reference": _Reference, "candidate": _Candidate}[role]
+    return role_cls(config, backend, rfd, wfd).serve()
+
+
+def _seed_all(seed: int) -> None:
+    import torch
+
+    random.seed(seed)
+    torch.manual_seed(seed)  # seeds every device too
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed(seed % (1 << 32))
+
+
+def _tb_tail(limit_lines: int = 25, limit_chars: int = 3000) -> str:
+    lines = traceback.format_exc().rstrip().splitlines()
+    return "\n".join(lines[-limit_lines:])[-limit_chars:]
+
+
+def _is_oom(e: BaseException) -> bool:
+    return isinstance(e, MemoryError) or (isinstance(e, RuntimeError) and any(s in str(e) for s in _OOM_TEXT))
+
+
+def _import_file(path: str, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # triton's jit looks functions up through their module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _to_device(values, device: str):
+    import torch
+
+    if device == "cpu":
+        return values
+    if isinstance(values, torch.Tensor):
+        return values.to(device)
+    if isinstance(values, (list, tuple)):
+        return type(values)(_to_device(v, device) for v in values)
+    return values
+
+
+def _as_output_list(out) -> tuple[list, bool]:
+    import torch
+
+    if isinstance(out, torch.Tensor):
+        return [out], False
+    if isinstance(out, (list, tuple)) and out and all(isinstance(o, torch.Tensor) for o in out):
+        return list(out), True
+    raise TypeError(f"forward returned {type(out).__name__}, not a tensor or a tuple/list of tensors")
+
+
+class _Role:
+    def __init__(self, config: dict, backend, rfd: int, wfd: int):
+        self.config, self.backend, self.rfd, self.wfd = config, backend, rfd, wfd
+
+    def reply(self, header: dict, payload: bytes = b"") -> None:
+        send_frame(self.wfd, header, payload)
+
+    def serve(self) -> int:
+        if not self.start():
+            return 0
+        while True:
+            try:
+                header, payload = recv_frame(self.rfd)
+            except Exception:  # noqa: BLE001 — the engine closed the pipe: nothing left to do
+                return 0
+            op = header.get("op")
+            if op == "exit":
+                return 0
+            try:
+                self.reply(*getattr(self, "op_" + op)(header, payload))
+            except BaseException as e:  # noqa: BLE001 — every failure goes back as data
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                self.reply({"status": "oom" if _is_oom(e) else "error", "error": f"{type(e).__name__}: {e}"[:500],
+                            "traceback": _tb_tail()})
+
+    def start(self) -> bool:
+        return True
+
+
+class _Reference(_Role):
+    def start(self) -> bool:
+        self.store: dict[str, tuple] = {}
+        try:
+            self.module = _import_file(self.config["path"], "_repair_reference_problem")
+        except BaseException:  # noqa: BLE001
+            self.reply({"status": "error", "error": "importing the problem failed", "traceback": _tb_tail()})
+            return False
+        if not hasattr(self.module, "Model"):
+            self.reply({"status": "bad-input", "error": "defines no class Model"})
+            return False
+        self.reply({"status": "ready"})
+        return True
+
+    def op_spec(self, header: dict, payload) -> tuple[dict]:
+        import json
+
+        m = self.module
+        spec = {"status": "ok", "has_cases": hasattr(m, "CASES")}
+        for attr in ("OPERATOR", "CASES", "TOLERANCE"):
+            if hasattr(m, attr):
+                try:
+                    spec[attr] = json.loads(json.dumps(getattr(m, attr), allow_nan=False))
+                except (TypeError, ValueError) as e:
+                    return ({"status": "bad-input", "error": f"{attr} is not plain JSON data ({e})"},)
+        spec["has_get_init_inputs"] = callable(getattr(m, "get_init_inputs", None))
+        if not callable(getattr(m, "get_inputs", None)):
+            return ({"status": "bad-input", "error": "defines no get_inputs()"},)
+        return (spec,)
+
+    def op_prepare(self, header: dict, payload) -> tuple[dict, bytes]:
+        params, seed = header["params"], header["seed"]
+        _seed_all(seed)
+        gi = getattr(self.module, "get_init_inputs", None)
+        init = list(gi(**params)) if gi is not None else []
+        inputs = list(self.module.get_inputs(**params))
+        desc, data = encode_values([init, inputs])
+        self.store[header["key"]] = (init, inputs)  # our own copy: whatever the candidate does to its copy stays there
+        return {"status": "ok", "values": desc}, data
+
+    def op_discard(self, header: dict, payload) -> tuple[dict]:
+        self.store.pop(header["key"], None)
+        return ({"status": "ok"},)
+
+    def op_run(self, header: dict, payload) -> tuple[dict, bytes]:
+        import torch
+
+        init, inputs = self.store.pop(header["key"])
+        device = self.backend.device
+        inputs = _to_device(inputs, device)
+        with torch.no_grad():
+            _seed_all(header["seed"])
+            model = self.module.Model(*init)
+            if device != "cpu":
+                model = model.to(device)
+            self.backend.synchronize()
+            t0 = time.perf_counter()
+            out = model(*inputs)
+            self.backend.synchronize()
+            seconds = time.perf_counter() - t0
+        outs, is_tuple = _as_output_list(out)
+        desc, data = encode_values(outs)
+        return {"status": "ok", "outputs": desc, "is_tuple": is_tuple, "seconds": seconds}, data
+
+
+def _runtime_guard(rules_off: list[str]):
+    try:
+        from repair.integrity.runtime import RuntimeGuard
+    except ImportError:
+        return None
+    return RuntimeGuard(rules_off)
+
+
+class _Candidate(_Role):
+    def start(self) -> bool:
+        try:
+            self.module = _import_file(self.config["path"], "_repair_candidate")
+        except BaseException as e:  # noqa: BLE001
+            status = "oom" if _is_oom(e) else "error"
+            self.reply({"status": status, "error": f"importing the candidate failed: {type(e).__name__}: {e}"[:500],
+                        "traceback": _tb_tail()})
+            return False
+        if not isinstance(getattr(self.module, "ModelNew", None), type):
+            self.reply({"status": "bad-input", "error": "defines no class ModelNew"})
+            return False
+        self.reply({"status": "ready"})
+        return True
+
+    def op_run(self, header: dict, payload) -> tuple[dict, bytes]:
+        import torch
+
+        init, inputs = decode_values(header["values"], payload)
+        device = self.backend.device
+        init, inputs = _to_device(init, device), _to_device(inputs, device)
+        before = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+        guard = _runtime_guard(self.config.get("rules_off", []))
+        with torch.no_grad():
+            _seed_all(header["seed"])
+            model = self.module.ModelNew(*init)  # outside the guard: weight init is not the forward's compute
+            if device != "cpu":
+                model = model.to(device)
+            self.backend.synchronize()
+            t0 = time.perf_counter()
+            if guard is None:
+                out = model(*inputs)
+            else:
+                with guard:
+                    out = model(*inputs)
+            self.backend.synchronize()
+            seconds = time.perf_counter() - t0
+        outs, is_tuple = _as_output_list(out)
+        findings = []
+        if guard is not None:
+            found = guard.findings(inputs_before=before, inputs_after=inputs, outputs=out)
+            findings = [f.model_dump(mode="json") if hasattr(f, "model_dump") else dict(f) for f in found]
+        desc, data = encode_values(outs)
+        return {"status": "ok", "outputs": desc, "is_tuple": is_tuple, "seconds": seconds,
+                "findings": findings}, data

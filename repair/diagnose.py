@@ -1,0 +1,143 @@
+"""Turn a failing comparison into evidence a repairer can act on: where, how, and a symptom label."""
+from __future__ import annotations
+
+import math
+
+from repair.result import Diagnostics, TensorStats
+
+TAIL_LOCATIONS = ("tail-columns", "tail-rows", "last-block")
+
+
+def _f(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def tensor_stats(t) -> TensorStats:
+    """Mean/std/min/max over finite values; frac_zero over all values."""
+    import torch
+
+    x = t.detach().double().reshape(-1)
+    if x.numel() == 0:
+        return TensorStats()
+    fin = x[torch.isfinite(x)]
+    zero = float((x == 0).sum()) / x.numel()
+    if fin.numel() == 0:
+        return TensorStats(frac_zero=zero)
+    return TensorStats(mean=_f(fin.mean()), std=_f(fin.std(unbiased=False)), min=_f(fin.min()),
+                       max=_f(fin.max()), frac_zero=zero)
+
+
+def _block_hint(start: int, extent: int, what: str) -> str | None:
+    """'starts at a multiple of 2^k' points at a block boundary; 'extent not a multiple' at a missing tail mask."""
+    for k in (1024, 512, 256, 128, 64, 32, 16):
+        if start % k == 0 and start >= k:
+            tail = "" if extent % k == 0 else f"; {extent} is not a multiple of {k}, so the last block is partial"
+            return f"first bad {what} {start} is a multiple of {k} (block boundary?){tail}"
+    return None
+
+
+def locate(fail) -> tuple[str, list[str]]:
+    """Where the failing elements are, on a rows x last-dim view of the output."""
+    import torch
+
+    n = fail.numel()
+    nbad = int(fail.sum())
+    if nbad == 0:
+        return "none", []
+    cols = fail.shape[-1] if fail.dim() else 1
+    grid = fail.reshape(-1, cols)
+    rows = grid.shape[0]
+    bad_rows = torch.nonzero(grid.any(dim=1)).reshape(-1)
+    bad_cols = torch.nonzero(grid.any(dim=0)).reshape(-1)
+    notes: list[str] = []
+    if rows > 1 and bad_rows.numel() == 1:
+        return "single-row", [f"all {nbad} mismatches are in row {int(bad_rows[0])} of {rows}"]
+    c0 = int(bad_cols[0])
+    if rows > 1 and cols > 1 and c0 > 0 and cols - c0 <= cols // 2:
+        notes.append(f"mismatches only in columns {c0}..{cols - 1} (the last {cols - c0} of {cols}), "
+                     f"in {bad_rows.numel()} of {rows} rows")
+        hint = _block_hint(c0, cols, "column")
+        return "tail-columns", notes + ([hint] if hint else [])
+    r0 = int(bad_rows[0])
+    if rows > 1 and r0 > 0 and rows - r0 <= rows // 2:
+        notes.append(f"mismatches only in rows {r0}..{rows - 1} (the last {rows - r0} of {rows})")
+        hint = _block_hint(r0, rows, "row")
+        return "tail-rows", notes + ([hint] if hint else [])
+    flat = torch.nonzero(fail.reshape(-1)).reshape(-1)
+    f0 = int(flat[0])
+    if f0 > 0 and n - f0 <= n // 2:
+        notes.append(f"mismatches only in flat elements {f0}..{n - 1} (the last {n - f0} of {n})")
+        hint = _block_hint(f0, n, "element")
+        return "last-block", notes + ([hint] if hint else [])
+    frac = nbad / n
+    if frac < 0.01 or nbad <= 3:
+        return "sparse", [f"{nbad} of {n} elements mismatch ({frac:.2%})"]
+    if frac > 0.9:
+        return "everywhere", [f"{nbad} of {n} elements mismatch ({frac:.1%})"]
+    return "scattered", [f"{nbad} of {n} elements mismatch ({frac:.1%}) across {bad_rows.numel()} of {rows} rows "
+                         f"and {bad_cols.numel()} of {cols} columns"]
+
+
+def _relation(exp, act, fail) -> tuple[str | None, str | None]:
+    """Is the output a constant multiple of, or a constant offset from, the reference where it fails?"""
+    e, a = exp[fail], act[fail]
+    if e.numel() < 4:
+        return None, None
+    nz = e.abs() > 1e-6
+    if int(nz.sum()) >= 4:
+        ratio = a[nz] / e[nz]
+        med = float(ratio.median())
+        spread = float((ratio - med).abs().median())
+        if math.isfinite(med) and abs(med - 1) > 1e-3 and spread <= 1e-3 * max(abs(med), 1e-12):
+            return "scaled-output", f"output is about {med:.4g} x the reference where it mismatches"
+    d = a - e
+    mean = float(d.mean())
+    if math.isfinite(mean) and abs(mean) > 0 and float(d.std(unbiased=False)) <= 1e-3 * abs(mean):
+        return "offset-output", f"output is about reference {mean:+.4g} where it mismatches"
+    return None, None
+
+
+def diagnose(exp, act, fail) -> Diagnostics:
+    """Diagnostics of one output against its reference (same shape), given the element failure mask."""
+    import torch
+
+    e, a = exp.detach().double(), act.detach().double()
+    diag = Diagnostics(output_stats=tensor_stats(a), reference_stats=tensor_stats(e))
+    location, notes = locate(fail)
+    diag.location = location
+    diag.notes = notes
+    if location == "none":
+        return diag
+    new_nonfinite = int((torch.isfinite(e) & ~torch.isfinite(a)).sum())
+    ref_zero, out_zero = diag.reference_stats.frac_zero or 0.0, diag.output_stats.frac_zero or 0.0
+    both = fail & torch.isfinite(e) & torch.isfinite(a)
+    if new_nonfinite:
+        diag.symptom = "nan-introduced"
+        diag.notes.append(f"{new_nonfinite} NaN/Inf where the reference is finite")
+        if int(torch.isnan(a).sum()) and location in TAIL_LOCATIONS:
+            diag.notes.append("NaN in a tail region: elements never written? (torch.empty is NaN-filled here)")
+    elif out_zero >= 0.99 and ref_zero < 0.5:
+        diag.symptom = "zero-output"
+    elif location in TAIL_LOCATIONS:
+        diag.symptom = "tail-localized"
+    elif location == "single-row":
+        diag.symptom = "row-localized"
+    else:
+        label, note = _relation(e, a, both)
+        rel = ((a[both] - e[both]).abs() / e[both].abs().clamp_min(1e-12)) if int(both.sum()) else None
+        med_rel = float(rel.median()) if rel is not None and rel.numel() else math.inf
+        if label:
+            diag.symptom = label
+            diag.notes.append(note)
+        elif med_rel < 0.05:
+            diag.symptom = "uniform-drift"
+            diag.notes.append(f"small relative errors (median {med_rel:.2e} where mismatching): "
+                              "accumulation precision or an early low-precision cast?")
+        elif location == "sparse":
+            diag.symptom = "sparse-outliers"
+        elif location == "everywhere":
+            diag.symptom = "all-wrong"
+        else:
+            diag.symptom = "partially-wrong"
+    return diag

@@ -1,0 +1,328 @@
+"""Sandboxed processes: a pre-imported fork server and the reference/candidate children it forks.
+
+The engine starts one fork server per backend (a fresh interpreter that imports torch and triton
+once and then only forks). Each child gets its own process group, pipes to the engine passed over
+a Unix socket, resource limits, and a scratch working directory. The engine talks to a child in
+frames with a deadline; a hang is killed with its whole process group, a death is read back as an
+exit status. No child is ever a fork of the engine, so none can see the engine's memory.
+"""
+from __future__ import annotations
+
+import atexit
+import ctypes
+import json
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from repair._wire import WireClosed, WireTimeout, recv_frame, send_frame
+from repair.errors import EnvironmentMissing
+
+_MB = 1 << 20
+_PKG_ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+class ChildTimeout(Exception):
+    """The child gave no answer before the deadline (it is still running)."""
+
+
+class ChildDied(Exception):
+    """The child's pipe closed: it exited or was killed."""
+
+    def __init__(self, status: "ExitStatus"):
+        super().__init__(status.describe())
+        self.status = status
+
+
+@dataclass
+class ExitStatus:
+    code: int | None = None  # exit code when it exited
+    signal: int | None = None  # signal number when a signal killed it
+
+    def describe(self) -> str:
+        if self.signal is not None:
+            try:
+                name = signal.Signals(self.signal).name
+            except ValueError:
+                name = f"signal {self.signal}"
+            return f"killed by {name}"
+        if self.code is None:
+            return "exit status unknown"
+        return f"exited with code {self.code}"
+
+
+# -- inside a child -----------------------------------------------------------------------------
+
+def set_parent_death_signal(sig: int = signal.SIGKILL) -> None:
+    """Linux: die with the parent, so no sandboxed process outlives its engine."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(sig))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _vm_size_bytes() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _user_tasks() -> int:
+    uid, n = os.getuid(), 0
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                if p.stat().st_uid == uid:
+                    n += len(os.listdir(p / "task"))
+            except OSError:
+                continue
+    return n
+
+
+def apply_limits(*, mem_limit_mb: int | None, cpu_seconds: int | None, fsize_mb: int | None,
+                 extra_tasks: int | None = 128) -> dict:
+    """Set rlimits on this process (irreversibly: soft == hard where the kernel allows). Returns what was set."""
+    done: dict = {}
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a segfaulting candidate writes no core file
+    if mem_limit_mb:
+        # torch + triton already map ~1 GB; the candidate gets mem_limit_mb on top of that
+        lim = _vm_size_bytes() + mem_limit_mb * _MB
+        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+        done["as_bytes"] = lim
+    if cpu_seconds:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+        done["cpu_seconds"] = cpu_seconds
+    if fsize_mb:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize_mb * _MB, fsize_mb * _MB))
+        done["fsize_bytes"] = fsize_mb * _MB
+    if extra_tasks and os.geteuid() != 0:  # root ignores RLIMIT_NPROC
+        n = _user_tasks() + extra_tasks
+        resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
+        done["nproc"] = n
+    return done
+
+
+# -- in the engine ------------------------------------------------------------------------------
+
+class Child:
+    """One forked reference or candidate process, driven by request/reply frames."""
+
+    def __init__(self, server: "ForkServer", pid: int, req_fd: int, resp_fd: int, log_path: str | None):
+        self.server, self.pid, self.log_path = server, pid, log_path
+        self._req, self._resp = req_fd, resp_fd
+        self.status: ExitStatus | None = None
+
+    def request(self, header: dict, payload: bytes = b"", timeout: float | None = None) -> tuple[dict, bytearray]:
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            send_frame(self._req, header, payload, deadline)
+            return recv_frame(self._resp, deadline)
+        except WireTimeout:
+            raise ChildTimeout() from None
+        except WireClosed:
+            raise ChildDied(self.reap(grace_s=5.0)) from None
+
+    def receive(self, timeout: float | None = None) -> tuple[dict, bytearray]:
+        """Wait for an unrequested frame (the child's greeting)."""
+        import time
+
+        try:
+            return recv_frame(self._resp, None if timeout is None else time.monotonic() + timeout)
+        except WireTimeout:
+            raise ChildTimeout() from None
+        except WireClosed:
+            raise ChildDied(self.reap(grace_s=5.0)) from None
+
+    def kill(self) -> ExitStatus:
+        if self.status is None:
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        return self.reap(grace_s=10.0)
+
+    def reap(self, grace_s: float) -> ExitStatus:
+        """Collect the exit status; a child that has not exited within grace_s is killed."""
+        if self.status is None:
+            self.status = self.server.wait(self.pid, grace_s)
+            for fd in (self._req, self._resp):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        return self.status
+
+    def close(self) -> ExitStatus:
+        """Ask the child to exit; kill it if it will not."""
+        if self.status is None:
+            try:
+                send_frame(self._req, {"op": "exit"}, b"", None)
+            except (WireClosed, OSError):
+                pass
+            try:
+                os.close(self._req)
+            except OSError:
+                pass
+            self._req = -1
+        return self.reap(grace_s=5.0)
+
+    def log_tail(self, max_chars: int = 2000) -> str:
+        if not self.log_path:
+            return ""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - max_chars))
+                return f.read().decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+
+
+class ForkServer:
+    """A warm interpreter with torch and triton imported that forks sandboxed children on request."""
+
+    def __init__(self, backend):
+        self.backend_name = backend.name
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = dict(os.environ)
+        for k in backend.env_remove:
+            env.pop(k, None)
+        env.update(backend.env)
+        env.setdefault("MALLOC_ARENA_MAX", "2")  # fewer per-thread arenas: less address space per thread
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_ROOT, env.get("PYTHONPATH")) if p)
+        self._tmp = tempfile.mkdtemp(prefix="repair-forkserver-")
+        self._log = open(os.path.join(self._tmp, "server.log"), "wb")
+        preload = ",".join(backend.preload)
+        # -P: the server's cwd is not on sys.path (children chdir, and must not import from there)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-P", "-m", "repair._forkserver", str(theirs.fileno()), preload],
+            pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL, stdout=self._log,
+            stderr=subprocess.STDOUT, cwd=self._tmp)
+        theirs.close()
+        self._sock = ours
+        self._lock = threading.Lock()
+        self._ready = False
+
+    def _recv(self, timeout: float | None, op: str | None = None, pid: int | None = None) -> dict:
+        """The server's next reply to `op` (replies left over from an abandoned wait are skipped)."""
+        while True:
+            self._sock.settimeout(timeout)
+            try:
+                msg = self._sock.recv(1 << 16)
+            except socket.timeout:
+                raise ChildTimeout() from None
+            if not msg:
+                raise EnvironmentMissing(f"sandbox fork server died: {self._server_log()}")
+            reply = json.loads(msg)
+            if (op is None or reply.get("op") == op) and (pid is None or reply.get("pid") == pid):
+                return reply
+
+    def _server_log(self) -> str:
+        try:
+            return Path(self._log.name).read_text(errors="replace").strip()[-1500:] or "(no output)"
+        except OSError:
+            return "(no log)"
+
+    def ensure_ready(self, timeout: float = 300.0) -> None:
+        with self._lock:
+            if self._ready:
+                return
+            try:
+                msg = self._recv(timeout)
+            except ChildTimeout:
+                raise EnvironmentMissing(f"sandbox fork server did not start within {timeout:.0f}s") from None
+            if not msg.get("ready"):
+                raise EnvironmentMissing(f"sandbox fork server could not import its modules: {msg.get('error', '')[-1500:]}")
+            self._ready = True
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def spawn(self, role: str, config: dict, log_path: str | None = None) -> Child:
+        self.ensure_ready()
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        try:
+            with self._lock:
+                msg = json.dumps({"op": "spawn", "role": role, "config": config, "log": log_path}).encode()
+                socket.send_fds(self._sock, [msg], [req_r, resp_w])
+                reply = self._recv(60.0, "spawn")
+        except BaseException:
+            for fd in (req_w, resp_r):
+                os.close(fd)
+            raise
+        finally:
+            os.close(req_r)
+            os.close(resp_w)
+        return Child(self, reply["pid"], req_w, resp_r, log_path)
+
+    def wait(self, pid: int, grace_s: float) -> ExitStatus:
+        with self._lock:
+            try:
+                self._sock.send(json.dumps({"op": "wait", "pid": pid}).encode())
+                try:
+                    reply = self._recv(grace_s, "wait", pid)
+                except ChildTimeout:
+                    try:
+                        os.killpg(pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                    reply = self._recv(30.0, "wait", pid)
+            except (OSError, EnvironmentMissing, ChildTimeout):
+                return ExitStatus()
+        raw = reply.get("status")
+        if raw is None:
+            return ExitStatus()
+        code = os.waitstatus_to_exitcode(raw)
+        return ExitStatus(signal=-code) if code < 0 else ExitStatus(code=code)
+
+    def close(self) -> None:
+        try:
+            self._sock.close()
+        finally:
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self._log.close()
+            import shutil
+
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+_SERVERS: dict[str, ForkServer] = {}
+_SERVERS_LOCK = threading.Lock()
+
+
+def fork_server(backend) -> ForkServer:
+    """The engine process's fork server for this backend, started on first use and reused after."""
+    with _SERVERS_LOCK:
+        server = _SERVERS.get(backend.name)
+        if server is None or not server.alive():
+            if server is not None:
+                server.close()
+            server = _SERVERS[backend.name] = ForkServer(backend)
+        return server
+
+
+@atexit.register
+def shutdown_fork_servers() -> None:
+    with _SERVERS_LOCK:
+        for server in _SERVERS.values():
+            try:
+                server.close()
+            except Exception:
+                pass
+        _SERVERS.clear()
