@@ -1,1 +1,6 @@
-"""ingest."""
+"""ingest: repair records in, KB entries out.
+
+Public names: ingest.record.RepairRecord (the contract), ingest.load.load_record, ingest.gate.gate,
+ingest.entry.pattern_from_record / Pattern, ingest.patch.unified_diff / apply_unified_diff,
+ingest.api.ingest / IngestReport, ingest.synthetic.make_record / make_eval_result (tests, benchmarks).
+"""

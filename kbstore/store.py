@@ -1,0 +1,221 @@
+"""The DuckDB source of truth: entries, records, evidence, embeddings, provenance, batches and the version log.
+
+Writers open it read-write (under the KB write lock, see kbstore.lock) and run migrations; readers open
+it read-only, load what they need and close. DuckDB lets one process hold a read-write handle and
+refuses everyone else meanwhile, so opens retry for a short wait before raising StoreBusy.
+"""
+from __future__ import annotations
+
+import json
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
+
+from kbstore.errors import BadInput, KBError, NotFound, StoreBusy
+from kbstore.migrations import migrate, pending
+from kbstore.paths import KBPaths
+
+OPEN_WAIT_S = 10.0
+_CHUNK = 200
+
+
+def connect(db: Path, *, read_only: bool, wait_s: float = OPEN_WAIT_S):
+    import duckdb
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return duckdb.connect(str(db), read_only=read_only)
+        except duckdb.IOException as e:
+            if "lock" not in str(e).lower() or time.monotonic() >= deadline:
+                if "lock" in str(e).lower():
+                    raise StoreBusy(f"{db}: held by another process for {wait_s:g} s ({str(e).splitlines()[0][:160]})") from None
+                raise KBError(f"{db}: cannot open the KB database: {str(e).splitlines()[0][:200]}") from None
+            time.sleep(0.05)
+
+
+class Store:
+    def __init__(self, paths: KBPaths, con, *, read_only: bool):
+        self.paths, self.con, self.read_only = paths, con, read_only
+
+    @classmethod
+    def open(cls, kb: str | Path | None = None, *, write: bool = False, wait_s: float = OPEN_WAIT_S) -> "Store":
+        paths = kb if isinstance(kb, KBPaths) else KBPaths.of(kb)
+        if write:
+            paths.root.mkdir(parents=True, exist_ok=True)
+            con = connect(paths.db, read_only=False, wait_s=wait_s)
+            try:
+                migrate(con)
+            except BaseException:
+                con.close()
+                raise
+            return cls(paths, con, read_only=False)
+        if not paths.db.is_file():
+            raise NotFound(f"{paths.root}: no knowledge base here (run `kb ingest` first, or pass --kb / set KB_PATH)")
+        con = connect(paths.db, read_only=True, wait_s=wait_s)
+        todo = pending(con)
+        if todo:
+            con.close()
+            raise KBError(f"{paths.root}: the KB needs schema migrations {todo}; run a write command (kb ingest, kb reindex)")
+        return cls(paths, con, read_only=True)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
+    # ---- generic helpers
+    def insert(self, table: str, columns: Sequence[str], rows: Iterable[Sequence], *, ignore_conflicts: bool = True) -> None:
+        """Multi-row VALUES in chunks: DuckDB's executemany costs ~1 ms a row."""
+        rows = list(rows)
+        cols = ", ".join(columns)
+        one = "(" + ", ".join("?" * len(columns)) + ")"
+        tail = " ON CONFLICT DO NOTHING" if ignore_conflicts else ""
+        for start in range(0, len(rows), _CHUNK):
+            chunk = rows[start:start + _CHUNK]
+            self.con.execute(f"INSERT INTO {table} ({cols}) VALUES {', '.join([one] * len(chunk))}{tail}",
+                             [v for row in chunk for v in row])
+
+    def rows(self, sql: str, params: Sequence = ()) -> list[dict]:
+        cur = self.con.execute(sql, list(params))
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    def scalar(self, sql: str, params: Sequence = ()):
+        row = self.con.execute(sql, list(params)).fetchone()
+        return row[0] if row else None
+
+    # ---- meta
+    def meta(self, key: str) -> str | None:
+        return self.scalar("SELECT value FROM meta WHERE key = ?", [key])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
+
+    # ---- reads
+    def head_version(self) -> int:
+        return int(self.scalar("SELECT coalesce(max(version), 0) FROM versions"))
+
+    def count(self, table: str) -> int:
+        return int(self.scalar(f"SELECT count(*) FROM {table}"))
+
+    def known_records(self, shas: Iterable[str]) -> set[str]:
+        shas = list(set(shas))
+        found: set[str] = set()
+        for start in range(0, len(shas), 1000):
+            chunk = shas[start:start + 1000]
+            found |= {r[0] for r in self.con.execute(
+                f"SELECT sha256 FROM records WHERE sha256 IN ({', '.join('?' * len(chunk))})", chunk).fetchall()}
+        return found
+
+    def entry_ids(self) -> set[str]:
+        return {r[0] for r in self.con.execute("SELECT id FROM entries").fetchall()}
+
+    def resolve_id(self, prefix: str) -> str:
+        prefix = prefix.strip().lower()
+        if len(prefix) < 4:
+            raise BadInput(f"entry id {prefix!r}: give at least 4 hex digits")
+        ids = [r[0] for r in self.con.execute("SELECT id FROM entries WHERE id LIKE ? ORDER BY id LIMIT 3",
+                                              [prefix + "%"]).fetchall()]
+        if not ids:
+            raise NotFound(f"{self.paths.root}: no entry with id {prefix}")
+        if len(ids) > 1:
+            raise BadInput(f"entry id {prefix} is ambiguous ({', '.join(i[:12] for i in ids)}, ...); give more digits")
+        return ids[0]
+
+    def entry(self, entry_id: str) -> dict:
+        rows = self.rows("SELECT * FROM entries WHERE id = ?", [entry_id])
+        if not rows:
+            raise NotFound(f"{self.paths.root}: no entry with id {entry_id}")
+        row = rows[0]
+        row["pattern"] = json.loads(row["canonical_json"])
+        return row
+
+    def evidence(self, entry_id: str | None = None) -> list[dict]:
+        where, params = ("WHERE entry_id = ?", [entry_id]) if entry_id else ("", [])
+        out = self.rows(f"SELECT * FROM evidence {where} ORDER BY version, ingested_at, record_sha256", params)
+        for row in out:
+            row["evidence"] = json.loads(row["canonical_json"])
+        return out
+
+    def record(self, sha256: str) -> dict:
+        raw = self.scalar("SELECT canonical_json FROM records WHERE sha256 = ?", [sha256])
+        if raw is None:
+            raise NotFound(f"{self.paths.root}: no record {sha256}")
+        return json.loads(raw)
+
+    def versions(self) -> list[dict]:
+        out = self.rows("SELECT * FROM versions ORDER BY version")
+        for row in out:
+            row["rejections"] = json.loads(row["rejections"])
+        return out
+
+    def batches(self) -> list[dict]:
+        return self.rows("SELECT * FROM batches ORDER BY started_at, batch_id")
+
+    def events(self, batch_id: str) -> list[dict]:
+        out = self.rows("SELECT * FROM ingest_events WHERE batch_id = ? ORDER BY seq", [batch_id])
+        for row in out:
+            row["reasons"] = json.loads(row["reasons"])
+        return out
+
+    def embeddings(self) -> tuple[list[str], np.ndarray, set[str]]:
+        """(entry ids sorted, float32 matrix in that order, the set of model fingerprints present)."""
+        rows = self.con.execute("SELECT entry_id, vector, fingerprint, dim FROM embeddings ORDER BY entry_id").fetchall()
+        if not rows:
+            return [], np.zeros((0, 0), dtype=np.float32), set()
+        dim = rows[0][3]
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), dim)
+        return [r[0] for r in rows], matrix, {r[2] for r in rows}
+
+    def retrieval_rows(self) -> list[dict]:
+        """Per entry: what retrieval filters, scores and shows (sorted by id)."""
+        return self.rows("""
+            SELECT e.id, e.title, e.bug_class, e.symptom_label, e.family, e.language, e.backend, e.lexical_text,
+                   e.canonical_json, e.first_version, e.first_ingested_at,
+                   count(v.record_sha256) AS n_evidence,
+                   list(DISTINCT v.run_id ORDER BY v.run_id) AS runs,
+                   list(DISTINCT v.operator_id ORDER BY v.operator_id) AS operators,
+                   list(DISTINCT coalesce(v.worker_model, v.worker_kind) ORDER BY coalesce(v.worker_model, v.worker_kind)) AS models,
+                   max(v.match) AS best_match
+            FROM entries e LEFT JOIN evidence v ON v.entry_id = e.id
+            GROUP BY ALL ORDER BY e.id""")
+
+    def prov(self) -> tuple[list[dict], list[dict]]:
+        nodes = self.rows("SELECT * FROM prov_nodes ORDER BY id")
+        rels = self.rows("SELECT * FROM prov_relations ORDER BY relation, subject, object")
+        for row in nodes + rels:
+            row["attrs"] = json.loads(row["attrs"])
+        return nodes, rels
+
+    def prov_edges_from(self, subjects: list[str]) -> list[dict]:
+        if not subjects:
+            return []
+        out = self.rows(f"SELECT * FROM prov_relations WHERE subject IN ({', '.join('?' * len(subjects))}) "
+                        "ORDER BY relation, subject, object", subjects)
+        for row in out:
+            row["attrs"] = json.loads(row["attrs"])
+        return out
+
+    def prov_nodes(self, ids: list[str]) -> dict[str, dict]:
+        if not ids:
+            return {}
+        out = self.rows(f"SELECT * FROM prov_nodes WHERE id IN ({', '.join('?' * len(ids))})", ids)
+        return {r["id"]: {**r, "attrs": json.loads(r["attrs"])} for r in out}

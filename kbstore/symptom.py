@@ -1,0 +1,73 @@
+"""`kb query --symptom EVAL.json`: turn a failing `repair eval` result into a retrieval query.
+
+The dense text is short (what MiniLM handles well): symptom labels, locations, statuses and notes of
+the failing cases. The lexical text adds error messages and the candidate's code, whose ops and names
+BM25 can match against the stored before-snippets.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbstore.errors import BadInput
+
+CODE_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class SymptomQuery:
+    text: str  # dense side
+    lexical: str  # BM25 side
+    family: str | None
+    operator_id: str
+
+
+def load_eval(path: str | Path):
+    from pydantic import ValidationError
+
+    from repair.result import EvalResult
+
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read: {e.strerror or e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BadInput(f"{path}: not a JSON eval result ({e})") from None
+    try:
+        return EvalResult.model_validate(raw)
+    except ValidationError as e:
+        first = e.errors()[0]
+        raise BadInput(f"{path}: not a `repair eval --json` result: {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+
+
+def symptom_query(result, *, base_dir: Path | None = None, code_chars: int = CODE_CHARS) -> SymptomQuery:
+    failing = result.failing_cases() or result.cases
+    labels = Counter(c.diagnostics.symptom for c in failing if c.diagnostics and c.diagnostics.symptom != "none")
+    locations = Counter(c.diagnostics.location for c in failing if c.diagnostics and c.diagnostics.location != "none")
+    statuses = Counter(c.status for c in result.cases)
+    tiers = sorted({c.tier for c in failing})
+    notes = list(dict.fromkeys(n for c in failing if c.diagnostics for n in c.diagnostics.notes))[:5]
+    parts = [f"symptom {label}" for label, _ in labels.most_common(3)]
+    parts += [f"at {loc}" for loc, _ in locations.most_common(2)]
+    parts.append(", ".join(f"{n} {s}" for s, n in sorted(statuses.items())) + f" ({'/'.join(tiers) or result.tier} tier)")
+    if not result.integrity.verdict == "clean":
+        parts.append("integrity " + " ".join(f.rule for f in result.integrity.findings))
+    text = ". ".join(parts + notes)
+    messages = list(dict.fromkeys(c.message.strip().splitlines()[-1][:200] for c in failing if c.message.strip()))[:3]
+    code = _candidate_code(result.candidate_path, base_dir)[:code_chars]
+    return SymptomQuery(text, "\n".join([text, *messages, code]), result.family, result.operator_id)
+
+
+def _candidate_code(candidate_path: str, base_dir: Path | None) -> str:
+    candidates = [Path(candidate_path)]
+    if base_dir is not None and not Path(candidate_path).is_absolute():
+        candidates.append(base_dir / candidate_path)
+    for p in candidates:
+        try:
+            return p.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return ""
