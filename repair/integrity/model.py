@@ -105,8 +105,12 @@ class ModuleModel:
         for stmt in _module_level_stmts(self.tree):
             for name, value in _assignments(stmt):
                 self.globals.setdefault(name, []).append(value)
-                if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    self.consts[name] = value.value
+        for _ in range(3):  # NAME = "re" + "lu" and friends, folded in a few passes
+            for name, values in self.globals.items():
+                if len(values) == 1 and not isinstance(values[0], tuple):
+                    s = fold_str(values[0], self.consts)
+                    if s is not None:
+                        self.consts[name] = s
         for f in self.funcs.values():
             f.kernel = any(d in TRITON_KERNEL_DECORATORS for d in decorator_names(f.node, self))
             for stmt in ast.walk(f.node):
@@ -190,9 +194,14 @@ class ModuleModel:
             return None
         if isinstance(node, ast.Subscript):
             key = fold_str(node.slice, self._consts(func))
-            if key is None:
-                return None
             v = node.value
+            if key is None:  # TABLE[var]: any entry of a literal table (the table itself is judged where built)
+                for table in self._literal_tables(v, func):
+                    for val in (table.values if isinstance(table, ast.Dict) else table.elts):
+                        r = self.resolve(val, func, depth + 1)
+                        if r:
+                            return r
+                return None
             if isinstance(v, ast.Attribute) and v.attr == "__dict__" or isinstance(v, ast.Call):
                 base = self.resolve(v, func, depth + 1)
                 if base in ("builtins.globals", "builtins.locals"):
@@ -202,15 +211,19 @@ class ModuleModel:
                 return f"{base}.{key}" if base else None
             if isinstance(v, ast.Attribute) and self.resolve(v, func, depth + 1) == "sys.modules":
                 return key
-            if isinstance(v, ast.Name):  # a dict literal of callables: OPS["act"]
-                values = (func.assigns.get(v.id) if func is not None else None) or self.globals.get(v.id, [])
-                for d in values:
-                    if isinstance(d, ast.Dict):
-                        for k, val in zip(d.keys, d.values):
-                            if k is not None and fold_str(k, self._consts(func)) == key:
-                                return self.resolve(val, func, depth + 1)
+            for d in self._literal_tables(v, func):  # a dict literal of callables: OPS["act"]
+                if isinstance(d, ast.Dict):
+                    for k, val in zip(d.keys, d.values):
+                        if k is not None and fold_str(k, self._consts(func)) == key:
+                            return self.resolve(val, func, depth + 1)
             return None
         return None
+
+    def _literal_tables(self, node, func: Func | None) -> list:
+        if not isinstance(node, ast.Name):
+            return []
+        values = (func.assigns.get(node.id) if func is not None else None) or self.globals.get(node.id, [])
+        return [d for d in values if isinstance(d, (ast.Dict, ast.List, ast.Tuple))]
 
     def _consts(self, func: Func | None) -> dict[str, str]:
         if func is None:
@@ -283,6 +296,8 @@ class ModuleModel:
             if q and q.startswith("@"):
                 f = self.funcs.get(q[1:])
                 return bool(f and f.returns_tensor)
+            if q and q.startswith(("torch.utils.", "torch.cuda.", "torch.npu.", "torch.backends.", "torch.testing.")):
+                return False
             if q and q.startswith("torch."):
                 last = q.split(".")[-1]
                 if q.startswith(TORCH_PLUMBING) or last in TORCH_VALUES or last in (

@@ -93,7 +93,8 @@ __globals__ __code__ __closure__ __builtins__ f_back f_locals f_globals f_code t
 __subclasses__ __dict__ __self__ __func__ __reduce__ __reduce_ex__ __getattribute__ __loader__ __spec__
 """))
 FILE_READ = frozenset(_w("""
-builtins.open io os.open os.read os.fdopen os.listdir os.scandir os.walk os.stat os.path glob pathlib shutil
+builtins.open io os.open os.read os.fdopen os.listdir os.scandir os.walk os.stat os.path.exists os.path.isfile
+os.path.isdir os.path.getsize os.path.getmtime os.path.lexists glob pathlib shutil
 tempfile mmap pickle shelve dbm marshal json.load csv sqlite3 h5py zipfile tarfile gzip bz2 lzma
 torch.load torch.from_file torch.storage.UntypedStorage.from_file torch.UntypedStorage.from_file
 numpy.load numpy.loadtxt numpy.fromfile numpy.genfromtxt numpy.memmap safetensors
@@ -113,7 +114,7 @@ torch.utils.cpp_extension.load_inline_python
 ENV_CHECK = frozenset(_w("""
 os.environ os.getenv os.environb os.putenv os.unsetenv os.getcwd os.getpid os.getppid os.uname sys.argv
 sys.orig_argv sys.executable sys.flags platform getpass socket.gethostname resource psutil
-triton.knobs torch.testing pytest unittest
+triton.knobs pytest unittest
 """))
 HOST_NUMPY = ("numpy.",)
 HOST_NUMPY_ALLOWED = frozenset(_w("""

@@ -26,6 +26,8 @@ STRICT, INIT, KERNEL = "strict", "init", "kernel"
 _TABLES = [("static.dynamic-exec", DYNAMIC_EXEC), ("static.ctypes", CTYPES), ("static.concurrency", CONCURRENCY),
            ("static.compile-jit", COMPILE_JIT), ("static.introspection", INTROSPECTION),
            ("static.file-read", FILE_READ), ("static.env-check", ENV_CHECK)]
+# elementwise arithmetic __init__ may apply to freshly drawn weights (as `torch.randn(n) * 0.1` does)
+INIT_ARITHMETIC = frozenset("mul div add sub neg abs clamp clamp_min clamp_max pow sqrt reciprocal".split())
 _OPERATOR_COMPUTE = frozenset("add sub mul matmul truediv floordiv pow neg abs iadd isub imul imatmul itruediv "
                               "lt le gt ge eq ne and_ or_ xor mod".split())
 
@@ -74,9 +76,9 @@ def reachable(model: ModuleModel) -> dict[str, str]:
                 todo.append((f"{cls}.{item.name}", STRICT))
             elif not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):  # forward = _impl
                 todo += [(k, STRICT) for k in _refs(model, item, None)]
-    fwd = model.method("ModelNew", "forward")
-    if fwd:
-        model.funcs[fwd].tensor_params |= forward_tensor_params(model.funcs[fwd].node)
+    for key, ctx in todo:  # forward and every dunder that can stand in for it take the inputs
+        if ctx == STRICT and model.funcs[key].cls is not None:
+            model.funcs[key].tensor_params |= forward_tensor_params(model.funcs[key].node)
     for stmt in model.tree.body:  # import-time code reaches what it references
         if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not is_main_guard(stmt):
             todo += [(k, INIT) for k in _refs(model, stmt, None)]
@@ -369,7 +371,7 @@ class Checker:
         if m.is_tensor(recv, self.func):
             allowed = TENSOR_ALLOWED_METHODS | TENSOR_META_ATTRS | TENSOR_VIEW_ATTRS | {"storage", "grad"}
             if self.ctx == INIT:
-                allowed = allowed | TENSOR_INIT_METHODS | {"normal_", "uniform_"}
+                allowed = allowed | TENSOR_INIT_METHODS | INIT_ARITHMETIC
             if attr not in allowed and not (self.ctx == INIT and attr.endswith("_")):
                 self.add("static.framework-compute", node, f"tensor method .{attr}")
         elif attr in TENSOR_COMPUTE_METHODS and attr not in AMBIGUOUS_METHODS and self.ctx == STRICT:

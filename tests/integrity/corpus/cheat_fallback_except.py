@@ -1,0 +1,34 @@
+"""Exploit: a kernel that fails to compile, with an except clause that quietly computes another way.
+# expect: static.fallback-except
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_bias_relu_kernel(x_ptr, y_ptr, b_ptr, out_ptr, n, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask) + tl.load(b_ptr + offs % N, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(v, 0.0), mask=mask)
+
+
+def _safe(x, y, b):
+    return (x + y + b).clamp_min(0.0)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, N):
+        super().__init__()
+        self.bias = nn.Parameter(torch.randn(N) * 0.1)
+
+    def forward(self, x, y):
+        out = torch.empty_like(x)
+        n = x.numel()
+        try:
+            add_bias_relu_kernel[(triton.cdiv(n, 48),)](x, y, self.bias, out, n, x.shape[1], BLOCK=48)
+        except Exception:
+            out = _safe(x, y, self.bias)
+        return out
