@@ -1,0 +1,113 @@
+"""A judge wrapper that keeps the gate accounting of a run and applies the evaluation ablations.
+
+The loop sees an ordinary Judge. Behind it, every verdict is also written to `gates.jsonl` in the run
+directory, so the campaign can count the candidates the workflow alone (compact numerics) would have
+accepted and which of them the integrity gate or the full tier rejected. A candidate the static gate
+rejects is still evaluated on the compact tier, as a shadow, to know whether the workflow would have
+accepted it. Ablations:
+- no-diagnostics: the loop sees evaluations without the harness's diagnostics;
+- no-full-tier: the loop's full-tier request gets the compact result back (so it accepts on the compact
+  tier, and its record carries no full-tier evidence); the real full tier runs as a shadow.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from repair.result import EvalResult, IntegrityVerdict
+
+
+@dataclass
+class AccountingJudge:
+    inner: object  # a repair.judge.Judge
+    log_path: Path
+    diagnostics: bool = True
+    full_tier: bool = True
+    _compact: dict = field(default_factory=dict)  # candidate -> its last compact result (no-full-tier reuses it)
+
+    @property
+    def backend(self) -> str:
+        return self.inner.backend
+
+    @property
+    def rules_off(self) -> tuple[str, ...]:
+        return self.inner.rules_off
+
+    def gate(self, candidate: Path) -> IntegrityVerdict:
+        verdict = self.inner.gate(candidate)
+        self._log("gate", candidate, verdict=verdict.verdict, findings=_findings(verdict))
+        if verdict.verdict != "clean":
+            shadow = self.inner.evaluate(candidate, "compact")
+            self._log("evaluate", candidate, tier="compact", shadow=True, **_summary(shadow))
+        return verdict
+
+    def evaluate(self, candidate: Path, tier: str) -> EvalResult:
+        if tier == "full" and not self.full_tier:
+            compact = self._compact.get(str(candidate)) or self.inner.evaluate(candidate, "compact")
+            shadow = self.inner.evaluate(candidate, "full")
+            self._log("evaluate", candidate, tier="full", shadow=True, **_summary(shadow))
+            return self._strip(compact)
+        result = self.inner.evaluate(candidate, tier)
+        if tier == "compact":
+            self._compact = {str(candidate): result}
+        self._log("evaluate", candidate, tier=tier, shadow=False, **_summary(result))
+        return self._strip(result)
+
+    def _strip(self, result: EvalResult) -> EvalResult:
+        if self.diagnostics:
+            return result
+        cases = [c.model_copy(update={"diagnostics": None}) for c in result.cases]
+        return result.model_copy(update={"cases": cases})
+
+    def _log(self, event: str, candidate: Path, **fields) -> None:
+        entry = {"event": event, "candidate": Path(candidate).name, **fields}
+        with open(self.log_path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+def _summary(result: EvalResult) -> dict:
+    tier = result.summary.get(result.tier)
+    return {
+        "numerics_passed": result.numerics_passed,
+        "passed": tier.passed if tier else None,
+        "total": tier.total if tier else None,
+        "integrity": result.integrity.verdict,
+        "findings": _findings(result.integrity),
+    }
+
+
+def _findings(verdict: IntegrityVerdict) -> list[dict]:
+    return [{"rule": f.rule, "phase": f.phase, "message": f.message} for f in verdict.findings]
+
+
+def read_gate_log(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:  # a line cut short by a kill
+            break
+    return out
+
+
+def gate_accounting(events: list[dict]) -> tuple[int, int, int]:
+    """(workflow_accepted, integrity_rejected, full_rejected) over the candidates of one run.
+
+    workflow accepted: the compact tier's numerics pass (the workflow without gates would stop here);
+    integrity rejected: one of those with a violation from the static gate or the runtime guards;
+    full rejected: one of those, integrity-clean, whose full tier (real or shadow) fails.
+    """
+    by_candidate: dict[str, dict] = {}
+    for e in events:
+        c = by_candidate.setdefault(e["candidate"], {"violation": False, "compact": None, "full": None})
+        if e.get("integrity") == "violation" or e.get("verdict") == "violation":
+            c["violation"] = True
+        if e["event"] == "evaluate":
+            c[e["tier"]] = e["numerics_passed"]
+    accepted = [c for c in by_candidate.values() if c["compact"]]
+    integrity = sum(c["violation"] for c in accepted)
+    full = sum(1 for c in accepted if not c["violation"] and c["full"] is False)
+    return len(accepted), integrity, full

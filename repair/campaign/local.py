@@ -1,0 +1,156 @@
+"""The local executor: one process per run, at most `jobs` at a time, forked from a pre-imported fork server.
+
+A process per run (not a pool) so that a run which dies (a signal, the OOM killer, a hard timeout)
+takes only itself down and becomes a `crashed` outcome; the others carry on. Each run process puts
+itself in its own process group (so a timeout kills what it started) and asks the kernel to kill it
+when its parent dies (so a killed campaign leaves no run writing into DIR behind it).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections import deque
+from pathlib import Path
+from typing import Callable
+
+from repair.campaign.outcome import RunOutcome
+from repair.campaign.spec import CampaignConfig, RunSpec
+from repair.campaign.summarize import summarize
+
+PRELOAD = ["repair.campaign.execute", "repair.loop", "repair.harness"]
+TIMEOUT_MARGIN_S = 120.0
+
+
+def run_timeout(config: CampaignConfig) -> float:
+    if config.run_timeout_s:
+        return config.run_timeout_s
+    from repair.bounds import Bounds
+
+    wall = Bounds(**config.bounds).wall_s
+    return wall * 1.25 + TIMEOUT_MARGIN_S
+
+
+class LocalExecutor:
+    name = "local"
+
+    def __init__(self, jobs: int = 1):
+        self.jobs = max(1, int(jobs))
+
+    def run(self, specs: list[RunSpec], config: CampaignConfig, out_dir: Path, *,
+            on_start: Callable[[RunSpec], None], on_done: Callable[[RunSpec, RunOutcome], None]) -> None:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(PRELOAD)
+        pending = deque(specs)
+        active: dict[int, _Active] = {}
+        limit = run_timeout(config)
+        try:
+            while pending or active:
+                while pending and len(active) < self.jobs:
+                    spec = pending.popleft()
+                    on_start(spec)
+                    active_run = _Active.start(ctx, spec, config, out_dir, limit)
+                    active[active_run.proc.sentinel] = active_run
+                self._wait(active, out_dir, config, on_done)
+        except BaseException:
+            for a in active.values():
+                a.kill()
+            raise
+
+    def _wait(self, active: dict, out_dir: Path, config: CampaignConfig, on_done) -> None:
+        from multiprocessing.connection import wait
+
+        waitables = [a.conn for a in active.values()] + [a.proc.sentinel for a in active.values()]
+        ready = set(wait(waitables, timeout=0.5))
+        now = time.monotonic()
+        for sentinel, a in list(active.items()):
+            if a.conn in ready:
+                a.receive()
+            if sentinel in ready or now > a.deadline:
+                if sentinel not in ready:
+                    a.kill()
+                    a.reason = f"killed after the run's hard limit of {a.limit:g} s"
+                a.finish()
+                del active[sentinel]
+                on_done(a.spec, a.outcome or _crashed(a, out_dir, config))
+
+
+class _Active:
+    def __init__(self, spec, proc, conn, limit):
+        self.spec, self.proc, self.conn, self.limit = spec, proc, conn, limit
+        self.deadline = time.monotonic() + limit
+        self.outcome: RunOutcome | None = None
+        self.reason: str | None = None
+
+    @classmethod
+    def start(cls, ctx, spec, config, out_dir, limit) -> _Active:
+        reader, writer = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_child, args=(spec, config, str(out_dir), writer), name=f"run:{spec.key}", daemon=False)
+        proc.start()
+        writer.close()
+        return cls(spec, proc, reader, limit)
+
+    def receive(self) -> None:
+        try:
+            self.outcome = RunOutcome.model_validate_json(self.conn.recv_bytes())
+        except (EOFError, OSError):
+            pass
+        except ValueError as e:
+            self.reason = f"the run process sent an unreadable outcome ({e})"
+
+    def finish(self) -> None:
+        if self.outcome is None and self.conn.poll():
+            self.receive()
+        self.proc.join(timeout=5)
+        self.conn.close()
+        if self.outcome is None and self.reason is None:
+            code = self.proc.exitcode
+            self.reason = (f"the run process died of signal {signal.Signals(-code).name}" if code is not None and code < 0
+                           else f"the run process exited with status {code} without an outcome")
+
+    def kill(self) -> None:
+        pid = self.proc.pid
+        if pid is None:
+            return
+        try:
+            os.killpg(pid, signal.SIGKILL)  # the run and everything it started
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            self.proc.kill()
+
+
+def _crashed(a: _Active, out_dir: Path, config: CampaignConfig) -> RunOutcome:
+    from repair.campaign.execute import run_dir_of
+
+    return summarize(a.spec.key, run_dir_of(out_dir, a.spec), Path(out_dir),
+                     full_shadow="no-full-tier" in config.ablations, crashed=a.reason)
+
+
+def _child(spec: RunSpec, config: CampaignConfig, out_dir: str, conn) -> None:
+    from provenance.offline import apply_offline_env
+
+    os.setpgid(0, 0)
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign decides what an interrupt means
+    apply_offline_env()
+    from repair.campaign.execute import execute_run
+
+    outcome = execute_run(spec, config, Path(out_dir))
+    conn.send_bytes(outcome.model_dump_json().encode())
+    conn.close()
+
+
+def _die_with_parent() -> None:
+    """PR_SET_PDEATHSIG: the kernel sends SIGKILL when the fork server (and so the campaign) is gone."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: a killed campaign may leave a run finishing on its own
+        pass
+    if os.getppid() == 1:
+        os._exit(1)

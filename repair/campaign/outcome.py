@@ -1,0 +1,68 @@
+"""What one run of a campaign produced, as data the ledger stores and the report reads."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+RunStatus = Literal["repaired", "failed", "crashed"]
+FINISHED = ("repaired", "failed", "crashed")
+
+
+class AttemptRow(BaseModel):
+    attempt: int
+    outcome: str  # improved, not-improved, patch-rejected, integrity-violation, full-failed, accepted, ...
+    integrity: str = "not-run"  # clean, violation, not-run
+    compact_passed: int | None = None
+    compact_total: int | None = None
+    full_passed: int | None = None
+    full_total: int | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+
+
+class FindingRow(BaseModel):
+    attempt: int
+    rule: str
+    phase: str = "static"
+    message: str = ""
+
+
+class PatternRow(BaseModel):
+    entry_id: str
+    rank: int
+    score: float | None = None
+    cited: bool = False
+
+
+class RunOutcome(BaseModel):
+    key: str
+    status: RunStatus
+    stop_reason: str = ""  # the loop's status (repaired, attempts, tokens, wall_s, ...) or why the process died
+    attempts: int = 0
+    turns: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    wall_s: float = 0.0
+    # Gate accounting: candidates the workflow alone (compact numerics) would have accepted,
+    # and how many of those the integrity gate and the full tier rejected.
+    workflow_accepted: int = 0
+    integrity_rejected: int = 0
+    full_rejected: int = 0
+    full_shadow: bool = False  # no-full-tier ablation: full_rejected counts shadow verdicts
+    attempt_rows: list[AttemptRow] = Field(default_factory=list)
+    findings: list[FindingRow] = Field(default_factory=list)
+    patterns: list[PatternRow] = Field(default_factory=list)
+    record_path: str | None = None  # relative to the campaign directory
+    record_sha256: str | None = None
+    error: str = ""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def cited(self) -> list[str]:
+        return [p.entry_id for p in self.patterns if p.cited]

@@ -1,0 +1,70 @@
+"""The live progress bar on stderr: runs and operators done, repaired, failed, tokens so far."""
+from __future__ import annotations
+
+from collections import Counter
+
+from repair.campaign.outcome import RunOutcome
+from repair.campaign.spec import RunSpec
+
+
+class Tally:
+    """Counts that the progress bar shows and the campaign summary returns."""
+
+    def __init__(self, specs: list[RunSpec], finished: dict[str, RunOutcome]):
+        self.ops_total = Counter(s.operator_id for s in specs)
+        self.ops_left = Counter(s.operator_id for s in specs if s.key not in finished)
+        self.runs_total = len(specs)
+        self.done = 0
+        self.status = Counter()
+        self.tokens = 0
+        for o in finished.values():
+            self.add(o)
+
+    def add(self, outcome: RunOutcome) -> None:
+        self.done += 1
+        self.status[outcome.status] += 1
+        self.tokens += outcome.total_tokens
+
+    def finish(self, spec: RunSpec, outcome: RunOutcome) -> None:
+        self.add(outcome)
+        self.ops_left[spec.operator_id] -= 1
+
+    @property
+    def ops_done(self) -> int:
+        return sum(1 for op in self.ops_total if self.ops_left[op] <= 0)
+
+    def line(self) -> str:
+        failed = self.status["failed"] + self.status["crashed"]
+        return (f"operators {self.ops_done}/{len(self.ops_total)}  repaired {self.status['repaired']}  "
+                f"failed {failed}  tokens {self.tokens:,}")
+
+
+class ProgressBar:
+    """rich.progress on stderr; a no-op when disabled (--json, tests)."""
+
+    def __init__(self, tally: Tally, *, enabled: bool, title: str = "campaign"):
+        self.tally = tally
+        self._progress = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("runs"),
+                TextColumn("{task.fields[line]}"), TimeElapsedColumn(),
+                console=Console(stderr=True), transient=False,
+            )
+            self._task = self._progress.add_task(title, total=tally.runs_total, completed=tally.done, line=tally.line())
+
+    def __enter__(self) -> ProgressBar:
+        if self._progress is not None:
+            self._progress.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def update(self) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, completed=self.tally.done, line=self.tally.line())
