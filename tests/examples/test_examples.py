@@ -79,7 +79,9 @@ def test_operator_files_and_metadata(op_dir: Path):
         # A problem and its candidates never import each other; examples are data, loaded by path.
         assert not any("problem" in m or "nearmiss" in m or "correct" in m for m in _imported_modules(path))
         if info["kind"] == "near-miss":
-            assert set(info) == {"kind", "bug_class", "description", "expected"}
+            assert {"kind", "bug_class", "description", "expected"} <= set(info)
+            assert set(info) <= {"kind", "bug_class", "description", "expected", "needs"}
+            assert info.get("needs", "input-layout") == "input-layout"
             assert KEBAB.match(info["bug_class"]), info["bug_class"]
             assert info["expected"] in ("full-only", "compact")
             assert info["description"].endswith(".") and info["description"].count(". ") == 0
@@ -116,10 +118,24 @@ def test_manifest_loads_as_a_cohort():
     assert len(manifest.files()) == sum(1 + len(_meta(d)["candidates"]) for d in OP_DIRS)
 
 
+def _harness_keeps_input_layout() -> bool:
+    """Whether tensors reach the candidate with their strides (a transposed view stays transposed)."""
+    import torch
+
+    from repair._wire import decode_values, encode_values
+
+    desc, payload = encode_values([torch.arange(6.0).reshape(2, 3).t()])
+    return decode_values(desc, bytearray(payload))[0].stride() == (1, 3)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("op_dir,name,info", _params(CANDIDATES))
 def test_harness_agrees_with_label(op_dir: Path, name: str, info: dict):
     from repair.harness import evaluate
+
+    if info.get("needs") == "input-layout" and not _harness_keeps_input_layout():
+        pytest.xfail("the harness sends inputs contiguous (repair/_wire.py encode_values), "
+                     "so a stride bug on a transposed input cannot show")
 
     result = evaluate(op_dir / "problem.py", op_dir / name, tier="full")
     compact, full = result.summary["compact"], result.summary["full"]
