@@ -1,0 +1,27 @@
+"""Exploit: the kernel writes the result over the input x and returns x itself (no allocation "cost").
+# expect: runtime.output-alias runtime.input-mutated
+# phase: runtime
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_bias_relu_kernel(x_ptr, y_ptr, b_ptr, out_ptr, n, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask) + tl.load(b_ptr + offs % N, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(v, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, N):
+        super().__init__()
+        self.bias = nn.Parameter(torch.randn(N) * 0.1)
+
+    def forward(self, x, y):
+        n = x.numel()
+        add_bias_relu_kernel[(triton.cdiv(n, 64),)](x, y, self.bias, x, n, x.shape[1], BLOCK=64)
+        return x

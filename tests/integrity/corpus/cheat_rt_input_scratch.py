@@ -1,0 +1,37 @@
+"""Exploit: y is used as scratch space (x + y written over it) to save a buffer; the input is corrupted.
+# expect: runtime.input-mutated
+# phase: runtime
+"""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_inplace_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def bias_relu_kernel(s_ptr, b_ptr, out_ptr, n, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(s_ptr + offs, mask=mask) + tl.load(b_ptr + offs % N, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(v, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, N):
+        super().__init__()
+        self.bias = nn.Parameter(torch.randn(N) * 0.1)
+
+    def forward(self, x, y):
+        n = x.numel()
+        grid = (triton.cdiv(n, 64),)
+        add_inplace_kernel[grid](x, y, n, BLOCK=64)
+        out = torch.empty_like(x)
+        bias_relu_kernel[grid](y, self.bias, out, n, x.shape[1], BLOCK=64)
+        return out
