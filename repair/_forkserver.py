@@ -1,4 +1,4 @@
-"""Fork server entry: `python -P -m repair._forkserver FD PRELOAD`.
+"""Fork server entry: `python -P -m repair._forkserver FD BACKEND`.
 
 Imports the heavy modules once, then forks a child per spawn request and reports exit statuses.
 It never imports a problem or a candidate itself, so every child starts from the same clean state.
@@ -58,7 +58,7 @@ def serve(sock: socket.socket) -> None:
 
 
 def main() -> None:
-    fd, preload = int(sys.argv[1]), sys.argv[2]
+    fd, backend_name = int(sys.argv[1]), sys.argv[2]
     sock = socket.socket(fileno=fd)
     from repair.sandbox import set_parent_death_signal
 
@@ -67,9 +67,12 @@ def main() -> None:
 
     apply_offline_env()
     try:
-        for name in [m for m in preload.split(",") if m] + ["repair._procmain"]:
+        from repair.backends import get_backend
+
+        backend = get_backend(backend_name)
+        for name in [*backend.preload, "repair._procmain"]:
             importlib.import_module(name)
-        sys.modules["repair._procmain"].warm_up()
+        sys.modules["repair._procmain"].warm_up(backend)
     except BaseException:  # noqa: BLE001 — reported to the engine as a missing environment
         sock.send(json.dumps({"ready": False, "error": traceback.format_exc()}).encode())
         return

@@ -25,18 +25,38 @@ _PKG_ROOT = str(Path(__file__).resolve().parent.parent)
 _OOM_TEXT = ("can't allocate memory", "out of memory", "DefaultCPUAllocator", "Cannot allocate memory")
 
 
-def warm_up() -> None:
-    """Run in the fork server once: pay the lazy imports every child would otherwise repeat."""
+def warm_up(backend) -> None:
+    """Run in the fork server once: pay the lazy imports every child would otherwise repeat.
+
+    The first TorchDispatchMode use imports ~800 modules (~2 s) and the first interpreted Triton
+    launch ~50; doing them here keeps every candidate process's first case as fast as its last.
+    Only tiny single-threaded work runs here (no OpenMP pool, no device context before forking).
+    """
     if "torch" not in sys.modules:
         return
     import torch
 
-    torch.use_deterministic_algorithms(True, warn_only=True)  # imports ~900 modules (sympy, dynamo) the first time
-    for name in ("triton.runtime.interpreter", "repair.integrity.runtime", "repair.integrity.rules"):
+    _deterministic()
+    for name in ("repair.integrity.runtime", "repair.integrity.rules"):
         try:
             importlib.import_module(name)
         except ImportError:
             pass
+    guard = _runtime_guard([])
+    with torch.no_grad():
+        if guard is not None:
+            with guard:
+                out = torch.zeros(8) + 1
+            guard.findings(inputs_before=[], inputs_after=[], outputs=out)
+        else:
+            from torch.utils._python_dispatch import TorchDispatchMode
+
+            with TorchDispatchMode():
+                torch.zeros(8) + 1
+    if backend.warm_kernel:
+        from repair._warmkernel import launch_once
+
+        launch_once()
 
 
 def child_main(role: str, config: dict, rfd: int, wfd: int, log_path: str | None) -> int:
@@ -52,15 +72,23 @@ def child_main(role: str, config: dict, rfd: int, wfd: int, log_path: str | None
     backend = get_backend(config["backend"])
     for name in backend.child_imports:
         importlib.import_module(name)
-    import torch
-
-    torch.use_deterministic_algorithms(True, warn_only=True)  # torch.empty comes back NaN-filled
+    _deterministic()  # torch.empty comes back NaN-filled: unwritten outputs show
     apply_limits(mem_limit_mb=config.get("mem_limit_mb") if backend.limit_address_space else None,
                  cpu_seconds=config.get("cpu_seconds"), fsize_mb=config.get("fsize_mb"))
     while _PKG_ROOT in sys.path:  # the repository (examples/, tests/) is not importable from a sandbox
         sys.path.remove(_PKG_ROOT)
     role_cls = {"reference": _Reference, "candidate": _Candidate}[role]
     return role_cls(config, backend, rfd, wfd).serve()
+
+
+def _deterministic() -> None:
+    import torch
+
+    setter = getattr(torch._C, "_set_deterministic_algorithms", None)
+    if setter is not None:  # the public wrapper also imports torch._inductor (~2 s, ~900 modules)
+        setter(True, warn_only=True)
+    else:
+        torch.use_deterministic_algorithms(True, warn_only=True)
 
 
 def _seed_all(seed: int) -> None:

@@ -19,6 +19,7 @@ class Backend:
     preload: ClassVar[tuple[str, ...]] = ("torch", "triton", "triton.language")  # imported once, before forking
     child_imports: ClassVar[tuple[str, ...]] = ()  # imported in each forked process (not fork-safe to preload)
     limit_address_space: ClassVar[bool] = True  # RLIMIT_AS works with this runtime
+    warm_kernel: ClassVar[bool] = False  # the fork server may launch a tiny kernel (no device context to inherit)
 
     def check_available(self) -> None:
         """Raise EnvironmentMissing, with what to do about it, when this backend cannot run here."""
@@ -38,6 +39,7 @@ class TritonCPU(Backend):
     name = "triton-cpu"
     device = "cpu"
     env = {"TRITON_INTERPRET": "1"}
+    warm_kernel = True
 
     def check_available(self) -> None:
         _need("triton", "backend triton-cpu needs the triton package (pip install triton)")

@@ -79,22 +79,39 @@ def locate(fail) -> tuple[str, list[str]]:
                          f"and {bad_cols.numel()} of {cols} columns"]
 
 
+def _constant_ratio(e, a) -> float | None:
+    """The common ratio a/e when it is (nearly) the same for every element with e != 0."""
+    nz = e.abs() > 1e-6
+    if int(nz.sum()) < 2:
+        return None
+    ratio = a[nz] / e[nz]
+    med = float(ratio.median())
+    spread = float((ratio - med).abs().max())
+    if math.isfinite(med) and abs(med) > 1e-3 and abs(med - 1) > 1e-3 and spread <= 1e-3 * abs(med):
+        return med
+    return None
+
+
 def _relation(exp, act, fail) -> tuple[str | None, str | None]:
-    """Is the output a constant multiple of, or a constant offset from, the reference where it fails?"""
+    """Is the output a constant multiple of (per tensor or per row), or offset from, the reference where it fails?"""
     e, a = exp[fail], act[fail]
     if e.numel() < 4:
         return None, None
-    nz = e.abs() > 1e-6
-    if int(nz.sum()) >= 4:
-        ratio = a[nz] / e[nz]
-        med = float(ratio.median())
-        spread = float((ratio - med).abs().median())
-        if math.isfinite(med) and abs(med - 1) > 1e-3 and spread <= 1e-3 * max(abs(med), 1e-12):
-            return "scaled-output", f"output is about {med:.4g} x the reference where it mismatches"
+    med = _constant_ratio(e, a)
+    if med is not None:
+        return "scaled-output", f"output is about {med:.4g} x the reference where it mismatches"
     d = a - e
     mean = float(d.mean())
     if math.isfinite(mean) and abs(mean) > 0 and float(d.std(unbiased=False)) <= 1e-3 * abs(mean):
         return "offset-output", f"output is about reference {mean:+.4g} where it mismatches"
+    if exp.dim() >= 2:
+        cols = exp.shape[-1]
+        ge, ga, gf = exp.reshape(-1, cols), act.reshape(-1, cols), fail.reshape(-1, cols)
+        rows = [r for r in range(ge.shape[0]) if int(gf[r].sum()) >= 2][:256]
+        ratios = [_constant_ratio(ge[r][gf[r]], ga[r][gf[r]]) for r in rows]
+        if len(rows) >= 2 and all(x is not None for x in ratios):
+            return "row-scaled-output", (f"each failing row is a constant multiple of the reference's "
+                                         f"({min(ratios):.4g}..{max(ratios):.4g}): a wrong per-row normaliser?")
     return None, None
 
 

@@ -145,7 +145,9 @@ class CandidateProcess:
 
     def _died(self, e: ChildDied) -> Outcome:
         kind = "timeout" if e.status.signal == 24 else "crash"  # SIGXCPU: the CPU-time backstop fired
-        tail = self.child.log_tail(1500)
+        # faulthandler's dump (the Python stack at the crash) is the useful part of the log
+        lines = [ln for ln in self.child.log_tail(4000).splitlines() if not ln.startswith("Extension modules:")]
+        tail = "\n".join(lines).strip()[-1500:]
         return Outcome(kind, f"{e.status.describe()}" + (f"\n{tail}" if tail else ""))
 
     def _timed_out(self, what: str) -> Outcome:

@@ -203,10 +203,9 @@ class ForkServer:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_ROOT, env.get("PYTHONPATH")) if p)
         self._tmp = tempfile.mkdtemp(prefix="repair-forkserver-")
         self._log = open(os.path.join(self._tmp, "server.log"), "wb")
-        preload = ",".join(backend.preload)
         # -P: the server's cwd is not on sys.path (children chdir, and must not import from there)
         self.proc = subprocess.Popen(
-            [sys.executable, "-P", "-m", "repair._forkserver", str(theirs.fileno()), preload],
+            [sys.executable, "-P", "-m", "repair._forkserver", str(theirs.fileno()), backend.name],
             pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL, stdout=self._log,
             stderr=subprocess.STDOUT, cwd=self._tmp)
         theirs.close()

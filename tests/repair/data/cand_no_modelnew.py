@@ -1,0 +1,6 @@
+"""Test fixture: defines no ModelNew."""
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    pass

@@ -1,0 +1,3 @@
+"""Test fixture: does not parse."""
+class ModelNew(nn.Module:
+    pass
