@@ -20,7 +20,7 @@ from repair.errors import BadInput
 from repair.judge import Judge
 from repair.patch import PatchRejected, apply_proposal, make_guard
 from repair.result import EvalResult, IntegrityFinding
-from repair.retriever import RetrievalSource, Retriever, query_text
+from repair.retriever import RetrievalSource, Retriever
 from repair.trajectory import Trajectory
 from repair.workers.base import AttemptNote, Pattern, Proposal, Usage, Worker, WorkerContext, WorkerExhausted, WorkerFailed
 
@@ -123,7 +123,7 @@ class _Run:
         self.stall = 0
         self.attempts: list[AttemptLog] = []
         self.retrieved: dict[str, Pattern] = {}
-        self._queries: dict[str, list[Pattern]] = {}
+        self._queries: dict[tuple, list[Pattern]] = {}
 
     # -- the algorithm --------------------------------------------------------------------
     def loop(self) -> str:
@@ -144,15 +144,19 @@ class _Run:
                 return "repaired"
 
     def retrieve(self) -> list[Pattern]:
-        symptom = forensics.symptom(self.current.compact, self.current.full)["label"]
-        text = query_text(symptom, self.forensics_text(), self.current.candidate)
-        if text not in self._queries:
-            hits = self.retriever.query(text, self.config.k)
-            self._queries[text] = hits
+        """Query once per checkpoint the worker starts from (its failing evaluation and its code)."""
+        _, failing = forensics.failing_view(self.current.compact, self.current.full)
+        key = (self.current.attempt, failing.tier)
+        if key not in self._queries:
+            hits = self.retriever.query(failing, self.current.candidate, self.config.k)
+            self._queries[key] = hits
             for p in hits:
                 self.retrieved.setdefault(p.id, p)
-            self.trajectory.log("retrieve", symptom=symptom, hits=[{"id": p.id, "score": p.score} for p in hits])
-        return self._queries[text]
+            self.trajectory.log("retrieve", attempt=self.current.attempt, tier=failing.tier,
+                                symptom=forensics.symptom(self.current.compact, self.current.full)["label"],
+                                query=getattr(self.retriever, "last_query", ""),
+                                hits=[{"id": p.id, "score": p.score} for p in hits])
+        return self._queries[key]
 
     def propose(self, patterns: list[Pattern]) -> Proposal:
         ctx = WorkerContext(

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from repair.errors import BadInput
+from repair.result import EvalResult
 from repair.workers.base import Pattern
 
 
@@ -24,7 +25,9 @@ class RetrievalSource:
 class Retriever(Protocol):
     source: RetrievalSource
 
-    def query(self, text: str, k: int) -> list[Pattern]: ...
+    def query(self, result: EvalResult, code: str, k: int) -> list[Pattern]:
+        """The best k patterns for this failing evaluation of this kernel code, best first."""
+        ...
 
 
 class NoRetriever:
@@ -32,7 +35,7 @@ class NoRetriever:
 
     source = RetrievalSource()
 
-    def query(self, text: str, k: int) -> list[Pattern]:
+    def query(self, result: EvalResult, code: str, k: int) -> list[Pattern]:
         return []
 
 
@@ -43,13 +46,29 @@ class FixedRetriever:
         self.patterns = list(patterns)
         self.source = source or RetrievalSource()
 
-    def query(self, text: str, k: int) -> list[Pattern]:
+    def query(self, result: EvalResult, code: str, k: int) -> list[Pattern]:
         return self.patterns[:k]
 
 
-def query_text(symptom: str, forensics: str, code: str, *, code_chars: int = 1500) -> str:
-    """The retrieval query: the symptom and the engine's forensics first, then the start of the kernel."""
-    return f"{symptom}\n{forensics}\n{code[:code_chars]}"
+class KBRetriever:
+    """The live knowledge base through kbstore.retrieve: hybrid dense + BM25 over the symptom text and the code."""
+
+    def __init__(self, kb: Path, *, index: str = "exact"):
+        from kbstore.retrieve import Retriever as KBIndex
+
+        self._kb = KBIndex.open(kb, index=index)
+        src = self._kb.source
+        self.source = RetrievalSource(snapshot_id=src.get("snapshot_id"), kb_version=src.get("kb_version"),
+                                      kb_path=src.get("kb_path"))
+        self.last_query = ""
+
+    def query(self, result: EvalResult, code: str, k: int) -> list[Pattern]:
+        from kbstore.symptom import symptom_query
+
+        q = symptom_query(result)  # the same query `kb query --symptom EVAL.json` builds
+        self.last_query = q.text
+        return [Pattern(id=h.id, score=h.score, title=h.title, bug_class=h.bug_class, fix=h.fix, before=h.before,
+                        after=h.after, rules=tuple(h.rules)) for h in self._kb.query(q.text, k=k, code=q.code or code)]
 
 
 def check_eval_mode(manifest: dict, operator_id: str, *, where: str = "snapshot manifest") -> None:
@@ -87,7 +106,9 @@ def open_retriever(kb: Path | None = None, snapshot: str | None = None, *, eval_
 
 
 def _open_kb(path: Path) -> Retriever:
-    raise BadInput(f"{path}: knowledge-base retrieval is not available yet (kbstore.retrieve has not landed)")
+    if not path.is_dir():
+        raise BadInput(f"{path}: no such knowledge base (create one with `kb init` / `kb ingest`)")
+    return KBRetriever(path)
 
 
 def _open_snapshot(snapshot: str, *, eval_mode: bool, operator_id: str | None) -> Retriever:

@@ -317,3 +317,24 @@ def test_record_json_round_trips(files, tmp_path):
     record = build_record(outcome, ScriptedWorker([]).info, backend="fake")
     again = RepairRecord.model_validate(json.loads(record.to_json()))
     assert again == record and len(record.run_id) == 24
+
+
+def test_patterns_come_from_a_knowledge_base(files, tmp_path, monkeypatch):
+    from ingest.api import ingest
+
+    monkeypatch.setenv("KB_EMBEDDER", "hash")  # the fast deterministic embedder: this test is about the wiring
+    starter = Path(__file__).resolve().parents[2] / "repair" / "rules" / "starter"
+    report = ingest([starter], tmp_path / "kb")
+    entry_ids = {o.entry_id for o in report.outcomes if o.outcome == "admitted"}
+    assert entry_ids
+    retriever = open_retriever(tmp_path / "kb")
+    steps = [Step(kernel(c=2, f=4, e=0.0), None, cited="top")]
+    outcome, out, _ = run(files, tmp_path, steps, retriever=retriever)
+    record = build_record(outcome, ScriptedWorker([]).info, backend="fake")
+    assert record.retrieval.kb_version == report.version and record.retrieval.snapshot_id is None
+    assert len(record.retrieval.retrieved) == 5 and set(record.retrieval.retrieved) <= entry_ids
+    assert record.retrieval.cited == record.retrieval.retrieved[:1]
+    retrieve = [e for e in read_trajectory(out / "trajectory.jsonl") if e["event"] == "retrieve"]
+    assert [h["id"] for h in retrieve[0]["hits"]] == record.retrieval.retrieved and retrieve[0]["query"]
+    with pytest.raises(BadInput, match="no such knowledge base"):
+        open_retriever(tmp_path / "missing")

@@ -75,9 +75,12 @@ def test_compact_passing_full_failing_patch_is_not_accepted(tmp_path):
     assert first_full["passed"] is False
 
 
-def test_a_clean_repair_yields_a_record_the_ingest_gate_admits(tmp_path):
+def test_a_clean_repair_yields_a_record_kb_ingest_admits(tmp_path, monkeypatch):
+    from ingest.api import ingest
     from ingest.gate import gate
     from ingest.load import load_record
+
+    monkeypatch.setenv("KB_EMBEDDER", "hash")
 
     d = op("sum_lastdim")
     source, correct = (d / "nearmiss_2.py").read_text(), (d / "correct.py").read_text()
@@ -94,3 +97,5 @@ def test_a_clean_repair_yields_a_record_the_ingest_gate_admits(tmp_path):
     assert gate(record) == []
     assert record.operator.id == static_operator_id(d / "problem.py") == "sum_lastdim"
     assert record.diagnosis.bug_class == "mask-off-by-one" and record.symptom.failed_tier == "compact"
+    report = ingest([out / "record.json"], tmp_path / "kb")
+    assert [o.outcome for o in report.outcomes] == ["admitted"] and report.version == 1
