@@ -1,0 +1,159 @@
+"""The `rules` worker: candidates from retrieved patterns' rules, cheapest first, zero tokens, cited;
+driven through the engine, a rule that makes things worse is rolled back."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repair.loop import RunConfig, run_repair
+from repair.result import CaseResult, EvalResult, IntegrityVerdict, TierSummary
+from repair.retriever import FixedRetriever
+from repair.rules import Rule, equivalent
+from repair.rules.catalog import STARTER
+from repair.trajectory import read_trajectory
+from repair.workers import WORKERS, WorkerOptions, make_worker
+from repair.workers.base import AttemptNote, Pattern, WorkerContext, WorkerExhausted
+from repair.workers.rules_worker import ChainWorker, RulesWorker, candidates
+from repair.workers.scripted import ScriptedWorker, Step
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SOURCE = (EXAMPLES / "max_lastdim" / "nearmiss_1.py").read_text()  # masked load without other=-inf
+CORRECT = (EXAMPLES / "max_lastdim" / "correct.py").read_text()
+OTHER_RULE = Rule(id="other-max", pattern="$V = tl.load($P, mask=$M)",
+                  rewrite='$V = tl.load($P, mask=$M, other=-float("inf"))', requires=["tl.maximum($A, $V)"])
+# plausible-looking rules that match here but make the kernel worse
+WORSE_LE = Rule(id="worse-le", pattern="$A < $B", rewrite="$A <= $B", context="kernel")
+WORSE_ZERO = Rule(id="worse-zero", pattern="$V = tl.load($P, mask=$M)", rewrite="$V = tl.load($P, mask=$M, other=0.0)")
+
+
+def pattern(pid: str, *rules: Rule, **kw) -> Pattern:
+    return Pattern(id=pid, score=kw.pop("score", 0.5), rules=tuple(r.to_dict() for r in rules), **kw)
+
+
+def ctx(text=SOURCE, patterns=(), history=()) -> WorkerContext:
+    return WorkerContext(attempt=len(history) + 1, problem_text="", candidate_text=text, forensics="",
+                         patterns=tuple(patterns), history=tuple(history))
+
+
+def test_candidates_are_cheapest_first_and_distinct():
+    insert = Rule(id="ins", pattern="$V = tl.load($P, mask=$M)", rewrite="$V = tl.load($P, mask=$M)\n$V = $V * 1.0")
+    found = candidates(SOURCE, [pattern("p1", WORSE_LE), pattern("p2", insert, OTHER_RULE, WORSE_ZERO)])
+    costs = [c.application.changed_lines for c in found]
+    assert costs == sorted(costs) and found[0].application.rule_id == "ins"
+    texts = [c.application.patched_source for c in found]
+    assert len(texts) == len(set(texts))
+
+
+def test_worker_proposes_each_candidate_once_with_zero_tokens_and_a_citation():
+    worker = RulesWorker()
+    pats = [pattern("kb-1", OTHER_RULE, title="other", bug_class="missing-other", fix="add other")]
+    p = worker.propose(ctx(patterns=pats))
+    assert equivalent(p.candidate, CORRECT)
+    assert p.cited == ("kb-1",) and p.turns == 0 and p.usage.total == 0
+    assert p.diagnosis["bug_class"] == "missing-other" and "other-max" in p.note
+    with pytest.raises(WorkerExhausted):
+        worker.propose(ctx(text=p.candidate, patterns=pats, history=[AttemptNote(1, "not-improved")]))
+
+
+def test_worker_skips_broken_rules_and_other_languages():
+    cpp = Rule(id="c", language="cpp", pattern="$A < $B", rewrite="$A <= $B")
+    broken = Pattern(id="kb-bad", score=0.1, rules=({"id": "x", "pattern": "a"},))  # no rewrite
+    with pytest.raises(WorkerExhausted, match="no untried"):
+        RulesWorker().propose(ctx(patterns=[pattern("kb-cpp", cpp), broken, pattern("kb-none")]))
+
+
+def test_after_an_improvement_the_worker_builds_on_it():
+    first = Rule(id="a", pattern="tl.max($A, axis=0)", rewrite="tl.max($A, axis=-1)")
+    worker = RulesWorker()
+    pats = [pattern("kb-a", first), pattern("kb-b", OTHER_RULE)]
+    p1 = worker.propose(ctx(patterns=pats))  # the cheaper swap first (both change one line; rank breaks the tie)
+    assert "axis=-1" in p1.candidate
+    p2 = worker.propose(ctx(text=p1.candidate, patterns=pats, history=[AttemptNote(1, "improved")]))
+    assert "axis=-1" in p2.candidate and 'other=-float("inf")' in p2.candidate
+    # had it not improved, the next candidate would have come from the original kernel
+    other = RulesWorker()
+    q1 = other.propose(ctx(patterns=pats))
+    q2 = other.propose(ctx(text=q1.candidate, patterns=pats, history=[AttemptNote(1, "not-improved")]))
+    assert "axis=-1" not in q2.candidate and 'other=-float("inf")' in q2.candidate
+
+
+def test_chain_moves_on_when_the_rules_are_exhausted():
+    chain = ChainWorker([RulesWorker(), ScriptedWorker([Step(candidate=CORRECT, diff=None)])], kind="rules+scripted")
+    assert chain.propose(ctx()).candidate == CORRECT  # no patterns: straight to the second worker
+    with pytest.raises(WorkerExhausted):
+        chain.propose(ctx())
+
+
+def test_registry_knows_the_rules_workers():
+    assert {"rules", "rules+litellm"} <= set(WORKERS)
+    assert isinstance(make_worker("rules"), RulesWorker) and make_worker("rules").info.kind == "rules"
+
+
+# -- through the engine, with a judge that scores a candidate by what it is ----------------------
+
+class TextJudge:
+    """Full marks for the correct kernel, the near-miss's score for itself, worse for anything else."""
+
+    backend = "fake"
+    rules_off = ()
+
+    def __init__(self, table: list[tuple[str, int, int, float]]):
+        self.table = table  # (program, compact passed of 2, full passed of 4, max error)
+        self.evaluated: list[str] = []
+
+    def gate(self, candidate: Path) -> IntegrityVerdict:
+        return IntegrityVerdict()
+
+    def evaluate(self, candidate: Path, tier: str) -> EvalResult:
+        text = candidate.read_text()
+        self.evaluated.append(tier)
+        c, f, e = next(((c, f, e) for prog, c, f, e in self.table if equivalent(prog, text)), (0, 0, 9.0))
+        cases = [CaseResult(case_id=f"c{i}", tier="compact", status="pass" if i < c else "mismatch",
+                            max_abs_err=0.0 if i < c else e) for i in range(2)]
+        summary = {"compact": TierSummary(passed=c, total=2)}
+        if tier == "full":
+            cases += [CaseResult(case_id=f"f{i}", tier="full", status="pass" if i < f else "mismatch",
+                                 max_abs_err=0.0 if i < f else e) for i in range(4)]
+            summary["full"] = TierSummary(passed=f, total=4)
+        ok = all(x.status == "pass" for x in cases)
+        return EvalResult(operator_id="max_lastdim", family="reduction", problem_path="p.py", problem_sha256="p" * 64,
+                          candidate_path=str(candidate), candidate_sha256="c" * 64, backend="fake", tier=tier, seed=0,
+                          case_set_sha256="s" * 64, cases=cases, summary=summary,
+                          match=f / 4 if tier == "full" else None, numerics_passed=ok, passed=ok)
+
+
+def test_a_rule_that_makes_things_worse_is_rolled_back_by_the_engine(tmp_path):
+    (tmp_path / "problem.py").write_text((EXAMPLES / "max_lastdim" / "problem.py").read_text())
+    (tmp_path / "nearmiss.py").write_text(SOURCE)
+    judge = TextJudge([(SOURCE, 2, 1, 3.0), (CORRECT, 2, 4, 0.0)])
+    # the harmful rules are retrieved first and cost as little as the right one, so they are tried first
+    pats = [pattern("kb-worse", WORSE_LE, WORSE_ZERO), pattern("kb-right", OTHER_RULE)]
+    out = tmp_path / "out"
+    outcome = run_repair(RunConfig(tmp_path / "problem.py", tmp_path / "nearmiss.py", out=out), RulesWorker(),
+                         FixedRetriever(pats), judge)
+    assert outcome.status == "repaired"
+    assert [a.outcome for a in outcome.attempts] == ["not-improved", "not-improved", "accepted"]
+    assert [a.cited for a in outcome.attempts] == [("kb-worse",), ("kb-worse",), ("kb-right",)]
+    events = read_trajectory(out / "trajectory.jsonl")
+    rollback = [e for e in events if e["event"] == "rollback"]
+    assert len(rollback) == 1 and rollback[0]["to_attempt"] == 0 and rollback[0]["changed"] is True
+    final = (out / "final.py").read_text()
+    assert equivalent(final, CORRECT) and "<=" not in final
+    assert outcome.usage.total == 0 and outcome.turns == 0
+
+
+@pytest.mark.slow
+def test_rules_worker_repairs_a_real_nearmiss_with_the_harness(tmp_path):
+    """The starter patterns, offered together, repair a near-miss that is not their record's example."""
+    from repair.judge import HarnessJudge
+    from repair.rules.build_starter import pattern_id
+
+    pats = [Pattern(id=pattern_id(p), score=1.0, title=p.title, bug_class=p.bug_class, fix=p.fix,
+                    rules=tuple(r.to_dict() for r in p.rules)) for p in STARTER]
+    problem = EXAMPLES / "min_lastdim" / "problem.py"
+    outcome = run_repair(RunConfig(problem, EXAMPLES / "min_lastdim" / "nearmiss_1.py"), RulesWorker(),
+                         FixedRetriever(pats), HarnessJudge(problem, seed=0))
+    assert outcome.status == "repaired" and len(outcome.attempts) == 1
+    assert outcome.attempts[0].cited == ("starter/grid-floor-div",)
+    assert equivalent(outcome.best.candidate, (EXAMPLES / "min_lastdim" / "correct.py").read_text())
