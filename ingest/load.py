@@ -68,7 +68,7 @@ def parse_record(data: bytes, name: str) -> LoadedRecord:
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as e:
-        what = "truncated JSON" if e.pos >= len(text.rstrip()) else "malformed JSON"
+        what = "truncated JSON (ends inside an object, array or string)" if _unclosed(text) else "malformed JSON"
         raise RecordRejected(name, [Rejection("malformed-json", f"{what} at line {e.lineno} column {e.colno}: {e.msg}")]) from None
     return validate_record(raw, name)
 
@@ -87,6 +87,26 @@ def validate_record(raw: object, name: str) -> LoadedRecord:
         loc = ".".join(map(str, first["loc"])) or "(record)"
         raise RecordRejected(name, [Rejection("schema-invalid", f"schema: {loc}: {first['msg']}")]) from None
     return LoadedRecord(name, record, raw)
+
+
+def _unclosed(text: str) -> bool:
+    """True when the text ends inside a string or with brackets still open: the file was cut short."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return in_string or depth > 0
 
 
 def _where(path) -> str:

@@ -130,15 +130,15 @@ def query(text, symptom_path, k, family, language, backend, index, kb_path, as_j
 
     if bool(text) == bool(symptom_path):
         raise click.UsageError("give TEXT or --symptom EVAL.json (one of them)")
-    lexical = None
+    code = None
     if symptom_path:
         from pathlib import Path
 
         from kbstore.symptom import load_eval, symptom_query
 
         q = symptom_query(load_eval(symptom_path), base_dir=Path(symptom_path).parent)
-        text, lexical = q.text, q.lexical
-    hits = search(kb_path, text, k=k, index=index, lexical_text=lexical, family=family, language=language, backend=backend)
+        text, code = q.text, q.code
+    hits = search(kb_path, text, k=k, index=index, code=code, family=family, language=language, backend=backend)
     if as_json:
         return _print_json({"query": text, "hits": [h.as_dict() for h in hits]})
     for n, h in enumerate(hits, 1):

@@ -45,13 +45,14 @@ class HashEmbedder:
 
     @property
     def fingerprint(self) -> str:
-        return hashlib.sha256(f"nearmiss.hash-embedder/v1 dim={self.dim} tokens=words+bigrams".encode()).hexdigest()
+        return hashlib.sha256(f"nearmiss.hash-embedder/v1 dim={self.dim} tokens=words+bigrams presence".encode()).hexdigest()
 
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             words = [w.lower() for w in _WORD.findall(text)]
-            for feat in words + [f"{a} {b}" for a, b in zip(words, words[1:])]:
+            # presence, not counts: one word repeated must not outweigh the rest of a short text
+            for feat in set(words + [f"{a} {b}" for a, b in zip(words, words[1:])]):
                 h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
                 out[row, h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
         return _normalise(out)

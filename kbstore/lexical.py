@@ -66,18 +66,21 @@ class LexicalIndex:
             self._bm25 = bm25s.BM25()
             self._bm25.index(corpus, show_progress=False)
 
-    def scores(self, query: str) -> np.ndarray:
+    def scores(self, query: str, *, distinct: bool = False) -> np.ndarray:
         if not self._bm25:
             return np.zeros(self.size, dtype=np.float32)
         vocab = self._bm25.vocab_dict
         tokens = [t for t in tokenize(query) if t in vocab]
+        if distinct:
+            tokens = list(dict.fromkeys(tokens))
         if not tokens:
             return np.zeros(self.size, dtype=np.float32)
         return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)
 
-    def search(self, query: str, k: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+    def search(self, query: str, k: int, allowed: np.ndarray | None = None, *,
+               distinct: bool = False) -> list[tuple[int, float]]:
         """[(row, bm25 score)] best first, only rows with a positive score."""
-        scores = self.scores(query)
+        scores = self.scores(query, distinct=distinct)
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
         positive = int((scores > 0).sum())

@@ -90,23 +90,28 @@ class Retriever:
         return cls(corpus, embedder, chroma=ChromaIndex(paths) if index == "chroma" else None)
 
     def query(self, text: str, *, k: int = 5, family: str | None = None, language: str | None = None,
-              backend: str | None = None, lexical_text: str | None = None, depth: int = 50) -> list[Hit]:
-        """Best k hits; `text` feeds the dense side, `lexical_text` (default: text) the BM25 side."""
+              backend: str | None = None, code: str | None = None, depth: int = 50) -> list[Hit]:
+        """Best k hits for a short text (symptom, diagnosis), optionally with the failing kernel's code.
+
+        Rankings fused: dense(text), BM25(text) and, when code is given, BM25(code) with each distinct
+        code token counted once (a whole kernel file would otherwise drown the symptom words).
+        """
         if not self.ids or k <= 0:
             return []
         allowed = self._mask(family=family, language=language, backend=backend)
         depth = max(depth, k)
         qvec = self.embedder.embed([text])[0]
-        dense = self._dense(qvec, depth, allowed, family=family, language=language, backend=backend)
-        lexical = self.lexical.search(lexical_text if lexical_text is not None else text, depth, allowed)
+        dense = _ranks(self._dense(qvec, depth, allowed, family=family, language=language, backend=backend))
+        lexical = _ranks(self.lexical.search(text, depth, allowed))
+        rankings = [dense, lexical]
+        if code:
+            rankings.append(_ranks(self.lexical.search(code, depth, allowed, distinct=True)))
         fused: dict[int, float] = {}
-        dense_rank = {row: n + 1 for n, (row, _) in enumerate(dense)}
-        lexical_rank = {row: n + 1 for n, (row, _) in enumerate(lexical)}
-        for ranks in (dense_rank, lexical_rank):
+        for ranks in rankings:
             for row, rank in ranks.items():
                 fused[row] = fused.get(row, 0.0) + 1.0 / (RRF_K + rank)
         best = sorted(fused, key=lambda r: (-fused[r], self.ids[r]))[:k]
-        return [self._hit(r, fused[r], dense_rank.get(r), lexical_rank.get(r)) for r in best]
+        return [self._hit(r, fused[r], dense.get(r), lexical.get(r)) for r in best]
 
     def _mask(self, **filters) -> np.ndarray | None:
         mask = None
@@ -133,6 +138,10 @@ class Retriever:
                    provenance=r["provenance"], dense_rank=dense_rank, lexical_rank=lexical_rank)
 
 
+def _ranks(results: list[tuple[int, float]]) -> dict[int, int]:
+    return {row: n + 1 for n, (row, _) in enumerate(results)}
+
+
 def load_corpus(store: Store) -> Corpus:
     rows = store.retrieval_rows()
     ids, matrix, fingerprints = store.embeddings()
@@ -154,7 +163,7 @@ def load_corpus(store: Store) -> Corpus:
     return Corpus(rows, matrix, next(iter(fingerprints), None), source)
 
 
-def search(kb: str | Path | None, text: str, *, k: int = 5, index: str = "exact", lexical_text: str | None = None,
+def search(kb: str | Path | None, text: str, *, k: int = 5, index: str = "exact", code: str | None = None,
            **filters) -> list[Hit]:
     """One-shot retrieval (the CLI's `kb query`): open, query, done."""
-    return Retriever.open(kb, index=index).query(text, k=k, lexical_text=lexical_text, **filters)
+    return Retriever.open(kb, index=index).query(text, k=k, code=code, **filters)

@@ -1,8 +1,8 @@
 """`kb query --symptom EVAL.json`: turn a failing `repair eval` result into a retrieval query.
 
-The dense text is short (what MiniLM handles well): symptom labels, locations, statuses and notes of
-the failing cases. The lexical text adds error messages and the candidate's code, whose ops and names
-BM25 can match against the stored before-snippets.
+The text is short (what MiniLM handles well): symptom labels, locations, statuses and notes of the
+failing cases; it feeds the dense and the BM25 ranking. The code part (error messages and the
+candidate's code) feeds a third, BM25-only ranking matched against the stored snippets.
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ CODE_CHARS = 4000
 
 @dataclass(frozen=True)
 class SymptomQuery:
-    text: str  # dense side
-    lexical: str  # BM25 side
+    text: str  # short: symptoms, locations, statuses, notes (dense and BM25)
+    code: str  # error messages and the candidate's code (BM25 only)
     family: str | None
     operator_id: str
 
@@ -47,18 +47,20 @@ def symptom_query(result, *, base_dir: Path | None = None, code_chars: int = COD
     failing = result.failing_cases() or result.cases
     labels = Counter(c.diagnostics.symptom for c in failing if c.diagnostics and c.diagnostics.symptom != "none")
     locations = Counter(c.diagnostics.location for c in failing if c.diagnostics and c.diagnostics.location != "none")
-    statuses = Counter(c.status for c in result.cases)
+    statuses = sorted({c.status for c in failing})
     tiers = sorted({c.tier for c in failing})
     notes = list(dict.fromkeys(n for c in failing if c.diagnostics for n in c.diagnostics.notes))[:5]
-    parts = [f"symptom {label}" for label, _ in labels.most_common(3)]
-    parts += [f"at {loc}" for loc, _ in locations.most_common(2)]
-    parts.append(", ".join(f"{n} {s}" for s, n in sorted(statuses.items())) + f" ({'/'.join(tiers) or result.tier} tier)")
-    if not result.integrity.verdict == "clean":
+    parts = []
+    if labels:
+        where = f" at {' and '.join(loc for loc, _ in locations.most_common(2))}" if locations else ""
+        parts.append(f"symptom {' and '.join(label for label, _ in labels.most_common(3))}{where}")
+    parts.append(f"failing cases {' '.join(statuses)} in the {'/'.join(tiers) or result.tier} tier")
+    if result.integrity.verdict != "clean":
         parts.append("integrity " + " ".join(f.rule for f in result.integrity.findings))
     text = ". ".join(parts + notes)
     messages = list(dict.fromkeys(c.message.strip().splitlines()[-1][:200] for c in failing if c.message.strip()))[:3]
     code = _candidate_code(result.candidate_path, base_dir)[:code_chars]
-    return SymptomQuery(text, "\n".join([text, *messages, code]), result.family, result.operator_id)
+    return SymptomQuery(text, "\n".join([*messages, code]), result.family, result.operator_id)
 
 
 def _candidate_code(candidate_path: str, base_dir: Path | None) -> str:

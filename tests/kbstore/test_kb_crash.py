@@ -1,0 +1,64 @@
+"""SIGKILL an ingest at each named point; the KB must stay at a consistent version and a rerun must complete it."""
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from ingest.api import ingest
+from ingest.synthetic import make_record, write_records
+from kbstore.faults import KILL_POINTS
+from kbstore.store import Store
+from kbstore.verify import verify
+
+pytestmark = pytest.mark.slow
+
+
+def _kb_ingest(*args, env_extra=None):
+    env = {**os.environ, **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "kbstore.cli", "ingest", *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _state(kb):
+    with Store.open(kb) as s:
+        return {"version": s.head_version(), "entries": s.count("entries"), "evidence": s.count("evidence"),
+                "embeddings": s.count("embeddings"), "records": s.count("records")}
+
+
+@pytest.mark.parametrize("point", [p for p in KILL_POINTS if p != "during-reindex"])
+def test_sigkill_mid_ingest_leaves_a_consistent_kb_and_a_rerun_completes(tmp_path, kb_env, point):
+    write_records(tmp_path / "v1", [make_record(i) for i in range(3)])
+    write_records(tmp_path / "v2", [make_record(i) for i in range(3, 8)])
+    ingest([tmp_path / "v1"])
+    before = _state(kb_env)
+
+    proc = _kb_ingest(tmp_path / "v2", env_extra={"KB_TEST_KILL_AT": point})
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+
+    after_kill = _state(kb_env)
+    committed = point in ("after-commit", "during-index", "after-index")
+    expected_v2 = {"version": 2, "entries": 8, "evidence": 8, "embeddings": 8, "records": 8}
+    assert after_kill == (expected_v2 if committed else before)  # version N or N+1, never half
+
+    rerun = ingest([tmp_path / "v2"])
+    assert rerun.version == (None if committed else 2)
+    assert _state(kb_env) == expected_v2
+    report = verify()
+    assert report.ok, report.problems
+
+
+def test_sigkill_during_reindex_keeps_the_old_index_usable(tmp_path, kb_env):
+    write_records(tmp_path / "v1", [make_record(i) for i in range(4)])
+    ingest([tmp_path / "v1"])
+    env = {**os.environ, "KB_TEST_KILL_AT": "during-reindex"}
+    proc = subprocess.run([sys.executable, "-m", "kbstore.cli", "reindex"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    assert verify().ok  # CURRENT still names the complete old index
+    assert len(list((kb_env / "vectors").glob("chroma-*"))) == 2  # the half-built one is left for the next rebuild
+    from kbstore.index import reindex
+
+    reindex()
+    assert len(list((kb_env / "vectors").glob("chroma-*"))) == 1 and verify().ok
