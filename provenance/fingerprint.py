@@ -1,0 +1,291 @@
+"""Code fingerprints for overlap detection: normalised streams, k-gram hashes, winnowing.
+
+Two representations of a snippet, both fingerprinted the same way:
+- ``tokens``: the tree-sitter syntax tree in pre-order as node types, with identifiers and literals
+  abstracted (API names such as ``load``/``expf`` kept, since renaming cannot touch them), comments and
+  docstrings dropped and punctuation ignored, so renaming and reformatting change nothing;
+- ``ops``: the language-neutral stream of kernel operations (provenance.opstream), the same for a
+  Triton kernel and its port to C loops.
+
+Each stream is cut into k-grams, hashed, and winnowed (Schleimer et al. 2003): in every window of w
+consecutive k-gram hashes the minimum is kept, so any shared run of at least t = w + k - 1 tokens
+yields at least one shared fingerprint, and runs shorter than k never do. Choice, measured on the
+planted-copy corpus (bench/bench_overlap.py): a Triton line is about 12-20 tokens here, so tokens use
+k=12, w=8 (t=19, about one statement; Dolos' k=23, w=17 counts parentheses and fits whole files better
+than 20-line snippets); op streams are short (7 ops for a softmax), so ops use k=4 and keep every
+k-gram (w=1).
+
+Fingerprints are computed at ingest and stored (tokenising is the slow part); stored ones carry
+``scheme``, and comparing fingerprints of different schemes is refused (StaleFingerprint).
+"""
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from provenance.errors import BadInput
+
+FINGERPRINT_SCHEMA = "provenance.fingerprint/v1"
+# Bump when the normalisation, the vocabulary, the hash or a default k/w changes: stored fingerprints
+# of another scheme can no longer be compared and must be recomputed.
+SCHEME = "ts1"
+PARAMS: dict[str, tuple[int, int]] = {"tokens": (8, 4), "ops": (4, 1)}
+
+_LANGUAGE_ALIASES = {
+    "python": "python", "py": "python", "triton": "python",
+    "c": "cpp", "cpp": "cpp", "c++": "cpp", "cxx": "cpp", "cuda": "cpp", "cu": "cpp", "ascendc": "cpp",
+}
+
+# Identifiers kept verbatim in the token stream: library calls a renaming cannot change.
+KEEP_NAMES = frozenset("""
+load store program_id num_programs arange zeros zeros_like full sum max min argmax argmin maximum minimum
+exp exp2 log log2 log1p sqrt sqrt_rn rsqrt sigmoid tanh erf abs fma where dot cumsum cumprod softmax
+trans reshape view broadcast_to expand_dims atomic_add atomic_max cdiv jit autotune constexpr
+multiple_of max_contiguous static_range float32 float16 bfloat16 int32 int64 to cast sin cos pow
+div_rn fdiv clamp umulhi rand randn
+empty empty_like zeros_like matmul softmax contiguous numel stride shape
+expf exp2f __expf logf log2f log1pf sqrtf rsqrtf tanhf fabsf fabs fmaxf fminf fmax fmin fmaf powf erff
+sinf cosf max min abs
+DataCopy Exp Ln Sqrt Rsqrt Abs Add Sub Mul Div Max Min Adds Muls Maxs Mins ReduceMax ReduceSum
+ReduceMin WholeReduceMax WholeReduceSum Select Compare Duplicate Reciprocal Cast EnQue DeQue AllocTensor
+FreeTensor
+""".split())
+
+_SKIP = frozenset({"comment"})
+_TRANSPARENT = frozenset({
+    "module", "block", "expression_statement", "parenthesized_expression", "translation_unit",
+    "compound_statement", "line_continuation",
+})
+_IDENTIFIERS = frozenset({"identifier", "field_identifier", "type_identifier", "namespace_identifier",
+                          "statement_identifier"})
+_LITERALS = {
+    "integer": "num", "float": "num", "number_literal": "num",
+    "string": "str", "concatenated_string": "str", "string_literal": "str", "raw_string_literal": "str",
+    "char_literal": "str", "true": "bool", "false": "bool", "none": "none", "null": "none",
+}
+_OPERATORS = frozenset(
+    "+ - * / // % ** @ < > <= >= == != << >> & | ^ ~ ! && || and or not in is = += -= *= /= //= %= **= "
+    "&= |= ^= <<= >>= ++ --".split()
+)
+
+
+class Fingerprint(BaseModel):
+    """Winnowed k-gram hashes of one snippet in one representation, with evidence positions."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    schema_: Literal["provenance.fingerprint/v1"] = Field(FINGERPRINT_SCHEMA, alias="schema")
+    scheme: str = SCHEME
+    representation: Literal["tokens", "ops"]
+    language: str  # python | cpp
+    k: int
+    w: int
+    n_tokens: int
+    hashes: list[int]  # 63-bit, non-negative: fits a signed BIGINT
+    positions: list[int]  # stream index of each selected k-gram's first token
+    line_start: list[int]  # 1-based source lines each selected k-gram spans
+    line_end: list[int]
+
+    @property
+    def key(self) -> tuple[str, str, int, int]:
+        """What two fingerprints must share to be comparable."""
+        return (self.scheme, self.representation, self.k, self.w)
+
+
+def normalize_language(language: str) -> str:
+    lang = _LANGUAGE_ALIASES.get(language.lower().strip())
+    if lang is None:
+        raise BadInput(f"cannot fingerprint language {language!r} (known: {', '.join(sorted(_LANGUAGE_ALIASES))})")
+    return lang
+
+
+@lru_cache(maxsize=None)
+def _parser(language: str):
+    from tree_sitter import Language, Parser
+
+    if language == "python":
+        import tree_sitter_python as grammar
+    else:
+        import tree_sitter_cpp as grammar
+    return Parser(Language(grammar.language()))
+
+
+def parse(code: str, language: str):
+    """The tree-sitter tree of code (a syntax error still gives a tree: tree-sitter recovers)."""
+    return _parser(normalize_language(language)).parse(code.encode("utf-8"))
+
+
+def _is_docstring(node) -> bool:
+    named = node.named_children
+    return len(named) == 1 and named[0].type in ("string", "concatenated_string")
+
+
+def token_stream(root) -> tuple[list[str], list[int]]:
+    """Normalised pre-order stream of a syntax tree: (token kinds, 1-based line of each)."""
+    kinds: list[str] = []
+    lines: list[int] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        t = node.type
+        if t in _SKIP:
+            continue
+        if not node.is_named:
+            if t in _OPERATORS:
+                kinds.append(t)
+                lines.append(node.start_point[0] + 1)
+            continue
+        if t in _IDENTIFIERS:
+            name = node.text.decode("utf-8", "replace")
+            kinds.append("id:" + name if name in KEEP_NAMES else "id")
+            lines.append(node.start_point[0] + 1)
+            continue
+        lit = _LITERALS.get(t)
+        if lit is not None:
+            kinds.append(lit)
+            lines.append(node.start_point[0] + 1)
+            continue
+        if t == "expression_statement" and _is_docstring(node):
+            continue
+        if t == "primitive_type":
+            kinds.append("type:" + node.text.decode("utf-8", "replace"))
+            lines.append(node.start_point[0] + 1)
+            continue
+        if t not in _TRANSPARENT:
+            kinds.append(t)
+            lines.append(node.start_point[0] + 1)
+        if node.child_count:
+            stack.extend(reversed(node.children))
+    return kinds, lines
+
+
+@lru_cache(maxsize=4096)
+def _kind_hash(kind: str) -> int:
+    return int.from_bytes(hashlib.blake2b(kind.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+@lru_cache(maxsize=16)
+def _powers(k: int) -> tuple[int, ...]:
+    base, mod = 0x100000001B3, 1 << 64
+    return tuple(pow(base, k - 1 - i, mod) for i in range(k))
+
+
+def kgram_hashes(kinds: list[str], k: int):
+    """uint64 hash of every k-gram of the stream (polynomial over 2**64, then a splitmix64 finaliser)."""
+    import numpy as np
+
+    n = len(kinds) - k + 1
+    if n <= 0:
+        return np.zeros(0, dtype=np.uint64)
+    ids = np.fromiter((_kind_hash(x) for x in kinds), dtype=np.uint64, count=len(kinds))
+    powers = np.array(_powers(k), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        h = np.lib.stride_tricks.sliding_window_view(ids, k) @ powers
+        h ^= h >> np.uint64(30)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(27)
+        h *= np.uint64(0x94D049BB133111EB)
+        h ^= h >> np.uint64(31)
+    return h >> np.uint64(1)
+
+
+def winnow(hashes, w: int):
+    """Indexes of the winnowed k-grams: the rightmost minimum of every window of w, each kept once."""
+    import numpy as np
+
+    n = len(hashes)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if w <= 1:
+        return np.arange(n, dtype=np.int64)
+    if n <= w:
+        return np.array([n - 1 - int(np.argmin(hashes[::-1]))], dtype=np.int64)
+    win = np.lib.stride_tricks.sliding_window_view(hashes, w)
+    picks = np.arange(n - w + 1) + (w - 1 - np.argmin(win[:, ::-1], axis=1))
+    keep = np.ones(len(picks), dtype=bool)
+    keep[1:] = picks[1:] != picks[:-1]
+    return picks[keep]
+
+
+def fingerprint_stream(kinds: list[str], lines: list[int], representation: str, language: str,
+                       k: int | None = None, w: int | None = None) -> Fingerprint:
+    """Fingerprint an already normalised stream (tokens or ops)."""
+    import numpy as np
+
+    dk, dw = PARAMS[representation]
+    k, w = k or dk, w or dw
+    h = kgram_hashes(kinds, k)
+    sel = winnow(h, w)
+    if len(sel):
+        ln = np.asarray(lines, dtype=np.int64)
+        spans = np.lib.stride_tricks.sliding_window_view(ln, k)[sel]
+        starts, ends = spans.min(axis=1).tolist(), spans.max(axis=1).tolist()
+    else:
+        starts, ends = [], []
+    return Fingerprint(representation=representation, language=language, k=k, w=w, n_tokens=len(kinds),
+                       hashes=h[sel].astype(np.int64).tolist(), positions=sel.tolist(),
+                       line_start=starts, line_end=ends)
+
+
+def fingerprint(code: str, language: str, representation: str = "tokens") -> Fingerprint:
+    """Fingerprint one snippet in one representation ('tokens' or 'ops')."""
+    lang = normalize_language(language)
+    tree = parse(code, lang)
+    if representation == "tokens":
+        kinds, lines = token_stream(tree.root_node)
+    elif representation == "ops":
+        from provenance.opstream import op_stream
+
+        kinds, lines = op_stream(tree.root_node, lang)
+    else:
+        raise BadInput(f"unknown fingerprint representation {representation!r} (tokens, ops)")
+    return fingerprint_stream(kinds, lines, representation, lang)
+
+
+def fingerprints(code: str, language: str) -> list[Fingerprint]:
+    """Both representations of one snippet from a single parse: what ingest stores for each snippet."""
+    from provenance.opstream import op_stream
+
+    lang = normalize_language(language)
+    root = parse(code, lang).root_node
+    kinds, lines = token_stream(root)
+    ops, op_lines = op_stream(root, lang)
+    return [fingerprint_stream(kinds, lines, "tokens", lang), fingerprint_stream(ops, op_lines, "ops", lang)]
+
+
+def kernel_units(code: str, language: str) -> list[tuple[str, str, int]]:
+    """(name, source, first line) of each kernel in a file: @triton.jit functions, C/C++ function bodies.
+
+    A cohort file is compared as a whole and kernel by kernel, so that a kernel pasted into a larger
+    entry is contained in its own unit even when the rest of the file (host code) is not copied.
+    """
+    lang = normalize_language(language)
+    root = parse(code, lang).root_node
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if lang == "python" and node.type == "decorated_definition":
+            if any(b"jit" in d.text for d in node.named_children if d.type == "decorator"):
+                out.append((_unit_name(node.child_by_field_name("definition")), node.text.decode("utf-8", "replace"),
+                            node.start_point[0] + 1))
+            continue
+        if lang == "cpp" and node.type == "function_definition":
+            out.append((_unit_name(node), node.text.decode("utf-8", "replace"), node.start_point[0] + 1))
+            continue
+        stack.extend(reversed(node.named_children))
+    return out
+
+
+def _unit_name(node) -> str:
+    while node is not None and node.type not in ("identifier", "field_identifier", "qualified_identifier"):
+        node = node.child_by_field_name("name") or node.child_by_field_name("declarator")
+    return node.text.decode("utf-8", "replace") if node is not None else "?"
+
+
+def shifted(fp: Fingerprint, lines: int) -> Fingerprint:
+    """The same fingerprint with its line numbers moved down by lines (a unit cut out of a file)."""
+    return fp.model_copy(update={"line_start": [x + lines for x in fp.line_start],
+                                 "line_end": [x + lines for x in fp.line_end]})

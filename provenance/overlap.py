@@ -1,0 +1,287 @@
+"""Overlap between KB entries and cohort files, from stored fingerprints, without all-pairs work.
+
+An inverted index maps each cohort fingerprint hash to the cohort files holding it. A scan makes two
+passes over the KB entries: the first intersects each entry's hashes with the cohort's (a set
+operation per fingerprint) and counts, for every cohort hash, how many entries hold it; the second
+scores only the entries that hit anything. Hashes ignored as boilerplate, in three layers:
+- the seed idioms of provenance.boilerplate (the pid/offs/mask launch, host wrappers, scaffolding);
+- hashes found in the files of ``boilerplate_operators`` or more distinct cohort operators;
+- hashes held by more than ``boilerplate_share`` of the KB entries (and more than
+  ``boilerplate_min_entries``; the floor keeps a small KB from calling its own copies boilerplate).
+
+Scores per (entry, cohort file, representation), the best over the entry's parts (before/after):
+containment = shared / the smaller side's non-boilerplate fingerprints; Dice = 2 shared / (sum of
+both); the longest shared run (Dolos fragments: fingerprints consecutive on both sides), in stream
+tokens, with its line ranges on both sides as evidence. Decision (``decide``), defaults chosen from
+bench/bench_overlap.py on the planted-copy corpus, see OverlapConfig.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from provenance.errors import BadInput, StaleFingerprint
+from provenance.fingerprint import PARAMS, SCHEME, Fingerprint, fingerprints, kernel_units, shifted
+
+REPRESENTATIONS = ("tokens", "ops")
+
+Parts = Mapping[str, Sequence[Fingerprint]]  # part name (before, after, code) -> its fingerprints
+
+
+class OverlapConfig(BaseModel):
+    """Decision thresholds and boilerplate rules; part of a freeze's hashed rule parameters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    threshold: float = Field(0.7, ge=0, le=1)  # tokens: containment at or above this ...
+    min_cover: int = 24  # ... over at least this many entry tokens inside shared k-grams (about 2 lines)
+    paste_run: int = 150  # a shared run this long is a copy whatever the containment
+    ops_threshold: float = Field(0.9, ge=0, le=1)  # ops (cross-language): containment at or above this ...
+    ops_min_run: int = 7  # ... and a shared run of at least this many ops (a softmax is 7)
+    ops_same_language: bool = False  # ops also between same-language pairs (tokens are stricter there)
+    boilerplate_share: float = Field(0.05, gt=0, le=1)
+    boilerplate_min_entries: int = 50
+    boilerplate_operators: int = 3
+    builtin_boilerplate: bool = True
+
+
+class OverlapMatch(BaseModel):
+    """One (entry, cohort file, representation) pair with its scores and the evidence."""
+
+    entry_id: str
+    entry_part: str
+    cohort_file: str
+    cohort_unit: str = ""  # the kernel within the cohort file; "" for the whole file
+    operator_id: str | None = None
+    representation: str
+    containment: float
+    dice: float
+    shared: int
+    entry_fingerprints: int
+    cohort_fingerprints: int
+    covered: int  # entry stream tokens inside shared k-grams
+    longest_run: int  # stream tokens (ops for the ops representation)
+    run_entry_lines: tuple[int, int] | None = None
+    run_cohort_lines: tuple[int, int] | None = None
+    entry_lines: list[tuple[int, int]] = Field(default_factory=list)  # merged spans of all shared fingerprints
+    cohort_lines: list[tuple[int, int]] = Field(default_factory=list)
+    flagged: bool = False
+    reason: str = ""  # containment | run | ""
+
+
+class OverlapScan(BaseModel):
+    n_entries: int
+    n_candidates: int  # entries that shared any non-seed hash with the cohort
+    boilerplate: dict[str, int]  # representation -> cohort hashes ignored
+    matches: list[OverlapMatch]
+
+    def flagged(self) -> dict[str, list[OverlapMatch]]:
+        """entry id -> its flagged matches."""
+        out: dict[str, list[OverlapMatch]] = defaultdict(list)
+        for m in self.matches:
+            if m.flagged:
+                out[m.entry_id].append(m)
+        return dict(out)
+
+
+def decide(m: OverlapMatch, config: OverlapConfig) -> tuple[bool, str]:
+    """Is this pair a copy? (flag, which rule)."""
+    if m.representation == "ops":
+        ok = m.containment >= config.ops_threshold and m.longest_run >= config.ops_min_run
+        return ok, "containment" if ok else ""
+    if m.longest_run >= config.paste_run:
+        return True, "run"
+    ok = m.containment >= config.threshold and m.covered >= config.min_cover
+    return ok, "containment" if ok else ""
+
+
+@dataclass
+class CohortUnit:
+    """What is indexed: a cohort file as a whole (unit "") or one kernel of it."""
+
+    file_id: str
+    operator_id: str
+    unit: str
+    fingerprints: Sequence[Fingerprint]
+
+
+def cohort_units(file_id: str, operator_id: str, code: str, language: str) -> list[CohortUnit]:
+    """The whole file and each of its kernels, fingerprinted (line numbers relative to the file)."""
+    units = [CohortUnit(file_id, operator_id, "", fingerprints(code, language))]
+    for name, src, line in kernel_units(code, language):
+        units.append(CohortUnit(file_id, operator_id, name, [shifted(fp, line - 1) for fp in fingerprints(src, language)]))
+    return units
+
+
+@dataclass
+class _CohortFP:
+    file_id: str
+    operator_id: str
+    unit: str
+    fp: Fingerprint
+    distinct: set[int] = field(default_factory=set)
+
+
+class OverlapIndex:
+    """Cohort fingerprints, inverted; build once per freeze, then scan the KB."""
+
+    def __init__(self, units: Iterable[CohortUnit], config: OverlapConfig | None = None):
+        self.config = config or OverlapConfig()
+        self._cfps: list[_CohortFP] = []
+        self._inv: dict[str, dict[int, list[int]]] = {r: defaultdict(list) for r in REPRESENTATIONS}
+        for u in units:
+            for fp in u.fingerprints:
+                self._check(fp)
+                ci = len(self._cfps)
+                self._cfps.append(_CohortFP(u.file_id, u.operator_id, u.unit, fp, set(fp.hashes)))
+                for h in self._cfps[-1].distinct:
+                    self._inv[fp.representation][h].append(ci)
+        self._static = {r: self._static_boilerplate(r) for r in REPRESENTATIONS}
+
+    @classmethod
+    def build(cls, cohort_files: Mapping[str, tuple[str, str]], config: OverlapConfig | None = None,
+              operators: Mapping[str, str] | None = None) -> OverlapIndex:
+        """cohort_files: file id -> (code, language); operators: file id -> operator id (default: the file id)."""
+        ops = operators or {}
+        return cls([u for fid, (code, lang) in cohort_files.items() for u in cohort_units(fid, ops.get(fid, fid), code, lang)],
+                    config)
+
+    @classmethod
+    def from_manifest(cls, manifest, config: OverlapConfig | None = None) -> OverlapIndex:
+        """Index every fingerprintable file of a provenance.cohort.CohortManifest."""
+        return cls([u for f in manifest.files() if f.language != "other"
+                    for u in cohort_units(f.path, f.operator_id, f.code, f.language)], config)
+
+    def _check(self, fp: Fingerprint) -> None:
+        if fp.representation not in PARAMS:
+            raise BadInput(f"unknown fingerprint representation {fp.representation!r}")
+        if (fp.scheme, fp.k, fp.w) != (SCHEME, *PARAMS[fp.representation]):
+            raise StaleFingerprint(
+                f"fingerprint of scheme {fp.scheme} (k={fp.k}, w={fp.w}) cannot be compared with scheme {SCHEME} "
+                f"(k={PARAMS[fp.representation][0]}, w={PARAMS[fp.representation][1]}): re-fingerprint the KB")
+
+    def _static_boilerplate(self, r: str) -> set[int]:
+        out: set[int] = set()
+        if self.config.builtin_boilerplate:
+            from provenance.boilerplate import boilerplate_hashes
+
+            out |= boilerplate_hashes(r)
+        for h, cis in self._inv[r].items():
+            if len({self._cfps[ci].operator_id for ci in cis}) >= self.config.boilerplate_operators:
+                out.add(h)
+        return out
+
+    def match(self, entry_id: str, parts: Parts) -> list[OverlapMatch]:
+        """Score one entry against the cohort (seed and cohort boilerplate only: no KB statistics)."""
+        return self._score(entry_id, parts, self._static)
+
+    def scan(self, entries: Iterable[tuple[str, Parts]]) -> OverlapScan:
+        """Two passes over the KB (see the module docstring); entries may be a one-shot generator."""
+        keys = {r: set(self._inv[r]) - self._static[r] for r in REPRESENTATIONS}
+        df: dict[str, Counter] = {r: Counter() for r in REPRESENTATIONS}
+        candidates, n = [], 0
+        for entry_id, parts in entries:
+            n += 1
+            seen: dict[str, set[int]] = {r: set() for r in REPRESENTATIONS}
+            for fps in parts.values():
+                for fp in fps:
+                    self._check(fp)
+                    seen[fp.representation].update(keys[fp.representation].intersection(fp.hashes))
+            if seen["tokens"] or seen["ops"]:
+                candidates.append((entry_id, parts))
+                for r in REPRESENTATIONS:
+                    df[r].update(seen[r])
+        limit = max(self.config.boilerplate_share * n, self.config.boilerplate_min_entries)
+        ignored = {r: self._static[r] | {h for h, c in df[r].items() if c > limit} for r in REPRESENTATIONS}
+        matches = [m for eid, parts in candidates for m in self._score(eid, parts, ignored)]
+        return OverlapScan(n_entries=n, n_candidates=len(candidates), matches=matches,
+                           boilerplate={r: len(ignored[r] & set(self._inv[r])) for r in REPRESENTATIONS})
+
+    def _score(self, entry_id: str, parts: Parts, ignored: Mapping[str, set[int]],
+               per_unit: bool = False) -> list[OverlapMatch]:
+        """The best match per (cohort file, representation), over the entry's parts and the file's units."""
+        best: dict[tuple[str, ...], OverlapMatch] = {}
+        for part, fps in parts.items():
+            for fp in fps:
+                self._check(fp)
+                r, ign = fp.representation, ignored[fp.representation]
+                mine = set(fp.hashes) - ign
+                per_file: Counter = Counter()
+                inv = self._inv[r]
+                for h in mine:
+                    for ci in inv.get(h, ()):
+                        per_file[ci] += 1
+                for ci, shared in per_file.items():
+                    c = self._cfps[ci]
+                    if r == "ops" and not self.config.ops_same_language and c.fp.language == fp.language:
+                        continue
+                    m = self._pair(entry_id, part, fp, c, mine, shared, ign)
+                    key = (c.file_id, c.unit, r) if per_unit else (c.file_id, r)
+                    old = best.get(key)
+                    if old is None or (m.flagged, m.containment, m.covered) > (old.flagged, old.containment, old.covered):
+                        best[key] = m
+        return sorted(best.values(), key=lambda m: (m.cohort_file, m.representation, m.cohort_unit))
+
+    def _pair(self, entry_id, part, fp, c: _CohortFP, mine, shared, ign) -> OverlapMatch:
+        ne, nc = len(mine), len(c.distinct - ign)
+        run, e_span, c_span = _longest_run(fp, c.fp, ign)
+        common = mine & c.distinct
+        m = OverlapMatch(
+            entry_id=entry_id, entry_part=part, cohort_file=c.file_id, cohort_unit=c.unit, operator_id=c.operator_id,
+            representation=fp.representation, containment=round(shared / max(1, min(ne, nc)), 4),
+            dice=round(2 * shared / max(1, ne + nc), 4), shared=shared, entry_fingerprints=ne,
+            cohort_fingerprints=nc, covered=_covered(fp, common), longest_run=run, run_entry_lines=e_span,
+            run_cohort_lines=c_span, entry_lines=_spans(fp, common), cohort_lines=_spans(c.fp, common))
+        m.flagged, m.reason = decide(m, self.config)
+        return m
+
+
+def _longest_run(a: Fingerprint, b: Fingerprint, ign: set[int]):
+    """Longest chain of shared fingerprints consecutive in both (boilerplate skipped), in stream tokens."""
+    ai = [i for i, h in enumerate(a.hashes) if h not in ign]
+    bj = [j for j, h in enumerate(b.hashes) if h not in ign]
+    where: dict[int, list[int]] = defaultdict(list)
+    for n, j in enumerate(bj):
+        where[b.hashes[j]].append(n)
+    runs: dict[tuple[int, int], int] = {}
+    best, end = 0, None
+    for m, i in enumerate(ai):
+        for n in where.get(a.hashes[i], ()):
+            length = runs.get((m - 1, n - 1), 0) + 1
+            runs[(m, n)] = length
+            if length > best:
+                best, end = length, (m, n)
+    if end is None:
+        return 0, None, None
+    (m1, n1), (m0, n0) = end, (end[0] - best + 1, end[1] - best + 1)
+    i0, i1, j0, j1 = ai[m0], ai[m1], bj[n0], bj[n1]
+    tokens, stop = 0, -1
+    for i in ai[m0:m1 + 1]:  # tokens inside the run's k-grams: boilerplate skipped between them is not counted
+        p = a.positions[i]
+        tokens += p + a.k - max(p, stop)
+        stop = p + a.k
+    return tokens, (a.line_start[i0], a.line_end[i1]), (b.line_start[j0], b.line_end[j1])
+
+
+def _covered(fp: Fingerprint, common: set[int]) -> int:
+    """Stream tokens of fp inside at least one shared k-gram."""
+    total, end = 0, -1
+    for h, p in zip(fp.hashes, fp.positions):
+        if h in common:
+            total += p + fp.k - max(p, end)
+            end = p + fp.k
+    return total
+
+
+def _spans(fp: Fingerprint, common: set[int], limit: int = 20) -> list[tuple[int, int]]:
+    spans = sorted((s, e) for h, s, e in zip(fp.hashes, fp.line_start, fp.line_end) if h in common)
+    merged: list[list[int]] = []
+    for s, e in spans:
+        if merged and s <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    return [(s, e) for s, e in merged[:limit]]
