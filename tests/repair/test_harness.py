@@ -1,0 +1,112 @@
+"""evaluate() end to end on tiny fixture problems: tiers, seeds, KernelBench format, diagnostics, isolation."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repair.backends import get_backend
+from repair.errors import BadInput
+from repair.harness import evaluate
+from repair.problem import case_set_sha256, load_problem_spec
+from repair.sandbox import fork_server
+
+DATA = Path(__file__).parent / "data"
+PROBLEM = DATA / "addrelu_problem.py"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_server():
+    """Pay the fork server's start (torch + triton imports) once for the module."""
+    fork_server(get_backend("triton-cpu")).ensure_ready()
+
+
+def test_correct_candidate_passes_both_tiers():
+    r = evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=11)
+    assert r.passed and r.numerics_passed and r.integrity.verdict == "clean"
+    assert [(c.case_id, c.tier, c.status) for c in r.cases] == [
+        ("c0", "compact", "pass"), ("c1", "full", "pass"), ("c2", "full", "pass")]
+    assert (r.summary["compact"].passed, r.summary["compact"].total) == (1, 1)
+    assert (r.summary["full"].passed, r.summary["full"].total) == (3, 3) and r.match == 1.0
+    spec = load_problem_spec(PROBLEM)
+    assert r.case_set_sha256 == case_set_sha256(spec.cases) and r.operator_id == "test_add_relu"
+    assert r.seed == 11 and r.kernel_seconds > 0 and r.wall_seconds >= r.kernel_seconds
+    assert all(c.max_abs_err is not None and c.max_abs_err <= 1e-6 for c in r.cases)
+    assert '"schema": "repair.eval/v1"' in r.to_json()
+
+
+def test_compact_tier_runs_only_compact_cases():
+    r = evaluate(PROBLEM, DATA / "addrelu_correct.py", tier="compact", seed=1)
+    assert [c.case_id for c in r.cases] == ["c0"] and r.match is None and set(r.summary) == {"compact"}
+    assert r.case_set_sha256 != evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=1).case_set_sha256
+
+
+def test_seed_fixes_inputs_and_fresh_seeds_differ():
+    a = evaluate(PROBLEM, DATA / "cand_tail.py", seed=5)
+    b = evaluate(PROBLEM, DATA / "cand_tail.py", seed=5)
+    c = evaluate(PROBLEM, DATA / "cand_tail.py")
+    d = evaluate(PROBLEM, DATA / "cand_tail.py")
+    assert a.cases[2].diagnostics.reference_stats == b.cases[2].diagnostics.reference_stats
+    assert c.seed != d.seed and c.cases[2].diagnostics.reference_stats != d.cases[2].diagnostics.reference_stats
+
+
+def test_unwritten_tail_is_located_and_labelled():
+    r = evaluate(PROBLEM, DATA / "cand_tail.py", seed=3)
+    assert [c.status for c in r.cases] == ["pass", "pass", "mismatch"]
+    assert r.summary["compact"].passed == 1 and r.match == pytest.approx(2 / 3) and not r.passed
+    tail = r.cases[2]
+    assert tail.first_mismatch == [2048] and tail.nan_count == 3000 - 2048
+    assert tail.mismatch_frac == pytest.approx(952 / 3000)
+    assert (tail.diagnostics.location, tail.diagnostics.symptom) == ("last-block", "nan-introduced")
+    assert tail.diagnostics.reference_stats.std is not None and tail.diagnostics.output_stats.mean is not None
+
+
+def test_kernelbench_problem_without_cases_and_matching_weights():
+    r = evaluate(DATA / "kb_problem.py", DATA / "kb_candidate.py")
+    assert [(c.case_id, c.tier, c.status) for c in r.cases] == [("default", "compact", "pass")]
+    assert r.operator_id == "kb_problem" and r.summary["full"].total == 1 and r.match == 1.0
+
+
+def test_candidate_process_never_holds_the_problem_module():
+    r = evaluate(PROBLEM, DATA / "cand_spy.py", seed=2)
+    assert r.numerics_passed, [c.message for c in r.cases]
+
+
+def test_output_cache_fails_the_second_seed():
+    r = evaluate(PROBLEM, DATA / "cand_cache.py", seed=4)
+    first = r.cases[0]
+    assert first.status == "mismatch" and "second" in first.message and not r.passed
+    rules = {f.rule for f in r.integrity.findings}
+    assert "runtime.insensitive-output" in rules or "runtime.no-launch" in rules
+
+
+def test_unimportable_candidates_are_results():
+    r = evaluate(PROBLEM, DATA / "cand_syntax.py", seed=1)
+    assert [c.status for c in r.cases] == ["error"] * 3 and "SyntaxError" in r.cases[0].message
+    r = evaluate(PROBLEM, DATA / "cand_import_error.py", tier="compact", seed=1)
+    assert r.cases[0].status == "error" and "no such kernel library" in r.cases[0].message
+
+
+def test_bad_inputs_name_the_file(tmp_path):
+    text = PROBLEM.read_text()
+    bad = tmp_path / "bad_cases.py"
+    bad.write_text(text.replace('"tier": "full", "N": 1}', '"tier": "huge", "N": 1}'))
+    with pytest.raises(BadInput, match=r"bad_cases\.py: CASES\[1\] has tier 'huge'"):
+        evaluate(bad, DATA / "addrelu_correct.py")
+    broken = tmp_path / "broken_inputs.py"
+    broken.write_text(text.replace("return [torch.randn(N), torch.randn(N)]", "raise KeyError('no N')"))
+    with pytest.raises(BadInput, match=r"broken_inputs\.py: reference get_init_inputs/get_inputs .*KeyError"):
+        evaluate(broken, DATA / "addrelu_correct.py")
+    with pytest.raises(BadInput, match=r"cand_no_modelnew\.py: candidate defines no ModelNew"):
+        evaluate(PROBLEM, DATA / "cand_no_modelnew.py")
+    with pytest.raises(BadInput, match="unknown backend"):
+        evaluate(PROBLEM, DATA / "addrelu_correct.py", backend="tpu")
+    with pytest.raises(BadInput, match="unknown tier"):
+        evaluate(PROBLEM, DATA / "addrelu_correct.py", tier="medium")
+
+
+def test_one_fork_server_per_engine_process():
+    server = fork_server(get_backend("triton-cpu"))
+    evaluate(PROBLEM, DATA / "addrelu_correct.py", tier="compact")
+    evaluate(DATA / "kb_problem.py", DATA / "kb_candidate.py")
+    assert fork_server(get_backend("triton-cpu")) is server and server.alive()

@@ -1,0 +1,78 @@
+"""`repair eval`: table or JSON, exit codes 0/1/2/3, one-line errors, an instant --help."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from repair.backends import get_backend
+from repair.cli import cli
+from repair.sandbox import fork_server
+
+DATA = Path(__file__).parent / "data"
+PROBLEM = str(DATA / "addrelu_problem.py")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_server():
+    fork_server(get_backend("triton-cpu")).ensure_ready()
+
+
+def _eval(*args):
+    return CliRunner().invoke(cli, ["eval", *args], catch_exceptions=False)
+
+
+def test_pass_prints_a_table_and_exits_0():
+    r = _eval(PROBLEM, str(DATA / "addrelu_correct.py"), "--seed", "3")
+    assert r.exit_code == 0, r.output
+    assert "c2" in r.output and "full 3/3" in r.output and "PASS" in r.output
+
+
+def test_json_and_exit_1_on_a_near_miss():
+    r = _eval(PROBLEM, str(DATA / "cand_tail.py"), "--json", "--seed", "3", "--tier", "full")
+    assert r.exit_code == 1
+    doc = json.loads(r.stdout)
+    assert doc["schema"] == "repair.eval/v1" and doc["match"] == pytest.approx(2 / 3)
+    assert doc["cases"][2]["diagnostics"]["symptom"] == "nan-introduced"
+
+
+def test_compact_tier_exit_code_follows_the_asked_tier():
+    r = _eval(PROBLEM, str(DATA / "cand_tail.py"), "--tier", "compact", "--seed", "3")
+    assert r.exit_code == 0, r.output  # the bug is only in a full-tier case
+
+
+def test_bad_input_exits_2_with_one_line(tmp_path):
+    bad = tmp_path / "malformed.py"
+    bad.write_text(Path(PROBLEM).read_text().replace("CASES = [", "CASES = 7\n_ = ["))
+    r = _eval(str(bad), str(DATA / "addrelu_correct.py"))
+    assert r.exit_code == 2
+    assert r.stderr.count("\n") == 1 and "malformed.py" in r.stderr and "CASES must be" in r.stderr
+    r = _eval(str(tmp_path / "nope.py"), str(DATA / "addrelu_correct.py"))
+    assert r.exit_code == 2 and "nope.py: problem file not found" in r.stderr
+    r = _eval(PROBLEM, str(DATA / "addrelu_correct.py"), "--rule-off", "static.no-such-rule")
+    assert r.exit_code == 2 and "no-such-rule" in r.stderr
+
+
+def test_missing_backend_exits_3():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    r = _eval(PROBLEM, str(DATA / "addrelu_correct.py"), "--backend", "cuda")
+    assert r.exit_code == 3 and "cuda" in r.stderr
+    r = _eval(PROBLEM, str(DATA / "addrelu_correct.py"), "--backend", "npu")
+    assert r.exit_code == 3 and "torch_npu" in r.stderr
+
+
+def test_help_imports_nothing_heavy():
+    code = ("import sys; from repair.cli import cli\n"
+            "try:\n    cli(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('torch', 'triton', 'chromadb', 'duckdb', 'litellm', 'sentence_transformers', "
+            "'numpy', 'pydantic') if m in sys.modules]\n"
+            "print('HEAVY', heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "HEAVY []" in out and "eval" in out

@@ -1,0 +1,197 @@
+"""Comparison, diagnostics, problem validation and the value wire format: no subprocesses."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from repair._wire import decode_values, encode_values
+from repair.compare import compare_one, compare_outputs
+from repair.diagnose import diagnose, locate
+from repair.errors import BadInput
+from repair.harness import case_seed
+from repair.problem import (CaseSpec, case_set_sha256, check_candidate_file, check_problem_file,
+                            resolve_tolerance, spec_from_report)
+
+TOL = {"atol": 1e-4, "rtol": 1e-4}
+DATA = Path(__file__).parent / "data"
+
+
+# -- the element rule -----------------------------------------------------------------------------
+
+def test_element_fails_only_when_both_abs_and_rel_exceed():
+    exp = torch.tensor([1000.0, 1e-6, 1.0])
+    act = torch.tensor([1000.05, 1e-6 + 5e-5, 1.0])  # abs 5e-2 but rel 5e-5; rel 50 but abs 5e-5
+    assert compare_one(exp, act, TOL).status == "pass"
+    act[2] = 1.001  # abs 1e-3 and rel 1e-3
+    c = compare_one(exp, act, TOL)
+    assert c.status == "mismatch" and c.first_mismatch == [2] and c.mismatch_frac == pytest.approx(1 / 3)
+
+
+def test_nonfinite_rules():
+    exp = torch.tensor([1.0, float("nan"), float("inf"), 2.0])
+    assert compare_one(exp, exp.clone(), TOL).status == "pass"  # NaN and Inf matched exactly
+    act = exp.clone()
+    act[0] = float("nan")
+    c = compare_one(exp, act, TOL)
+    assert c.status == "mismatch" and c.nan_count == 2 and c.diagnostics.symptom == "nan-introduced"
+    act = exp.clone()
+    act[2] = 3.0  # a finite value where the reference is inf
+    assert compare_one(exp, act, TOL).status == "mismatch"
+
+
+def test_shape_dtype_and_count_mismatch():
+    exp = torch.zeros(4, 3)
+    c = compare_one(exp, torch.zeros(3, 4), TOL)
+    assert c.status == "mismatch" and c.diagnostics.symptom == "shape-mismatch" and c.expected_shape == [4, 3]
+    c = compare_one(exp, torch.zeros(4, 3, dtype=torch.float16), TOL)
+    assert c.status == "mismatch" and c.diagnostics.symptom == "dtype-mismatch"
+    c = compare_outputs([exp], [exp, exp], lambda d: TOL)
+    assert c.status == "mismatch" and c.diagnostics.symptom == "output-count"
+
+
+def test_integers_compare_exactly_and_second_output_is_named():
+    exp = torch.arange(10)
+    act = exp.clone()
+    act[9] += 1
+    tol_for = lambda d: resolve_tolerance({"atol": 5.0, "rtol": 5.0}, d)  # noqa: E731 — flat tolerance: floats only
+    ok = torch.ones(3)
+    c = compare_outputs([ok, exp], [ok.clone(), act], tol_for)
+    assert c.status == "mismatch" and c.first_mismatch == [9] and c.message.startswith("output 1 of 2")
+
+
+def test_tolerance_resolution():
+    assert resolve_tolerance(None, "float16") == {"atol": 1e-2, "rtol": 1e-2}
+    assert resolve_tolerance(None, "float32") == {"atol": 1e-4, "rtol": 1e-4}
+    assert resolve_tolerance(None, "int32") == {"atol": 0.0, "rtol": 0.0}
+    per = {"float16": {"atol": 5e-2}, "float32": {"atol": 1e-3, "rtol": 1e-3}}
+    assert resolve_tolerance(per, "float16") == {"atol": 5e-2, "rtol": 1e-2}
+    assert resolve_tolerance(per, "float32") == {"atol": 1e-3, "rtol": 1e-3}
+
+
+# -- diagnostics ----------------------------------------------------------------------------------
+
+def _diag(exp, act):
+    return compare_one(exp, act, TOL).diagnostics
+
+
+def test_tail_columns_with_block_hint():
+    exp = torch.randn(8, 100) + 5
+    act = exp.clone()
+    act[:, 64:] = 0.0
+    d = _diag(exp, act)
+    assert (d.location, d.symptom) == ("tail-columns", "tail-localized")
+    assert any("multiple of 64" in n and "partial" in n for n in d.notes)
+
+
+def test_single_row_tail_rows_and_last_block():
+    exp = torch.randn(16, 32) + 5
+    act = exp.clone()
+    act[3, 5:9] += 1
+    assert _diag(exp, act).location == "single-row"
+    act = exp.clone()
+    act[12:] *= 2
+    assert _diag(exp, act).location == "tail-rows"
+    exp1 = torch.randn(3000) + 5
+    act1 = exp1.clone()
+    act1[2048:] = float("nan")  # never written: NaN-filled allocation
+    d = _diag(exp1, act1)
+    assert (d.location, d.symptom) == ("last-block", "nan-introduced")
+    assert any("never written" in n for n in d.notes)
+
+
+def test_symptoms():
+    torch.manual_seed(0)
+    exp = torch.randn(64, 64) + 3
+    assert _diag(exp, torch.zeros_like(exp)).symptom == "zero-output"
+    assert _diag(exp, exp * 1.5).symptom == "scaled-output"
+    assert _diag(exp, exp + 0.5).symptom == "offset-output"
+    assert _diag(exp, exp * (1 + 1e-3 * torch.randn_like(exp))).symptom == "uniform-drift"
+    sparse = exp.clone()
+    sparse[5, 7] = 100.0
+    sparse[40, 2] = -100.0
+    d = _diag(exp, sparse)
+    assert (d.location, d.symptom) == ("sparse", "sparse-outliers")
+    d = _diag(exp, torch.randn_like(exp))
+    assert (d.location, d.symptom) == ("everywhere", "all-wrong")
+    rows = exp * torch.linspace(0.5, 0.9, 64).unsqueeze(1)
+    assert _diag(exp, rows).symptom == "row-scaled-output"
+
+
+def test_stats_and_no_failure():
+    exp = torch.tensor([[0.0, 2.0], [4.0, 6.0]])
+    d = diagnose(exp, exp, torch.zeros(2, 2, dtype=torch.bool))
+    assert d.location == "none" and d.symptom == "none"
+    assert d.reference_stats.mean == 3.0 and d.reference_stats.frac_zero == 0.25 and d.reference_stats.max == 6.0
+    assert locate(torch.zeros(5, dtype=torch.bool)) == ("none", [])
+
+
+# -- the wire format ------------------------------------------------------------------------------
+
+def test_wire_round_trip():
+    class Sub(torch.Tensor):
+        pass
+
+    values = [[torch.randn(3, 4), torch.ones(2, dtype=torch.float16), torch.ones(5, dtype=torch.bfloat16)],
+              (torch.tensor(True), torch.arange(6).reshape(2, 3).t(), torch.empty(0, 3), torch.tensor(2.5)),
+              None, 3, 1.5, "s", torch.float16, torch.randn(4).as_subclass(Sub)]
+    desc, payload = encode_values(values)
+    out = decode_values(desc, bytearray(payload))
+    assert isinstance(out[1], tuple) and out[2:7] == [None, 3, 1.5, "s", torch.float16]
+    for a, b in zip(values[0] + list(values[1]) + [values[7]], out[0] + list(out[1]) + [out[7]]):
+        assert type(b) is torch.Tensor and a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+    with pytest.raises(ValueError):
+        encode_values([object()])
+
+
+# -- problem validation ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("report, needle", [
+    ({"has_cases": True, "CASES": "big"}, "CASES must be a non-empty list"),
+    ({"has_cases": True, "CASES": []}, "CASES must be a non-empty list"),
+    ({"has_cases": True, "CASES": [{"tier": "medium", "N": 1}]}, "CASES[0] has tier 'medium'"),
+    ({"has_cases": True, "CASES": [{"tier": "full", "N": 1}]}, "no compact case"),
+    ({"has_cases": True, "CASES": [{"tier": "compact"}, 3]}, "CASES[1] is a int"),
+    ({"has_cases": False, "TOLERANCE": {"atol": -1}}, "non-negative"),
+    ({"has_cases": False, "TOLERANCE": {"float16": {"eps": 1}}}, "only 'atol'/'rtol'"),
+    ({"has_cases": False, "OPERATOR": "softmax"}, "OPERATOR must be a dict"),
+])
+def test_bad_problem_reports(report, needle):
+    with pytest.raises(BadInput) as e:
+        spec_from_report("x/prob.py", "0" * 64, report)
+    assert needle in str(e.value) and "x/prob.py" in str(e.value)
+
+
+def test_spec_ids_tiers_and_case_hash():
+    spec = spec_from_report("ops/softmax/problem.py", "0" * 64, {
+        "has_cases": True, "OPERATOR": {"family": "softmax"},
+        "CASES": [{"tier": "compact", "N": 4}, {"tier": "full", "N": 5}]})
+    assert spec.operator_id == "softmax" and spec.family == "softmax"  # default id: the directory for problem.py
+    assert [c.case_id for c in spec.cases_for("compact")] == ["c0"]
+    assert [c.params for c in spec.cases_for("full")] == [{"N": 4}, {"N": 5}]
+    kb = spec_from_report("kb/19_ReLU.py", "0" * 64, {"has_cases": False})
+    assert kb.operator_id == "19_ReLU" and [(c.case_id, c.tier) for c in kb.cases] == [("default", "compact")]
+    a = case_set_sha256([CaseSpec(case_id="c0", tier="compact", params={"N": 4})])
+    assert a != case_set_sha256([CaseSpec(case_id="c0", tier="compact", params={"N": 5})]) and len(a) == 64
+
+
+def test_static_file_checks(tmp_path):
+    with pytest.raises(BadInput, match="not found"):
+        check_problem_file(tmp_path / "missing.py")
+    bad = tmp_path / "p.py"
+    bad.write_text("def get_inputs():\n    return []\n")
+    with pytest.raises(BadInput, match=r"p\.py: problem defines no Model"):
+        check_problem_file(bad)
+    bad.write_text("class Model(:\n")
+    with pytest.raises(BadInput, match="does not parse"):
+        check_problem_file(bad)
+    with pytest.raises(BadInput, match="defines no ModelNew"):
+        check_candidate_file(DATA / "cand_no_modelnew.py")
+    assert check_candidate_file(DATA / "cand_syntax.py")[1] is False  # a result, not bad input
+
+
+def test_case_seeds_are_stable_and_distinct():
+    assert case_seed(7, "c0") == case_seed(7, "c0")
+    assert len({case_seed(7, "c0"), case_seed(7, "c1"), case_seed(8, "c0"), case_seed(7, "c0", "reseed")}) == 4
+    assert all(0 <= case_seed(s, "c0") < 2**31 for s in range(50))

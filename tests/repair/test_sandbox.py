@@ -1,0 +1,94 @@
+"""Misbehaving candidates are case results, quickly, and the engine carries on."""
+from __future__ import annotations
+
+import resource
+import time
+from pathlib import Path
+
+import pytest
+
+from repair.backends import get_backend
+from repair.harness import evaluate
+from repair.sandbox import apply_limits, fork_server
+
+DATA = Path(__file__).parent / "data"
+PROBLEM = DATA / "addrelu_problem.py"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_server():
+    fork_server(get_backend("triton-cpu")).ensure_ready()
+
+
+def _one(candidate: str, **kw):
+    t0 = time.monotonic()
+    r = evaluate(PROBLEM, DATA / candidate, tier="compact", seed=1, **kw)
+    return r.cases[0], time.monotonic() - t0
+
+
+def test_segfault_is_a_crash_with_the_stack():
+    case, took = _one("cand_segfault.py", timeout_s=20)
+    assert case.status == "crash" and "SIGSEGV" in case.message
+    assert "cand_segfault.py" in case.message  # faulthandler's Python stack of the crash
+    assert took < 20
+
+
+def test_infinite_loop_is_a_timeout():
+    case, took = _one("cand_hang.py", timeout_s=2)
+    assert case.status == "timeout" and "2s" in case.message
+    assert took < 2 + 15
+
+
+def test_memory_hog_hits_the_limit():
+    case, took = _one("cand_memhog.py", timeout_s=30, mem_limit_mb=512)
+    assert case.status == "crash" and "out of memory" in case.message and "512 MB" in case.message
+    assert took < 30
+
+
+def test_exception_is_an_error_with_the_traceback_tail():
+    case, took = _one("cand_raise.py", timeout_s=20)
+    assert case.status == "error" and "ValueError: deliberate failure in forward" in case.message
+    assert "line" in case.message and took < 20
+
+
+def test_crash_on_one_case_leaves_the_others_running():
+    r = evaluate(PROBLEM, DATA / "cand_crash_small.py", seed=1, timeout_s=20)
+    assert [c.status for c in r.cases] == ["pass", "crash", "pass"]
+    assert r.summary["full"].passed == 2 and not r.numerics_passed
+
+
+@pytest.mark.slow
+def test_hang_on_one_case_leaves_the_others_running():
+    r = evaluate(PROBLEM, DATA / "cand_hang_small.py", seed=1, timeout_s=4)
+    assert [c.status for c in r.cases] == ["pass", "timeout", "pass"]
+
+
+def test_engine_survives_and_evaluates_the_next_candidate():
+    _one("cand_segfault.py", timeout_s=20)
+    _one("cand_hang.py", timeout_s=1)
+    r = evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=1)
+    assert r.passed
+
+
+def test_apply_limits_in_a_child():
+    import os
+
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover — runs in the child
+        ok = False
+        try:
+            done = apply_limits(mem_limit_mb=256, cpu_seconds=50, fsize_mb=8)
+            core = resource.getrlimit(resource.RLIMIT_CORE)
+            cpu = resource.getrlimit(resource.RLIMIT_CPU)
+            fsize = resource.getrlimit(resource.RLIMIT_FSIZE)
+            as_ = resource.getrlimit(resource.RLIMIT_AS)
+            ok = core == (0, 0) and cpu == (50, 55) and fsize == (8 << 20, 8 << 20) and as_[0] == done["as_bytes"]
+            try:
+                bytearray(512 << 20)
+                ok = False
+            except MemoryError:
+                pass
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
