@@ -242,9 +242,10 @@ def output_findings(inputs, outputs, guard: RuntimeGuard | None = None) -> list[
         ptr, n = _storage_span(o)
         if not n:
             continue
-        if "runtime.output-alias" not in rules_off and any(ptr < p + m and p < ptr + n for p, m in spans):
-            found.append(_finding("runtime.output-alias", f"output {i} shares storage with an input",
-                                  f"output storage 0x{ptr:x}+{n}"))
+        if any(ptr < p + m and p < ptr + n for p, m in spans):  # an alias is judged as such, nothing else
+            if "runtime.output-alias" not in rules_off:
+                found.append(_finding("runtime.output-alias", f"output {i} shares storage with an input",
+                                      f"output storage 0x{ptr:x}+{n}"))
         elif (guard is not None and "runtime.output-not-from-kernel" not in rules_off and guard.launches
               and guard.tracked_ops and ptr not in written):
             found.append(_finding("runtime.output-not-from-kernel",

@@ -1,0 +1,140 @@
+"""RuntimeGuard in-process: op recording, launch counting, alias/mutation/taint checks, insensitivity."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton decorates the kernels below
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+from repair.integrity.runtime import RuntimeGuard, insensitivity_findings  # noqa: E402
+
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=m), 0.0), mask=m)
+
+
+def _launch(x, y):
+    relu_kernel[(triton.cdiv(x.numel(), 64),)](x, y, x.numel(), BLOCK=64)
+
+
+def good(x):
+    y = torch.empty_like(x)
+    _launch(x.contiguous().view(-1), y.view(-1))
+    return y.view(x.shape)
+
+
+def cast_copy(x):
+    y = torch.empty(x.shape, dtype=torch.float32)
+    _launch(x, y)
+    return y.to(torch.float64).clone()
+
+
+def torch_after_kernel(x):
+    y = torch.empty_like(x)
+    _launch(x, y)
+    return torch.relu(y)
+
+
+def alias(x):
+    _launch(x, x)
+    return x
+
+
+def no_launch(x):
+    return x.clamp(min=0)
+
+
+def discarded(x):
+    y = torch.empty_like(x)
+    _launch(x, y)
+    return x.clone()
+
+
+def empty_grid(x):
+    y = torch.empty_like(x)
+    relu_kernel[(0,)](x, y, x.numel(), BLOCK=64)
+    return y
+
+
+def _run(fn, rules_off=()):
+    x = torch.randn(4, 32)
+    before = [x.clone()]
+    guard = RuntimeGuard(rules_off)
+    with guard:
+        out = fn(x)
+    return guard, guard.findings(before, [x], out)
+
+
+@pytest.mark.parametrize("fn", [good, cast_copy], ids=lambda f: f.__name__)
+def test_legit_forward_has_no_findings(fn):
+    guard, found = _run(fn)
+    assert found == []
+    assert guard.launches == 1 and guard.log()["kernels"] == {"relu_kernel": 1}
+
+
+@pytest.mark.parametrize("fn, rules", [
+    (torch_after_kernel, {"runtime.framework-compute", "runtime.output-not-from-kernel"}),
+    (alias, {"runtime.output-alias", "runtime.input-mutated"}),
+    (no_launch, {"runtime.framework-compute", "runtime.no-launch"}),
+    (discarded, {"runtime.output-not-from-kernel"}),
+    (empty_grid, {"runtime.no-launch"}),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_cheating_forward_is_flagged(fn, rules):
+    _, found = _run(fn)
+    assert {f.rule for f in found} == rules
+    assert all(f.phase == "runtime" for f in found)
+
+
+def test_framework_compute_names_the_aten_op():
+    _, found = _run(torch_after_kernel)
+    assert any("aten::relu" in f.evidence for f in found)
+
+
+def test_rules_off_silence_their_findings():
+    _, found = _run(alias, rules_off=["runtime.output-alias"])
+    assert {f.rule for f in found} == {"runtime.input-mutated"}
+
+
+def test_all_runtime_rules_off_installs_nothing():
+    from triton.runtime.interpreter import InterpretedFunction
+
+    run = InterpretedFunction.run
+    guard = RuntimeGuard(["runtime.*"])
+    with guard:
+        assert InterpretedFunction.run is run
+        out = no_launch(torch.randn(8))
+    assert guard.findings([], [], out) == []
+
+
+def test_hooks_are_removed_even_when_forward_raises():
+    from triton.runtime.interpreter import InterpretedFunction
+
+    run = InterpretedFunction.run
+    with pytest.raises(ZeroDivisionError):
+        with RuntimeGuard():
+            assert InterpretedFunction.run is not run
+            1 / 0
+    assert InterpretedFunction.run is run
+    torch.relu(torch.randn(3))  # no dispatch mode left behind
+
+
+def test_insensitivity():
+    a, b = torch.randn(16), torch.randn(16)
+    same = insensitivity_findings(a.relu(), a.relu().clone(), a.relu(), b.relu())
+    assert [f.rule for f in same] == ["runtime.insensitive-output"]
+    const = insensitivity_findings(torch.full((16,), 0.5), torch.full((16,), 0.25), a.relu(), b.relu())
+    assert [f.rule for f in const] == ["runtime.insensitive-output"]
+    assert insensitivity_findings(a.relu(), b.relu(), a.relu(), b.relu()) == []
+    # a reference that is itself insensitive (all-zero on both inputs) excuses the candidate
+    z = torch.zeros(16)
+    assert insensitivity_findings(z, z.clone(), z, z.clone()) == []
+    # tuples of outputs are compared element by element, NaN equal to NaN
+    n = torch.tensor([float("nan"), 1.0])
+    assert len(insensitivity_findings((n, a), (n.clone(), b), (a[:2], a), (b[:2], b))) == 1
