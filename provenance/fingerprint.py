@@ -10,10 +10,12 @@ Two representations of a snippet, both fingerprinted the same way:
 Each stream is cut into k-grams, hashed, and winnowed (Schleimer et al. 2003): in every window of w
 consecutive k-gram hashes the minimum is kept, so any shared run of at least t = w + k - 1 tokens
 yields at least one shared fingerprint, and runs shorter than k never do. Choice, measured on the
-planted-copy corpus (bench/bench_overlap.py): a Triton line is about 12-20 tokens here, so tokens use
-k=12, w=8 (t=19, about one statement; Dolos' k=23, w=17 counts parentheses and fits whole files better
-than 20-line snippets); op streams are short (7 ops for a softmax), so ops use k=4 and keep every
-k-gram (w=1).
+planted-copy corpus (bench/bench_overlap.py, tests/provenance/corpus.py): a Triton statement is about
+10-20 tokens here; tokens use k=10, w=4 (t=13, about one statement; density 2/(w+1) = 0.4 of the
+k-grams). Against k=8..15 and w=4..10 it separated disguised copies from the same author's other
+operators best: Dolos' k=23, w=17 suits whole files, not 5-line kernels, whose copies lose most of
+their few long k-grams to one small edit. Op streams are short (7 ops for a softmax): k=4, every
+k-gram kept (w=1).
 
 Fingerprints are computed at ingest and stored (tokenising is the slow part); stored ones carry
 ``scheme``, and comparing fingerprints of different schemes is refused (StaleFingerprint).
@@ -32,7 +34,7 @@ FINGERPRINT_SCHEMA = "provenance.fingerprint/v1"
 # Bump when the normalisation, the vocabulary, the hash or a default k/w changes: stored fingerprints
 # of another scheme can no longer be compared and must be recomputed.
 SCHEME = "ts1"
-PARAMS: dict[str, tuple[int, int]] = {"tokens": (8, 4), "ops": (4, 1)}
+PARAMS: dict[str, tuple[int, int]] = {"tokens": (10, 4), "ops": (4, 1)}
 
 _LANGUAGE_ALIASES = {
     "python": "python", "py": "python", "triton": "python",

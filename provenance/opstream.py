@@ -12,21 +12,31 @@ one vocabulary of data operations in evaluation order (operands before operators
 What makes the two languages line up:
 - only *data* is followed: a value is what a load returns and whatever is computed from one; index
   and address arithmetic (program ids, offsets, masks, subscripts, loop bounds) emits nothing, since
-  Triton computes it on blocks and C in scalar loop headers;
-- a reduction is ``tl.sum/tl.max`` in Triton and an accumulator in a loop in C (``s += v``,
-  ``m = fmaxf(m, v)``, ``if (v > m) m = v``, ``m = v > m ? v : m``); ``tl.dot`` is MUL REDUCE_SUM;
-  composite functions are spelled out (``rsqrt`` = SQRT DIV, ``sigmoid`` = NEG EXP ADD DIV);
-- memory traffic is counted the way a register-blocked kernel does it: the first read of an array is a
-  LOAD, re-reads are not (C re-reads x in every pass, Triton keeps the row in registers), and a store
-  to an array that is read back later is an intermediate, not a STORE;
+  Triton computes it on blocks and C in scalar loop headers; a select on a bounds mask
+  (``tl.where(cols < n, x, 0)``, ``i < n ? x[i] : 0``) is masking, not data, and emits nothing;
+- a reduction is ``tl.sum/tl.max`` in Triton and a loop-carried accumulator in C (``s += v``,
+  ``m = fmaxf(m, v)``, ``if (v > m) m = v``, ``m = v > m ? v : m``, ``s = s * a + v``); ``tl.dot`` is
+  MUL REDUCE_SUM; composite functions are spelled out (``rsqrt`` = SQRT K:1.0 DIV, ``sigmoid`` =
+  NEG EXP K:1.0 ADD K:1.0 DIV);
+- memory traffic is counted the way a register-blocked kernel does it: a load into a name is emitted
+  where the name is first used (load early and load at use agree), the first read of an array is a
+  LOAD and re-reads are not (C re-reads x in every pass, Triton keeps the row in registers), and a
+  store to an array that is read back later is an intermediate, not a STORE;
+- an expression computed twice in one function is computed once (``expf(x[j] - m)`` recomputed in a
+  last pass is the temporary a Triton kernel keeps);
 - loops and masks are *not* tokens: Triton's element loop is implicit in the block, C's is explicit,
   and a mask in one is a loop bound in the other; emitting them would separate exact ports.
 Consecutive identical reductions collapse (a tiled ``acc += x`` followed by ``tl.sum(acc)``).
+Limits (measured): kernels of fewer than 7 ops are not told apart across languages (a matmul and a
+row-wise dot product are both LOAD LOAD MUL REDUCE_SUM STORE); a port that rearranges its formula
+(``x * 0.5 * (1 + erf(x * M_SQRT1_2))`` for ``0.5 * (1 + erf(x * 0.7071)) * x``) shares few 4-grams.
 
 AscendC vector intrinsics (``Exp(dst, src, n)``, ``ReduceMax``, ``DataCopy`` between GM and local
 tensors) are mapped as well, best effort: their dataflow goes through queues the walker does not follow.
 """
 from __future__ import annotations
+
+import re
 
 _MATH = {
     "exp": ("EXP",), "exp2": ("EXP2",), "log": ("LOG",), "log2": ("LOG2",), "log1p": ("K:1.0", "ADD", "LOG"),
@@ -76,15 +86,38 @@ class _Walker:
         self.pending: dict[str, str | None] = {}  # name -> array: loaded, LOAD emitted at first use
         self.defined_at: dict[str, int] = {}  # loop depth where a name was first assigned
         self.loops: list[tuple[set[str], set[str]]] = []  # (loop variables, names assigned in the body)
+        self.computed: set[str] = set()  # expressions already computed (common subexpressions)
 
     def new_scope(self) -> tuple:
-        saved = (self.values, self.roots, self.pending, self.defined_at, self.loops)
+        saved = (self.values, self.roots, self.pending, self.defined_at, self.loops, self.computed)
         self._reset()
         self.scope += 1
         return saved
 
     def restore(self, saved: tuple) -> None:
-        self.values, self.roots, self.pending, self.defined_at, self.loops = saved
+        self.values, self.roots, self.pending, self.defined_at, self.loops, self.computed = saved
+
+    CSE_TYPES: frozenset[str] = frozenset()
+
+    def expr(self, node) -> bool:
+        """Walk an expression, emitting its data ops in evaluation order; True if it yields data.
+
+        An expression computed before in the same function (same text, array subscripts ignored) is
+        reused, not recomputed: `expf(x[j] - m)` written twice is one EXP, as a temporary would be.
+        """
+        if node is None or node.type not in self.CSE_TYPES:
+            return self._expr(node)
+        key = _SUBSCRIPT.sub(r"\1", "".join(_text(node).split()))
+        if key in self.computed:
+            return True
+        n = len(self.events)
+        v = self._expr(node)
+        if v and any(op not in ("READ", "WRITE") for op, _, _ in self.events[n:]):
+            self.computed.add(key)
+        return v
+
+    def _expr(self, node) -> bool:
+        raise NotImplementedError
 
     @property
     def depth(self) -> int:
@@ -195,6 +228,7 @@ def _strip_parens(node):
     return node
 
 
+_SUBSCRIPT = re.compile(r"(\w+)\[[^\[\]]*\]")
 _LITERAL_TYPES = frozenset({"integer", "float", "number_literal"})
 
 

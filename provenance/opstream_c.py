@@ -201,7 +201,9 @@ class CWalker(_Walker):
             self.emit(self.reduce_of(ops, args), node, args)
         return v
 
-    def expr(self, node) -> bool:
+    CSE_TYPES = frozenset({"binary_expression", "call_expression", "unary_expression", "conditional_expression"})
+
+    def _expr(self, node) -> bool:
         if node is None:
             return False
         t = node.type

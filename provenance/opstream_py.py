@@ -184,8 +184,9 @@ class PythonWalker(_Walker):
             self.emit(self.reduce_of(ops, data), node, data)
         return v
 
-    def expr(self, node) -> bool:
-        """Walk an expression, emitting its data ops in evaluation order; True if it yields data."""
+    CSE_TYPES = frozenset({"binary_operator", "call", "unary_operator", "conditional_expression"})
+
+    def _expr(self, node) -> bool:
         if node is None:
             return False
         t = node.type

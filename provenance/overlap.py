@@ -36,8 +36,8 @@ class OverlapConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    threshold: float = Field(0.7, ge=0, le=1)  # tokens: containment at or above this ...
-    min_cover: int = 24  # ... over at least this many entry tokens inside shared k-grams (about 2 lines)
+    threshold: float = Field(0.65, ge=0, le=1)  # tokens: containment at or above this ...
+    min_cover: int = 32  # ... over at least this many entry tokens inside shared k-grams (about 2 lines)
     paste_run: int = 150  # a shared run this long is a copy whatever the containment
     ops_threshold: float = Field(0.9, ge=0, le=1)  # ops (cross-language): containment at or above this ...
     ops_min_run: int = 7  # ... and a shared run of at least this many ops (a softmax is 7)

@@ -57,7 +57,7 @@ def originals() -> dict[str, str]:
 def ports() -> dict[str, list[Path]]:
     out: dict[str, list[Path]] = {}
     for p in sorted((DATA / "ports").iterdir()):
-        out.setdefault(p.stem.removesuffix("_ascendc"), []).append(p)
+        out.setdefault(p.stem.split("__")[0], []).append(p)
     return out
 
 
