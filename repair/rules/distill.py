@@ -48,6 +48,10 @@ def _tokens(node) -> list[str]:
     return [t for k in kids for t in _tokens(k)]
 
 
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
 def _docstring(node) -> bool:
     """A lone string statement (or its string): documentation, not part of a fix."""
     stmt = node if node.kind() == "expression_statement" else node.parent()
@@ -59,14 +63,15 @@ def _docstring(node) -> bool:
 
 def _diff(a, b, lang: str) -> list[tuple]:
     """Changed regions: ("node", a, b) or ("stmts", a_parent_children, i1, i2, b_children, j1, j2)."""
-    if _tokens(a) == _tokens(b) or (lang == "python" and _docstring(a) and _docstring(b)):
+    ta, tb = a.text(), b.text()
+    if ta == tb or (_squash(ta) == _squash(tb) and _tokens(a) == _tokens(b)) or (lang == "python" and _docstring(a) and _docstring(b)):
         return []
     ka, kb = _children(a), _children(b)
     if a.kind() == b.kind() and ka and len(ka) == len(kb) and a.kind() not in _BLOCKS[lang] | {"argument_list"}:
         return [r for x, y in zip(ka, kb) for r in _diff(x, y, lang)]
     if a.kind() == b.kind() and a.kind() in _BLOCKS[lang]:
         out: list[tuple] = []
-        sm = difflib.SequenceMatcher(a=[" ".join(_tokens(k)) for k in ka], b=[" ".join(_tokens(k)) for k in kb],
+        sm = difflib.SequenceMatcher(a=[_squash(k.text()) for k in ka], b=[_squash(k.text()) for k in kb],
                                      autojunk=False)
         for tag, i1, i2, j1, j2 in sm.get_opcodes():
             if tag == "replace" and i2 - i1 == j2 - j1:
@@ -329,3 +334,4 @@ def distill(before_code: str, after_code: str, language: str = "triton", *, bug_
         if rules and _reproduces(rules, before_code, after_code, lang):
             return rules
     return []
+
