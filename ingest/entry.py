@@ -87,8 +87,15 @@ def pattern_from_record(record: RepairRecord) -> Pattern:
         title=d.title.strip(), bug_class=d.bug_class.strip(), root_cause=d.root_cause.strip(), fix=d.fix.strip(),
         symptom=PatternSymptom(label=s.label, location=s.location, failed_tier=s.failed_tier),
         before=before, after=after, diff=diff, language=record.language, backend=record.backend,
-        family=record.operator.family, rules=list(record.rules),
+        family=record.operator.family, rules=_entry_rules(record),
     )
+
+
+def _entry_rules(record: RepairRecord) -> list[dict]:
+    """The record's own rules, else rules distilled from its fix (repair.rules), else none."""
+    from repair.rules.ingest_hooks import rules_for_record
+
+    return rules_for_record(record)
 
 
 def evidence_from_record(record: RepairRecord, *, min_match: float) -> Evidence:

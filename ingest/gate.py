@@ -21,7 +21,7 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 def gate(record: RepairRecord, *, min_match: float = DEFAULT_MIN_MATCH) -> list[Rejection]:
     """All the reasons to reject the record (empty: admit)."""
     reasons: list[Rejection] = []
-    for check in (_status, _provenance, _hashes, _diff):
+    for check in (_status, _provenance, _hashes, _diff, _rules):
         reasons.extend(check(record))
     reasons.extend(_evidence(record, min_match))
     reasons.extend(_integrity(record))
@@ -101,6 +101,15 @@ def _diff(r: RepairRecord) -> list[Rejection]:
         line = _first_difference(applied, r.repaired.code)
         return [Rejection("diff-mismatch", f"applying the diff to the source does not reproduce the repaired code (line {line})")]
     return []
+
+
+def _rules(r: RepairRecord) -> list[Rejection]:
+    """Executable rules a record carries must be valid and reproduce its own fix (repair.rules)."""
+    if not r.rules:
+        return []
+    from repair.rules.ingest_hooks import rule_problems
+
+    return [Rejection(code, message) for code, message in rule_problems(r)]
 
 
 def _first_difference(a: str, b: str) -> int:
