@@ -87,6 +87,177 @@ def check_cmd(problem, candidate, as_json, rules_off):
     sys.exit(0 if verdict.verdict == "clean" else 1)
 
 
+@cli.command("run")
+@click.argument("problem", type=click.Path(dir_okay=False))
+@click.argument("candidate", type=click.Path(dir_okay=False))
+@click.option("--kb", type=click.Path(file_okay=False), default=None, help="Retrieve patterns from this knowledge base.")
+@click.option("--snapshot", default=None, metavar="ID", help="Retrieve from a frozen snapshot instead of the live KB.")
+@click.option("--eval-mode", is_flag=True, help="Refuse unless the snapshot's excluded cohort contains this operator.")
+@click.option("--worker", default="scripted", show_default=True, help="Worker name (scripted, litellm, rules, ...).")
+@click.option("--model", default=None, help="Model string for the litellm worker (fakellm/NAME: the scripted model).")
+@click.option("--script", type=click.Path(exists=True), default=None,
+              help="scripted worker: steps (YAML/JSON file or directory); fakellm/ models: the replies.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Write final.py, trajectory.jsonl and record.json here.")
+@click.option("--max-attempts", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Candidates judged (patch check, gate, evaluation) before the run stops.")
+@click.option("--max-turns", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Worker model calls before the run stops.")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=200_000, show_default=True,
+              help="Prompt + completion tokens before the run stops (checked before each call).")
+@click.option("--max-wall", "max_wall_s", type=click.FloatRange(min=0.1), default=1800.0, show_default=True,
+              help="Seconds of wall clock for the whole run.")
+@click.option("--backend", default="triton-cpu", show_default=True, help="triton-cpu, cuda or npu.")
+@click.option("--seed", type=int, default=None, help="Evaluation seed for the whole run (default: random, recorded).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds per case before the candidate is killed.")
+@click.option("--rule-off", "rules_off", multiple=True, metavar="NAME",
+              help="Switch an integrity rule off (repeatable); recorded in the integrity history.")
+@click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Patterns retrieved per query.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON.")
+def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, out, max_attempts, max_turns,
+            max_tokens, max_wall_s, backend, seed, timeout_s, rules_off, k, as_json):
+    """Repair CANDIDATE against PROBLEM within hard bounds; the worker proposes, the engine decides.
+
+    Exit 0 repaired, 1 not repaired within the bounds, 2 bad input, 3 environment missing.
+    """
+    import json
+    from pathlib import Path
+
+    from repair.bounds import Bounds
+    from repair.run import repair_run, summary
+
+    outcome = repair_run(Path(problem), Path(candidate), worker=worker, model=model,
+                         script=Path(script) if script else None, kb=Path(kb) if kb else None, snapshot=snapshot,
+                         eval_mode=eval_mode, out=Path(out) if out else None,
+                         bounds=Bounds(attempts=max_attempts, turns=max_turns, tokens=max_tokens, wall_s=max_wall_s),
+                         backend=backend, seed=seed, k=k, timeout_s=timeout_s, rules_off=rules_off)
+    info = summary(outcome)
+    if as_json:
+        click.echo(json.dumps(info, indent=2, sort_keys=True))
+    else:
+        click.echo(f"{info['status']}: {info['attempts']} attempts ({', '.join(info['outcomes']) or 'none'}), "
+                   f"{info['tokens']['total_tokens']} tokens, best attempt {info['best_attempt']}"
+                   + (f"; outputs in {info['out']}" if info["out"] else ""))
+    sys.exit(outcome.exit_code)
+
+
+# -- campaigns, the regeneration baseline and reports ------------------------------------------------
+
+def _bounds_options(f):
+    for opt in reversed([
+        click.option("--max-attempts", type=click.IntRange(min=1), default=None, help="Per run (default: the loop's)."),
+        click.option("--max-turns", type=click.IntRange(min=1), default=None, help="Per run (default: the loop's)."),
+        click.option("--max-tokens", type=click.IntRange(min=1), default=None, help="Per run (default: the loop's)."),
+        click.option("--max-wall", "max_wall_s", type=click.FloatRange(min=0.1), default=None,
+                     help="Seconds per run (default: the loop's); a run's process is killed at 1.25x this plus 2 min."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def _executor_options(f):
+    for opt in reversed([
+        click.option("--out", required=True, type=click.Path(file_okay=False),
+                     help="Campaign directory: ledger (campaign.duckdb) and runs/; rerun to resume."),
+        click.option("--worker", default="scripted", show_default=True, help="Worker name (scripted, litellm, rules, ...)."),
+        click.option("--model", default=None, help="Model string for the litellm worker."),
+        click.option("--script", type=click.Path(exists=True), default=None,
+                     help="scripted worker: one script for every run, or a directory of <op>/<candidate>.yaml."),
+        click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Runs at a time."),
+        click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+                     help="local: a process per run; ray: a task per operator."),
+        click.option("--address", default=None, help="Ray cluster address (default: start a local Ray)."),
+        click.option("--json", "as_json", is_flag=True, help="Print the campaign summary as JSON (no progress bar)."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def _bounds(max_attempts, max_turns, max_tokens, max_wall_s) -> dict:
+    given = {"attempts": max_attempts, "turns": max_turns, "tokens": max_tokens, "wall_s": max_wall_s}
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def _run_campaign(config, specs, out, executor, jobs, address, as_json) -> None:
+    import json
+    from pathlib import Path
+
+    from repair.campaign import make_executor, run_campaign
+
+    try:
+        summary = run_campaign(config, specs, Path(out), executor=make_executor(executor, jobs, address),
+                               progress=not as_json)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: rerun the same command to finish the campaign in {out}", err=True)
+        sys.exit(130)
+    if as_json:
+        click.echo(json.dumps(summary.as_dict(), indent=2, sort_keys=True))
+    else:
+        click.echo(f"{summary.kind} campaign in {summary.out}: {summary.runs} runs ({summary.skipped} already done), "
+                   f"{summary.repaired} repaired, {summary.failed} failed, {summary.crashed} crashed, "
+                   f"{summary.tokens:,} tokens, {summary.wall_s:.1f} s; `repair report {summary.out}` for the numbers")
+
+
+@cli.command("campaign")
+@click.argument("manifest", type=click.Path(dir_okay=False))
+@click.option("--kb", type=click.Path(file_okay=False), default=None, help="Retrieve patterns from this knowledge base.")
+@click.option("--snapshot", default=None, metavar="ID", help="Retrieve from a frozen snapshot instead of the live KB.")
+@click.option("--ablate", "ablations", multiple=True, metavar="NAME",
+              help="Repeatable: no-kb, no-diagnostics, integrity-off, no-full-tier (full tier kept as a shadow).")
+@_executor_options
+@_bounds_options
+def campaign_cmd(manifest, kb, snapshot, ablations, out, worker, model, script, jobs, executor, address, as_json,
+                 max_attempts, max_turns, max_tokens, max_wall_s):
+    """Repair every near-miss of a cohort MANIFEST (every listed file but problem.py), in parallel, resumably.
+
+    Results go to OUT/campaign.duckdb and OUT/runs/<operator>/<candidate>/ (so `kb ingest OUT` takes the
+    records). Exit 0 when every run finished (repaired or not), 2 bad input, 3 environment missing.
+    """
+    from pathlib import Path
+
+    from repair.campaign import debug_config
+
+    config, specs = debug_config(Path(manifest), worker=worker, model=model, script=Path(script) if script else None,
+                                 kb=Path(kb) if kb else None, snapshot=snapshot, ablations=ablations,
+                                 bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s))
+    _run_campaign(config, specs, out, executor, jobs, address, as_json)
+
+
+@cli.command("regenerate")
+@click.argument("problem", type=click.Path(dir_okay=False))
+@click.option("--trials", type=click.IntRange(min=1), default=3, show_default=True, help="Independent generations.")
+@_executor_options
+@_bounds_options
+def regenerate_cmd(problem, trials, out, worker, model, script, jobs, executor, address, as_json,
+                   max_attempts, max_turns, max_tokens, max_wall_s):
+    """The baseline: TRIALS fresh generations from PROBLEM (a problem.py, or a cohort manifest for all its operators).
+
+    The worker gets only the problem; each generation is judged like a repair (integrity gate, compact and
+    full tier). Resumable like a campaign; `repair report OUT` gives Pass@1 and Pass@K.
+    """
+    from pathlib import Path
+
+    from repair.regenerate import regenerate_config
+
+    config, specs = regenerate_config(Path(problem), trials, worker=worker, model=model,
+                                      script=Path(script) if script else None,
+                                      bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s))
+    _run_campaign(config, specs, out, executor, jobs, address, as_json)
+
+
+@cli.command("report")
+@click.argument("dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--html", "html", type=click.Path(dir_okay=False), default=None, help="Also write a self-contained HTML page.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON instead of Markdown.")
+def report_cmd(dirs, html, as_json):
+    """Pass rates (Wilson 95%), tokens per success, gate rejections of campaign DIRS; each later one paired with the first."""
+    from repair.report import write_report
+
+    report, markdown = write_report(dirs, html=html)
+    click.echo(report.to_json() if as_json else markdown, nl=not as_json)
+
+
 def main() -> None:
     from provenance.offline import apply_offline_env
 

@@ -61,6 +61,7 @@ class RunOutcome:
     started_at: str
     finished_at: str
     retrieval: RetrievalSource | None = None
+    why: str = ""  # for worker-exhausted / worker-failed / error: what happened
     out: Path | None = None
     record: object | None = None  # ingest.record.RepairRecord, set by the caller that builds it
 
@@ -270,7 +271,7 @@ class _Run:
         return RunOutcome(
             status=self.status, source=self.source, best=self.best, attempts=self.attempts,
             usage=self.budget.usage, turns=self.budget.turns, retrieved=list(self.retrieved.values()),
-            started_at=self.started_at, finished_at=self.finished_at, retrieval=self.retriever.source,
+            started_at=self.started_at, finished_at=self.finished_at, retrieval=self.retriever.source, why=self.why,
             out=self.config.out,
         )
 

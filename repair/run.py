@@ -71,6 +71,7 @@ def summary(outcome: RunOutcome) -> dict:
     best = outcome.best
     return {
         "status": outcome.status,
+        "why": outcome.why,
         "repaired": outcome.repaired,
         "attempts": len(outcome.attempts),
         "turns": outcome.turns,

@@ -92,6 +92,21 @@ def redact(text: str) -> str:
     return re.sub(r"\b(sk|key)-[A-Za-z0-9_\-]{8,}", "***", text)
 
 
+def check_credentials(model: str) -> None:
+    """Fail before any evaluation when the provider's key is not in the environment (names only, never values)."""
+    import litellm
+
+    litellm.suppress_debug_info = True
+    try:
+        env = litellm.validate_environment(model=model)
+    except Exception:  # noqa: BLE001 - an unknown provider is for the call itself to report
+        return
+    missing = [k for k in env.get("missing_keys") or [] if k.endswith(("_KEY", "_TOKEN"))]
+    if missing:
+        raise EnvironmentMissing(f"model {model}: set {' or '.join(missing)} in the environment "
+                                 "(keys are read from the environment only)")
+
+
 class LiteLLMWorker:
     def __init__(self, model: str, *, temperature: float = 0.0, max_retries: int = 3, backoff_s: float = 2.0,
                  timeout_s: float = 600.0, sleep: Callable[[float], None] = time.sleep):
@@ -102,6 +117,7 @@ class LiteLLMWorker:
         self.templates = load_templates()
         self.info = WorkerInfo(kind="litellm", model=model, prompt_template_sha256=template_sha256(self.templates))
         self.retries = 0  # transient failures retried over the run
+        check_credentials(model)
 
     def propose(self, ctx: WorkerContext) -> Proposal:
         response = self._complete(build_messages(ctx, self.templates))

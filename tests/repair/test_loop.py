@@ -110,9 +110,9 @@ def files(tmp_path):
     return problem, source
 
 
-def run(files, tmp_path, steps, bounds=Bounds(), retriever=None, judge=None, **kw):
+def run(files, tmp_path, steps, bounds=Bounds(), retriever=None, judge=None, worker=None, **kw):
     problem, source = files
-    worker = ScriptedWorker([s if isinstance(s, Step) else Step(candidate=s, diff=None) for s in steps])
+    worker = worker or ScriptedWorker([s if isinstance(s, Step) else Step(candidate=s, diff=None) for s in steps])
     judge = judge or VerdictJudge()
     out = tmp_path / "out"
     outcome = run_repair(RunConfig(problem, source, bounds=bounds, out=out, **kw), worker,
@@ -338,3 +338,52 @@ def test_patterns_come_from_a_knowledge_base(files, tmp_path, monkeypatch):
     assert [h["id"] for h in retrieve[0]["hits"]] == record.retrieval.retrieved and retrieve[0]["query"]
     with pytest.raises(BadInput, match="no such knowledge base"):
         open_retriever(tmp_path / "missing")
+
+
+def test_cli_maps_bad_input_and_unavailable_snapshots_to_exit_2(files, tmp_path):
+    from click.testing import CliRunner
+
+    from repair.cli import cli
+
+    problem, source = files
+    runner = CliRunner()
+    missing = runner.invoke(cli, ["run", str(problem), str(tmp_path / "gone.py")])
+    assert missing.exit_code == 2 and "gone.py: no such file" in missing.output
+    no_script = runner.invoke(cli, ["run", str(problem), str(source)])
+    assert no_script.exit_code == 2 and "--script" in no_script.output
+    both = runner.invoke(cli, ["run", str(problem), str(source), "--kb", str(tmp_path), "--snapshot", "abc"])
+    assert both.exit_code == 2 and "not both" in both.output
+    eval_mode = runner.invoke(cli, ["run", str(problem), str(source), "--eval-mode"])
+    assert eval_mode.exit_code == 2 and "--eval-mode needs --snapshot" in eval_mode.output
+
+
+def test_litellm_worker_through_the_custom_provider_drives_the_loop(files, tmp_path, monkeypatch):
+    from provenance.offline import OFFLINE_ENV
+
+    for k, v in OFFLINE_ENV.items():
+        monkeypatch.setenv(k, v)
+    import litellm
+
+    from repair.workers import fake_llm
+    from repair.workers.litellm_worker import LiteLLMWorker
+
+    def reply(text, cited):
+        return f"```python\n{text}```\nCITED: {cited}\nBUG_CLASS: mask-off-by-one\nFIX: use <\n"
+
+    saved = list(litellm.custom_provider_map)
+    try:
+        llm = fake_llm.register([reply(kernel(c=1, e=1.0), "kb-a"), {"error": "RateLimitError"},
+                                 reply(kernel(c=2, f=4, e=0.0), "kb-a, kb-b")])
+        worker = LiteLLMWorker("fakellm/demo", sleep=lambda s: None)
+        patterns = [Pattern(id="kb-a", score=0.9, title="mask"), Pattern(id="kb-b", score=0.4)]
+        outcome, out, _ = run(files, tmp_path, [], retriever=FixedRetriever(patterns), worker=worker)
+    finally:
+        litellm.custom_provider_map = saved
+    assert outcome.status == "repaired" and outcome.turns == 2 and worker.retries == 1
+    per_call = [litellm.token_counter(model="gpt-3.5-turbo", messages=m) for m in llm.calls if m]
+    record = build_record(outcome, worker.info, backend="fake")
+    # the rate-limited call cost nothing; the two answered calls are counted with real prompt sizes
+    assert record.worker.prompt_tokens == per_call[0] + per_call[2] == sum(a.usage.prompt_tokens for a in outcome.attempts)
+    assert record.worker.cached_tokens > 0 and record.worker.model == "fakellm/demo"
+    assert record.worker.prompt_template_sha256 == worker.info.prompt_template_sha256
+    assert record.retrieval.cited == ["kb-a", "kb-b"] and record.diagnosis.bug_class == "mask-off-by-one"

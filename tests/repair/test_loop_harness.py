@@ -84,14 +84,19 @@ def test_a_clean_repair_yields_a_record_kb_ingest_admits(tmp_path, monkeypatch):
 
     d = op("sum_lastdim")
     source, correct = (d / "nearmiss_2.py").read_text(), (d / "correct.py").read_text()
+    from click.testing import CliRunner
+
+    from repair.cli import cli
+
+    steps = [{"diff": unified_diff(source, correct, path="nearmiss_2.py"),
+              "diagnosis": {"title": "Load mask lets one element past the row", "bug_class": "mask-off-by-one",
+                            "root_cause": "mask uses <= n_cols", "fix": "mask with cols < n_cols"}}]
     out = tmp_path / "out"
-    outcome = repair_run(d / "problem.py", d / "nearmiss_2.py", out=out, seed=11,
-                         script=script(tmp_path, [{"diff": unified_diff(source, correct, path="nearmiss_2.py"),
-                                                   "diagnosis": {"title": "Load mask lets one element past the row",
-                                                                 "bug_class": "mask-off-by-one",
-                                                                 "root_cause": "mask uses <= n_cols",
-                                                                 "fix": "mask with cols < n_cols"}}]))
-    assert outcome.exit_code == 0
+    result = CliRunner().invoke(cli, ["run", str(d / "problem.py"), str(d / "nearmiss_2.py"), "--script",
+                                      str(script(tmp_path, steps)), "--out", str(out), "--seed", "11", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["status"] == "repaired" and summary["record_status"] == "repaired" and summary["attempts"] == 1
     loaded = load_record(out / "record.json")
     record = getattr(loaded, "record", loaded)
     assert gate(record) == []

@@ -204,3 +204,11 @@ def test_unified_diff_applies_at_an_offset_and_refuses_a_mismatch():
         apply_unified_diff(text, "@@ -1,1 +1,1 @@\n-zzz\n+y\n")
     with pytest.raises(PatchRejected, match="2 files"):
         apply_unified_diff(text, "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+A\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+A\n")
+
+
+def test_a_missing_key_fails_before_any_work(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(EnvironmentMissing, match="set OPENAI_API_KEY in the environment"):
+        LiteLLMWorker("gpt-4o")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    assert LiteLLMWorker("gpt-4o").info.model == "gpt-4o"  # constructing calls nothing
