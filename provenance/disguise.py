@@ -17,7 +17,7 @@ _BUILTINS = frozenset("""
 range len float int str bool print super self cls min max abs sum isinstance tuple list dict set zip enumerate
 True False None object type getattr setattr hasattr sorted reversed map filter any all round pow divmod
 __init__ __name__ __main__ property staticmethod classmethod Exception ValueError
-torch nn triton tl F math np
+torch nn triton tl F math np forward
 """.split())
 
 
@@ -195,13 +195,17 @@ def small_edit(code: str, seed: int = 0) -> str:
         old, new = rng.choice(candidates)
         code = code.replace(old, new, 1)
     lines = code.splitlines()
-    loads = [i for i, ln in enumerate(lines) if "tl.load(" in ln and "=" in ln.split("tl.load(")[0]]
+    loads, stack = [], [parse(code, "python").root_node]
+    while stack:  # `name = tl.load(...)` statements, however many lines they span
+        n = stack.pop()
+        stack.extend(n.named_children)
+        if n.type == "assignment" and n.child_by_field_name("left").type == "identifier" \
+                and n.child_by_field_name("right").text.startswith(b"tl.load("):
+            loads.append((n.start_point[0], n.end_point[0], n.child_by_field_name("left").text.decode()))
     if loads:
-        i = rng.choice(loads)
-        name = lines[i].split("=")[0].strip()
-        if name.isidentifier():
-            ind = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-            lines.insert(i + 1, f"{ind}{name} = {name}.to(tl.float32)")
+        first, last, name = rng.choice(sorted(loads))
+        ind = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
+        lines.insert(last + 1, f"{ind}{name} = {name}.to(tl.float32)")
     return "\n".join(lines) + "\n"
 
 

@@ -151,7 +151,7 @@ class _Walker:
 
     def is_accumulator(self, name: str) -> bool:
         """Loop-carried: first assigned outside the innermost loop and assigned again inside it."""
-        return bool(self.loops) and self.defined_at.get(name, self.depth) < self.depth and name in self.loops[-1][1]
+        return bool(self.loops) and self.defined_at.get(name, 0) < self.depth and name in self.loops[-1][1]
 
     def carries(self, node) -> bool:
         """Does the expression read a loop-carried name (s in `s * alpha + v`)?"""
