@@ -12,6 +12,7 @@ accepted it. Ablations:
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,7 +69,11 @@ class AccountingJudge:
 
 def _summary(result: EvalResult) -> dict:
     tier = result.summary.get(result.tier)
+    failing = result.failing_cases()
     return {
+        "statuses": dict(Counter(c.status for c in result.cases)),
+        "first_failure": (f"{failing[0].case_id}: {failing[0].status} {failing[0].message.strip()[-300:]}"
+                          if failing else ""),
         "numerics_passed": result.numerics_passed,
         "passed": tier.passed if tier else None,
         "total": tier.total if tier else None,
@@ -93,12 +98,13 @@ def read_gate_log(path: Path) -> list[dict]:
     return out
 
 
-def gate_accounting(events: list[dict]) -> tuple[int, int, int]:
-    """(workflow_accepted, integrity_rejected, full_rejected) over the candidates of one run.
+def gate_accounting(events: list[dict]) -> tuple[int, int, int, int]:
+    """(workflow_accepted, integrity_rejected, full_rejected, gate_rejected) over the candidates of one run.
 
     workflow accepted: the compact tier's numerics pass (the workflow without gates would stop here);
-    integrity rejected: one of those with a violation from the static gate or the runtime guards;
-    full rejected: one of those, integrity-clean, whose full tier (real or shadow) fails.
+    integrity rejected: one of those with a violation from the static gate or the runtime guards (in either tier);
+    full rejected: one of those whose full tier (real or shadow) fails numerically;
+    gate rejected: one of those rejected by either (a candidate can fail both gates).
     """
     by_candidate: dict[str, dict] = {}
     for e in events:
@@ -109,5 +115,6 @@ def gate_accounting(events: list[dict]) -> tuple[int, int, int]:
             c[e["tier"]] = e["numerics_passed"]
     accepted = [c for c in by_candidate.values() if c["compact"]]
     integrity = sum(c["violation"] for c in accepted)
-    full = sum(1 for c in accepted if not c["violation"] and c["full"] is False)
-    return len(accepted), integrity, full
+    full = sum(1 for c in accepted if c["full"] is False)
+    either = sum(1 for c in accepted if c["violation"] or c["full"] is False)
+    return len(accepted), integrity, full, either

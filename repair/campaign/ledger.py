@@ -37,7 +37,8 @@ def _m001_core(con) -> None:
             key VARCHAR PRIMARY KEY, operator_id VARCHAR NOT NULL, family VARCHAR, candidate VARCHAR,
             trial INTEGER NOT NULL, status VARCHAR NOT NULL, stop_reason VARCHAR, attempts INTEGER, turns INTEGER,
             prompt_tokens BIGINT, completion_tokens BIGINT, cached_tokens BIGINT, wall_s DOUBLE,
-            workflow_accepted INTEGER, integrity_rejected INTEGER, full_rejected INTEGER, full_shadow BOOLEAN,
+            workflow_accepted INTEGER, integrity_rejected INTEGER, full_rejected INTEGER, gate_rejected INTEGER,
+            full_shadow BOOLEAN,
             record_path VARCHAR, record_sha256 VARCHAR, error VARCHAR, starts INTEGER NOT NULL DEFAULT 0,
             started_at TIMESTAMP, finished_at TIMESTAMP)"""
     )
@@ -59,7 +60,8 @@ MIGRATIONS = [("m001_core", _m001_core)]
 
 _RUN_COLS = [
     "status", "stop_reason", "attempts", "turns", "prompt_tokens", "completion_tokens", "cached_tokens", "wall_s",
-    "workflow_accepted", "integrity_rejected", "full_rejected", "full_shadow", "record_path", "record_sha256", "error",
+    "workflow_accepted", "integrity_rejected", "full_rejected", "gate_rejected", "full_shadow",
+    "record_path", "record_sha256", "error",
 ]
 
 

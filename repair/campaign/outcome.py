@@ -46,11 +46,12 @@ class RunOutcome(BaseModel):
     completion_tokens: int = 0
     cached_tokens: int = 0
     wall_s: float = 0.0
-    # Gate accounting: candidates the workflow alone (compact numerics) would have accepted,
-    # and how many of those the integrity gate and the full tier rejected.
+    # Gate accounting: candidates the workflow alone (compact numerics) would have accepted, and how
+    # many of those the integrity gate, the full tier, and either of them rejected (the two overlap).
     workflow_accepted: int = 0
     integrity_rejected: int = 0
     full_rejected: int = 0
+    gate_rejected: int = 0
     full_shadow: bool = False  # no-full-tier ablation: full_rejected counts shadow verdicts
     attempt_rows: list[AttemptRow] = Field(default_factory=list)
     findings: list[FindingRow] = Field(default_factory=list)

@@ -20,7 +20,7 @@ def summarize(key: str, run_dir: Path, out_dir: Path, *, full_shadow: bool = Fal
     events = _read_jsonl(run_dir / TRAJECTORY)
     end = next((e for e in reversed(events) if e.get("event") == "end"), None)
     gates = read_gate_log(run_dir / GATE_LOG)
-    accepted, integrity, full = gate_accounting(gates)
+    accepted, integrity, full, either = gate_accounting(gates)
     usage = (end or {}).get("usage") or _sum_usage(events)
     spent = (end or {}).get("spent") or {}
     loop_status = (end or {}).get("status", "")
@@ -45,6 +45,7 @@ def summarize(key: str, run_dir: Path, out_dir: Path, *, full_shadow: bool = Fal
         workflow_accepted=accepted,
         integrity_rejected=integrity,
         full_rejected=full,
+        gate_rejected=either,
         full_shadow=full_shadow,
         attempt_rows=rows,
         findings=_findings(gates, events),

@@ -42,7 +42,7 @@ def render_html(report: Report) -> str:
 
 def campaign_table(cs: list[CampaignMetrics]) -> str:
     head = ["campaign", "kind", "worker", "ablations", "runs", "Pass@1 [95% CI]", "Pass@K [95% CI]", "tokens/success",
-            "uncached/success", "mean attempts", "mean wall s", "integrity rejected", "full tier rejected",
+            "uncached/success", "mean attempts", "mean wall s", "integrity rejected", "full tier rejected", "either gate",
             "patterns cited/success", "how runs ended"]
     rows = []
     for c in cs:
@@ -54,6 +54,7 @@ def campaign_table(cs: list[CampaignMetrics]) -> str:
             (num(c.tokens_per_success), True), (num(c.uncached_tokens_per_success), True),
             (num(c.mean_attempts, 2), True), (num(c.mean_wall_s, 1), True), (frac(c.integrity_rejection), True),
             (frac(c.full_tier_rejection) + (" (shadow)" if c.full_tier_shadow else ""), True),
+            (frac(c.gate_rejection), True),
             (num(c.patterns_cited_per_success, 2), True), (reasons, False),
         ])
     return _table(head, rows)

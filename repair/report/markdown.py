@@ -26,7 +26,7 @@ def render_markdown(report: Report) -> str:
     out = ["# Campaign report", "", "## Campaigns", "", *campaign_table(report.campaigns), ""]
     out += ["Pass rates with Wilson 95% intervals. Tokens per success = all tokens of all runs / successes. "
             "Gate rejections: of the candidates the workflow alone would have accepted (compact tier passes), "
-            "those the integrity gate, or the full tier, rejected.", ""]
+            "those the integrity gate (static or runtime guards), the full tier, or either, rejected.", ""]
     for c in report.campaigns:
         reasons = ", ".join(f"{k or 'unknown'} {v}" for k, v in c.stop_reasons.items()) or "none"
         unfinished = c.runs - c.finished
@@ -43,7 +43,7 @@ def render_markdown(report: Report) -> str:
 def campaign_table(campaigns: list[CampaignMetrics]) -> list[str]:
     head = ["campaign", "kind", "worker", "ablations", "runs", "Pass@1 [95% CI]", "Pass@K [95% CI]",
             "tokens/success", "uncached/success", "mean attempts", "mean wall s",
-            "integrity rejected", "full tier rejected", "patterns cited/success"]
+            "integrity rejected", "full tier rejected", "either gate", "patterns cited/success"]
     rows = [head, ["---"] * len(head)]
     for c in campaigns:
         full = frac(c.full_tier_rejection) + (" (shadow)" if c.full_tier_shadow else "")
@@ -52,7 +52,7 @@ def campaign_table(campaigns: list[CampaignMetrics]) -> list[str]:
             f"{c.finished}/{c.runs}", pct(c.pass_at_1),
             (f"K={c.trials}: " + pct(c.pass_at_k)) if c.pass_at_k is not None else "–",
             num(c.tokens_per_success), num(c.uncached_tokens_per_success), num(c.mean_attempts, 2),
-            num(c.mean_wall_s, 1), frac(c.integrity_rejection), full, num(c.patterns_cited_per_success, 2),
+            num(c.mean_wall_s, 1), frac(c.integrity_rejection), full, frac(c.gate_rejection), num(c.patterns_cited_per_success, 2),
         ])
     return ["| " + " | ".join(r) + " |" for r in rows]
 

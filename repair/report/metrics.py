@@ -60,8 +60,10 @@ class CampaignMetrics(BaseModel):
     workflow_accepted: int
     integrity_rejected: int
     full_rejected: int
+    gate_rejected: int
     integrity_rejection: Rate
     full_tier_rejection: Rate
+    gate_rejection: Rate  # either gate
     full_tier_shadow: bool
     patterns_cited_per_success: float | None
     stop_reasons: dict[str, int]
@@ -106,6 +108,7 @@ def load_campaign(path: Path) -> CampaignMetrics:
     accepted = sum(o.workflow_accepted for o in finished)
     integrity = sum(o.integrity_rejected for o in finished)
     full = sum(o.full_rejected for o in finished)
+    either = sum(o.gate_rejected for o in finished)
     units = [Unit(key=r.key, operator_id=r.operator_id, label=r.key.split("/", 1)[-1],
                   status=r.outcome.status if r.outcome else ("running" if r.starts else "pending")) for r in rows]
     p1, pk = _pass_rates(config.kind, config.trials, units)
@@ -119,8 +122,9 @@ def load_campaign(path: Path) -> CampaignMetrics:
         tokens_per_success=tokens / len(successes) if successes else None,
         uncached_tokens_per_success=uncached / len(successes) if successes else None,
         mean_attempts=_mean([o.attempts for o in finished]), mean_wall_s=_mean([o.wall_s for o in finished]),
-        workflow_accepted=accepted, integrity_rejected=integrity, full_rejected=full,
+        workflow_accepted=accepted, integrity_rejected=integrity, full_rejected=full, gate_rejected=either,
         integrity_rejection=Rate.of(integrity, accepted), full_tier_rejection=Rate.of(full, accepted),
+        gate_rejection=Rate.of(either, accepted),
         full_tier_shadow="no-full-tier" in config.ablations,
         patterns_cited_per_success=_mean([len(o.cited) for o in successes]),
         stop_reasons=dict(sorted(Counter(o.stop_reason for o in finished).items())),

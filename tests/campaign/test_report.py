@@ -13,9 +13,10 @@ from campaign_helpers import make_ledger
 def _debug(tmp_path, name="debug"):
     return make_ledger(tmp_path / name, "debug", {
         "a/nearmiss_1": dict(status="repaired", attempts=1, prompt_tokens=1000, completion_tokens=200, cached_tokens=400,
-                             wall_s=10, workflow_accepted=2, full_rejected=1, cited=["e1", "e2"]),
+                             wall_s=10, workflow_accepted=2, full_rejected=1, gate_rejected=1, cited=["e1", "e2"]),
         "a/nearmiss_2": dict(status="failed", stop_reason="attempts", attempts=3, prompt_tokens=500, completion_tokens=100,
-                             wall_s=20, workflow_accepted=1, integrity_rejected=1, rules=["static.framework-compute"]),
+                             wall_s=20, workflow_accepted=1, integrity_rejected=1, gate_rejected=1,
+                             rules=["static.framework-compute"]),
         "b/nearmiss_1": dict(status="repaired", attempts=2, prompt_tokens=300, completion_tokens=100, wall_s=30,
                              workflow_accepted=1, cited=["e3"]),
         "c/nearmiss_1": dict(status="crashed", stop_reason="killed", wall_s=40),
@@ -32,6 +33,7 @@ def test_campaign_metrics_match_a_hand_count(tmp_path):
     assert m.mean_attempts == pytest.approx(6 / 4) and m.mean_wall_s == pytest.approx(25)
     assert (m.workflow_accepted, m.integrity_rejected, m.full_rejected) == (4, 1, 1)
     assert m.integrity_rejection.value == 0.25 and m.full_tier_rejection.value == 0.25
+    assert (m.gate_rejection.successes, m.gate_rejection.n) == (2, 4)
     assert m.patterns_cited_per_success == pytest.approx(1.5)
     assert m.stop_reasons == {"": 2, "attempts": 1, "killed": 1}
     assert {u.key: u.status for u in m.units}["d/nearmiss_1"] == "pending"
