@@ -179,9 +179,24 @@ class Checker:
                 self.visit(child)
 
     def visit_FunctionDef(self, node):
-        if node is not (self.func.node if self.func else None):
-            self._visit_all(node.decorator_list + _defaults(node) + node.body)  # nested def: part of its parent
+        if node is not (self.func.node if self.func else None):  # nested def: part of its parent...
+            self._visit_all(node.decorator_list + _defaults(node))
+            self._deferred(node.body)
         return False
+
+    def visit_Lambda(self, node):
+        self._visit_all(_defaults(node))
+        self._deferred([node.body])
+        return False
+
+    def _deferred(self, body) -> None:
+        """...whose body runs later, typically from forward: judged strictly even when built in __init__."""
+        ctx = self.ctx
+        self.ctx = STRICT if ctx == INIT else ctx
+        try:
+            self._visit_all(body)
+        finally:
+            self.ctx = ctx
 
     visit_AsyncFunctionDef = visit_FunctionDef
 

@@ -9,7 +9,7 @@ from corpus_index import CORPUS, PROBLEM, cheats, expected_rules, phase
 pytestmark = pytest.mark.slow
 RUNTIME_CHEATS = [p for p in cheats() if phase(p) == "runtime"]
 LEGIT_RUN = ["legit_basic", "legit_views_reshape", "legit_two_kernels", "legit_self_attr_kernel",
-             "legit_output_view", "legit_cast_copy", "legit_helper_class"]
+             "legit_output_view", "legit_cast_copy", "legit_helper_class", "legit_lambda_grid_in_init"]
 
 
 def _evaluate(path, **kw):
