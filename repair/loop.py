@@ -80,7 +80,7 @@ def run_repair(config: RunConfig, worker: Worker, retriever: Retriever, judge: J
     try:
         guard = make_guard(problem_text, source_text, config.problem.name)
     except PatchRejected as e:
-        raise BadInput(f"{config.candidate}: {e.message}") from None
+        raise BadInput(f"{config.problem if e.reason == 'problem' else config.candidate}: {e.message}") from None
     out = config.out
     workdir = Path(tempfile.mkdtemp(prefix="repair-run-")) if out is None else out
     (workdir / "attempts").mkdir(parents=True, exist_ok=True)
@@ -89,7 +89,7 @@ def run_repair(config: RunConfig, worker: Worker, retriever: Retriever, judge: J
     try:
         run.status = run.loop()
     except BoundExceeded as e:
-        run.status = e.bound
+        run.status, run.why = e.bound, str(e)
     except WorkerExhausted as e:
         run.status, run.why = "worker-exhausted", str(e)
     except WorkerFailed as e:

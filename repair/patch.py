@@ -37,8 +37,8 @@ class Guard:
 
 
 def make_guard(problem_text: str, source_text: str, problem_name: str) -> Guard:
-    """Raises PatchRejected (reason "source") when the near-miss itself has no ModelNew or does not parse."""
-    problem = ast.parse(problem_text)
+    """Raises PatchRejected (reason "problem" or "source") when either file does not parse or has no ModelNew."""
+    problem = _parse(problem_text, "problem")
     source = _parse(source_text, "source")
     source_defs = _top_level(source)
     names = {n for n, node in _top_level(problem).items() if isinstance(node, (ast.ClassDef, ast.FunctionDef))}

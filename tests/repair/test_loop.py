@@ -293,6 +293,10 @@ def test_bad_inputs(files, tmp_path):
     problem, source = files
     with pytest.raises(BadInput, match="nope.py"):
         run_repair(RunConfig(problem, tmp_path / "nope.py"), ScriptedWorker([]), NoRetriever(), VerdictJudge())
+    problem.write_text("def broken(:\n")
+    with pytest.raises(BadInput, match=r"problem.py: does not parse"):
+        run_repair(RunConfig(problem, source), ScriptedWorker([]), NoRetriever(), VerdictJudge())
+    problem.write_text(PROBLEM)
     source.write_text("x = 1\n")
     with pytest.raises(BadInput, match="ModelNew"):
         run_repair(RunConfig(problem, source), ScriptedWorker([]), NoRetriever(), VerdictJudge())
@@ -357,6 +361,7 @@ def test_cli_maps_bad_input_and_unavailable_snapshots_to_exit_2(files, tmp_path)
     assert eval_mode.exit_code == 2 and "--eval-mode needs --snapshot" in eval_mode.output
 
 
+@pytest.mark.slow  # importing litellm takes 5-10 s here
 def test_litellm_worker_through_the_custom_provider_drives_the_loop(files, tmp_path, monkeypatch):
     from provenance.offline import OFFLINE_ENV
 

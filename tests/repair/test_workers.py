@@ -17,6 +17,8 @@ from repair.workers.litellm_worker import (
 )
 from repair.workers.scripted import load_script
 
+LITELLM = pytest.mark.slow  # the first test to import litellm pays 5-10 s here
+
 KERNEL = "import torch\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x + 0\n"
 REPLY = """The mask lets one element past the row through.
 
@@ -125,6 +127,7 @@ def test_parse_reply_takes_the_last_python_block_and_the_fields():
     assert parse_reply("no code at all").candidate is None and parse_reply("CITED: none").cited == ()
 
 
+@LITELLM
 def test_litellm_worker_counts_real_tokens_and_cached_prompt(fake):
     import litellm
 
@@ -143,6 +146,7 @@ def test_litellm_worker_counts_real_tokens_and_cached_prompt(fake):
     assert worker.info.prompt_template_sha256 == template_sha256(load_templates())
 
 
+@LITELLM
 def test_transient_errors_are_retried_with_backoff(fake):
     fake.register([{"error": "RateLimitError"}, {"error": "Timeout"}, {"error": "ServiceUnavailableError"}, REPLY])
     sleeps = []
@@ -151,6 +155,7 @@ def test_transient_errors_are_retried_with_backoff(fake):
     assert proposal.candidate is not None and sleeps == [1.0, 2.0, 4.0] and worker.retries == 3
 
 
+@LITELLM
 def test_retries_give_up_after_max_retries(fake):
     fake.register([{"error": "APIConnectionError"}] * 5)
     worker = LiteLLMWorker("fakellm/test", max_retries=2, sleep=lambda s: None)
@@ -158,6 +163,7 @@ def test_retries_give_up_after_max_retries(fake):
         worker.propose(ctx())
 
 
+@LITELLM
 @pytest.mark.parametrize("error,raised", [
     ("AuthenticationError", EnvironmentMissing),
     ("ContextWindowExceededError", WorkerFailed),
@@ -177,6 +183,7 @@ def test_keys_are_redacted_from_messages(monkeypatch):
     assert "abcdefgh" not in redact("key sk-abcdefghijkl was refused")
 
 
+@LITELLM
 def test_fakellm_model_from_the_cli_reads_a_replies_file(fake, tmp_path):
     (tmp_path / "reply.md").write_text(REPLY)
     (tmp_path / "replies.yaml").write_text("- {error: RateLimitError}\n- {file: reply.md}\n")
@@ -206,6 +213,7 @@ def test_unified_diff_applies_at_an_offset_and_refuses_a_mismatch():
         apply_unified_diff(text, "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+A\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+A\n")
 
 
+@LITELLM
 def test_a_missing_key_fails_before_any_work(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(EnvironmentMissing, match="set OPENAI_API_KEY in the environment"):
