@@ -157,3 +157,28 @@ def test_rules_worker_repairs_a_real_nearmiss_with_the_harness(tmp_path):
     assert outcome.status == "repaired" and len(outcome.attempts) == 1
     assert outcome.attempts[0].cited == ("starter/grid-floor-div",)
     assert equivalent(outcome.best.candidate, (EXAMPLES / "min_lastdim" / "correct.py").read_text())
+
+
+@pytest.mark.slow
+def test_rules_then_litellm_asks_the_model_only_when_the_rules_are_spent(tmp_path, monkeypatch):
+    """`--worker rules+litellm` with the scripted custom provider: the rule first at zero tokens, then the model."""
+    import litellm
+
+    from provenance.offline import OFFLINE_ENV
+
+    for k, v in OFFLINE_ENV.items():
+        monkeypatch.setenv(k, v)
+    saved = list(litellm.custom_provider_map)
+    try:
+        (tmp_path / "replies.yaml").write_text(
+            "- |\n  ```python\n" + "".join(f"  {ln}\n" for ln in CORRECT.splitlines()) + "  ```\n  CITED: kb-1\n")
+        worker = make_worker("rules+litellm", WorkerOptions(model="fakellm/demo", script=tmp_path / "replies.yaml"))
+        assert worker.info.kind == "rules+litellm" and worker.info.model == "fakellm/demo"
+        pats = [pattern("kb-1", WORSE_LE)]
+        first = worker.propose(ctx(patterns=pats))
+        assert first.turns == 0 and first.usage.total == 0 and "<=" in first.candidate
+        second = worker.propose(ctx(text=first.candidate, patterns=pats, history=[AttemptNote(1, "not-improved")]))
+        assert second.turns == 1 and second.usage.prompt_tokens > 0 and second.cited == ("kb-1",)
+        assert equivalent(second.candidate, CORRECT)
+    finally:
+        litellm.custom_provider_map = saved
