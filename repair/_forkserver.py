@@ -8,8 +8,10 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import signal
 import socket
 import sys
+import time
 import traceback
 
 
@@ -35,10 +37,34 @@ def _fork_child(sock: socket.socket, req: dict, fds: list[int]) -> int:
         os._exit(code)
 
 
+_DETACH_GRACE_S = 10.0  # a detached child still alive after this long is killed
+
+
+def _reap_detached(detached: dict[int, float]) -> None:
+    for pid, since in list(detached.items()):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            del detached[pid]
+        elif time.monotonic() - since > _DETACH_GRACE_S:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
 def serve(sock: socket.socket) -> None:
+    detached: dict[int, float] = {}  # children the engine will not wait for: reaped here
     while True:
+        if detached:
+            _reap_detached(detached)
+        sock.settimeout(0.5 if detached else None)
         try:
             msg, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 8)
+        except TimeoutError:
+            continue
         except OSError:
             return
         if not msg:
@@ -47,9 +73,12 @@ def serve(sock: socket.socket) -> None:
         if req["op"] == "spawn":
             pid = _fork_child(sock, req, fds)
             sock.send(json.dumps({"op": "spawn", "pid": pid}).encode())
+            continue
+        for fd in fds:
+            os.close(fd)
+        if req["op"] == "detach":
+            detached[req["pid"]] = time.monotonic()
         elif req["op"] == "wait":
-            for fd in fds:
-                os.close(fd)
             try:
                 _, status = os.waitpid(req["pid"], 0)
             except ChildProcessError:

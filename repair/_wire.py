@@ -73,8 +73,25 @@ def recv_frame(fd: int, deadline: float | None = None) -> tuple[dict, bytearray]
 
 # -- values -------------------------------------------------------------------------------------
 
-def encode_values(values: Any) -> tuple[Any, bytes]:
-    """Describe a nested value as JSON plus one byte payload holding every tensor's data."""
+def _tensor_bytes(t) -> tuple[bytes, dict]:
+    """The bytes to send and how to lay them out again: contiguous data, or the storage span of a view."""
+    import torch
+
+    if t.is_contiguous() or t.numel() == 0:
+        flat = t.contiguous().reshape(-1)
+        return (flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""), {}
+    # a transposed, sliced or expanded view: send the storage span it covers and its strides, so the
+    # candidate meets the same layout the problem built (stride bugs must be able to show)
+    extent = 1 + sum((n - 1) * st for n, st in zip(t.shape, t.stride()))
+    span = torch.as_strided(t, (extent,), (1,), t.storage_offset()).contiguous()
+    return span.view(torch.uint8).numpy().tobytes(), {"stride": list(t.stride()), "span": extent}
+
+
+def encode_values(values: Any, keep_layout: bool = True) -> tuple[Any, bytes]:
+    """Describe a nested value as JSON plus one byte payload holding every tensor's data.
+
+    keep_layout: non-contiguous tensors keep their strides (inputs); otherwise they travel contiguous (outputs).
+    """
     chunks: list[bytes] = []
     offset = 0
 
@@ -87,14 +104,13 @@ def encode_values(values: Any) -> tuple[Any, bytes]:
             t = torch.Tensor.as_subclass(v, torch.Tensor).detach()
             if t.device.type != "cpu":
                 t = t.cpu()
-            flat = t.contiguous().reshape(-1)
-            raw = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+            raw, layout = _tensor_bytes(t if keep_layout else t.contiguous())
             pad = (-offset) % _ALIGN
             if pad:
                 chunks.append(b"\0" * pad)
                 offset += pad
             desc = {"kind": "tensor", "dtype": str(t.dtype).removeprefix("torch."),
-                    "shape": list(t.shape), "offset": offset, "nbytes": len(raw)}
+                    "shape": list(t.shape), "offset": offset, "nbytes": len(raw), **layout}
             chunks.append(raw)
             offset += len(raw)
             return desc
@@ -123,6 +139,9 @@ def decode_values(desc: Any, payload: bytearray) -> Any:
                 numel *= s
             if numel == 0:
                 return torch.empty(d["shape"], dtype=dtype)
+            if "stride" in d:
+                span = torch.frombuffer(payload, dtype=dtype, count=d["span"], offset=d["offset"]).clone()
+                return torch.as_strided(span, d["shape"], d["stride"])
             t = torch.frombuffer(payload, dtype=dtype, count=numel, offset=d["offset"])
             return t.reshape(d["shape"]).clone()
         if kind == "json":

@@ -189,7 +189,7 @@ def spec_from_report(path: str | Path, sha256: str, report: dict) -> ProblemSpec
 
 def load_problem_spec(path: str | Path, *, backend: str = "triton-cpu", timeout_s: float = 120.0) -> ProblemSpec:
     """Import the problem in a reference process (never here) and return its validated spec."""
-    from repair.harness import open_reference
+    from repair.processes import open_reference
 
     with open_reference(path, backend=backend, timeout_s=timeout_s) as ref:
         return ref.spec

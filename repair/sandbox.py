@@ -163,19 +163,23 @@ class Child:
                     pass
         return self.status
 
-    def close(self) -> ExitStatus:
-        """Ask the child to exit; kill it if it will not."""
+    def close(self, wait: bool = False) -> ExitStatus:
+        """Ask the child to exit. Without `wait` the fork server reaps it (and kills it if it lingers)."""
         if self.status is None:
             try:
                 send_frame(self._req, {"op": "exit"}, b"", None)
             except (WireClosed, OSError):
                 pass
-            try:
-                os.close(self._req)
-            except OSError:
-                pass
-            self._req = -1
-        return self.reap(grace_s=5.0)
+            if wait:
+                return self.reap(grace_s=5.0)
+            self.status = ExitStatus()  # not collected: detached
+            for fd in (self._req, self._resp):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self.server.detach(self.pid)
+        return self.status
 
     def log_tail(self, max_chars: int = 2000) -> str:
         if not self.log_path:
@@ -265,6 +269,14 @@ class ForkServer:
             os.close(req_r)
             os.close(resp_w)
         return Child(self, reply["pid"], req_w, resp_r, log_path)
+
+    def detach(self, pid: int) -> None:
+        """The engine will not wait for this child: the server reaps it when it exits."""
+        with self._lock:
+            try:
+                self._sock.send(json.dumps({"op": "detach", "pid": pid}).encode())
+            except OSError:
+                pass
 
     def wait(self, pid: int, grace_s: float) -> ExitStatus:
         with self._lock:

@@ -145,6 +145,16 @@ def test_wire_round_trip():
         encode_values([object()])
 
 
+def test_wire_keeps_input_layout_and_flattens_outputs():
+    base = torch.arange(24.0).reshape(4, 6)
+    views = [base.t(), base[:, 1:4], base[::2, ::3], torch.randn(3, 1).expand(3, 5), base.permute(1, 0)[2:]]
+    desc, payload = encode_values(views)
+    for a, b in zip(views, decode_values(desc, bytearray(payload))):
+        assert torch.equal(a, b) and a.stride() == b.stride() and not b.is_contiguous()
+    desc, payload = encode_values(views, keep_layout=False)
+    assert all(b.is_contiguous() and torch.equal(a, b) for a, b in zip(views, decode_values(desc, bytearray(payload))))
+
+
 # -- problem validation ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("report, needle", [

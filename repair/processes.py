@@ -1,0 +1,237 @@
+"""The engine's handles on its two kinds of sandboxed process: the reference and the candidate.
+
+Both are children of the fork server (repair/sandbox.py) running repair/_procmain.py. Reference
+processes are kept warm between evaluations of the same, unchanged problem file (the repair loop
+evaluates many candidates against one problem); a candidate process lives for one evaluation.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+import threading
+from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from repair.backends import Backend, get_backend
+from repair.errors import BadInput
+from repair.problem import CaseSpec, ProblemSpec, check_problem_file, spec_from_report
+from repair.sandbox import ChildDied, ChildTimeout, fork_server
+
+_FSIZE_MB = 1024
+_REF_CACHE_SIZE = 4
+
+
+def _last_line(reply: dict) -> str:
+    lines = (reply.get("traceback") or "").strip().splitlines()
+    return lines[-1] if lines else reply.get("error", "")
+
+
+class ReferenceProcess:
+    """The process that imports the problem: spec, per-case inputs, expected outputs."""
+
+    def __init__(self, be: Backend, problem: str, timeout_s: float):
+        self.problem, self.timeout_s = problem, timeout_s
+        self.spec: ProblemSpec | None = None
+        self.seconds = 0.0  # inside Model forwards since the last acquire
+        self.scratch = tempfile.mkdtemp(prefix="repair-ref-")
+        config = {"backend": be.name, "cwd": self.scratch, "path": str(Path(problem).resolve())}
+        self.child = fork_server(be).spawn("reference", config, log_path=os.path.join(self.scratch, "reference.log"))
+
+    def _call(self, header: dict, what: str) -> tuple[dict, bytearray]:
+        try:
+            reply, payload = self.child.request(header, timeout=self.timeout_s)
+        except ChildTimeout:
+            self.child.kill()
+            raise BadInput(f"{self.problem}: reference {what} took longer than {self.timeout_s:g}s") from None
+        except ChildDied as e:
+            raise BadInput(f"{self.problem}: reference process {e} during {what}: {self.child.log_tail(300)}") from None
+        if reply.get("status") == "bad-input":
+            raise BadInput(f"{self.problem}: {reply['error']}")
+        if reply.get("status") != "ok":
+            raise BadInput(f"{self.problem}: reference {what} failed: {_last_line(reply)}")
+        return reply, payload
+
+    def greet(self, sha256: str) -> ProblemSpec:
+        try:
+            reply, _ = self.child.receive(timeout=self.timeout_s)
+        except ChildTimeout:
+            self.child.kill()
+            raise BadInput(f"{self.problem}: importing the problem took longer than {self.timeout_s:g}s") from None
+        except ChildDied as e:
+            raise BadInput(f"{self.problem}: reference process {e} while importing the problem") from None
+        if reply.get("status") != "ready":
+            raise BadInput(f"{self.problem}: {reply.get('error', 'import failed')}: {_last_line(reply)}".rstrip(": "))
+        report, _ = self._call({"op": "spec"}, "spec")
+        self.spec = spec_from_report(self.problem, sha256, report)
+        return self.spec
+
+    def prepare(self, case: CaseSpec, seed: int, key: str) -> tuple[dict, bytearray]:
+        """Build the case's constructor arguments and inputs from `seed`; the reference keeps its own copy."""
+        reply, payload = self._call({"op": "prepare", "params": case.params, "seed": seed, "key": key},
+                                    f"get_init_inputs/get_inputs on case {case.case_id}")
+        return reply["values"], payload
+
+    def run(self, key: str, seed: int, case_id: str) -> list:
+        """Run Model on the prepared copy; the expected outputs."""
+        from repair._wire import decode_values
+
+        reply, payload = self._call({"op": "run", "key": key, "seed": seed}, f"Model forward on case {case_id}")
+        self.seconds += reply["seconds"]
+        return decode_values(reply["outputs"], payload)
+
+    def discard(self, key: str) -> None:
+        self._call({"op": "discard", "key": key}, "discard")
+
+    def alive(self) -> bool:
+        return self.child.status is None
+
+    def close(self) -> None:
+        self.child.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+_REFS: OrderedDict[tuple, ReferenceProcess] = OrderedDict()
+_REFS_LOCK = threading.Lock()
+
+
+def _take(key: tuple) -> ReferenceProcess | None:
+    with _REFS_LOCK:
+        return _REFS.pop(key, None)
+
+
+def _give_back(key: tuple, ref: ReferenceProcess) -> None:
+    with _REFS_LOCK:
+        _REFS[key] = ref
+        evicted = [_REFS.popitem(last=False)[1] for _ in range(max(0, len(_REFS) - _REF_CACHE_SIZE))]
+    for old in evicted:
+        old.close()
+
+
+@atexit.register
+def close_references() -> None:
+    with _REFS_LOCK:
+        refs = list(_REFS.values())
+        _REFS.clear()
+    for ref in refs:
+        ref.close()
+
+
+@contextmanager
+def open_reference(problem: str | Path, *, backend: str | Backend = "triton-cpu", timeout_s: float = 120.0):
+    """A reference process for `problem` with its validated spec in `.spec` (warm if one is cached)."""
+    be = get_backend(backend) if isinstance(backend, str) else backend
+    sha = check_problem_file(problem)
+    be.check_available()
+    key = (be.name, str(Path(problem).resolve()), sha)
+    ref = _take(key)
+    if ref is None or not ref.alive():
+        ref = ReferenceProcess(be, str(problem), timeout_s)
+        try:
+            ref.greet(sha)
+        except BaseException:
+            ref.close()
+            raise
+    ref.problem, ref.timeout_s, ref.seconds = str(problem), timeout_s, 0.0
+    clean = False
+    try:
+        yield ref
+        clean = True
+    finally:
+        if clean and ref.alive():
+            _give_back(key, ref)
+        else:  # after an error its state is unknown: never reuse it
+            ref.close()
+
+
+# -- candidate ----------------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    """What one candidate run produced."""
+
+    kind: str  # ok | error | oom | timeout | crash
+    message: str = ""
+    header: dict = field(default_factory=dict)
+    payload: bytearray | None = None
+
+    @property
+    def fatal(self) -> bool:
+        """The process cannot be trusted for the next case."""
+        return self.kind in ("oom", "timeout", "crash")
+
+
+class CandidateProcess:
+    """A warm sandboxed process that imports the candidate; replaced after a crash or timeout.
+
+    Spawning returns at once: the candidate imports while the engine asks the reference for inputs.
+    """
+
+    def __init__(self, be: Backend, candidate: str, scratch: str, *, mem_limit_mb: int, timeout_s: float,
+                 cpu_seconds: int, rules_off: list[str], index: int):
+        cwd = os.path.join(scratch, f"candidate-{index}")
+        os.makedirs(cwd, exist_ok=True)
+        config = {"backend": be.name, "cwd": cwd, "path": str(Path(candidate).resolve()),
+                  "mem_limit_mb": mem_limit_mb, "cpu_seconds": cpu_seconds, "fsize_mb": _FSIZE_MB,
+                  "rules_off": rules_off}
+        self.mem_limit_mb, self.timeout_s, self.candidate = mem_limit_mb, timeout_s, candidate
+        self.child = fork_server(be).spawn("candidate", config,
+                                           log_path=os.path.join(scratch, f"candidate-{index}.log"))
+        self._startup: Outcome | None = None
+
+    def startup(self) -> Outcome:
+        """The import's outcome (waits for the greeting the first time)."""
+        if self._startup is None:
+            self._startup = self._greeting()
+        return self._startup
+
+    def _died(self, e: ChildDied) -> Outcome:
+        kind = "timeout" if e.status.signal == 24 else "crash"  # SIGXCPU: the CPU-time backstop fired
+        # faulthandler's dump (the Python stack at the crash) is the useful part of the log
+        lines = [ln for ln in self.child.log_tail(4000).splitlines() if not ln.startswith("Extension modules:")]
+        tail = "\n".join(lines).strip()[-1500:]
+        return Outcome(kind, f"{e.status.describe()}" + (f"\n{tail}" if tail else ""))
+
+    def _timed_out(self, what: str) -> Outcome:
+        self.child.kill()
+        return Outcome("timeout", f"no result from {what} within {self.timeout_s:g}s; process group killed")
+
+    def _reply_outcome(self, reply: dict, payload) -> Outcome:
+        status = reply.get("status")
+        if status == "oom":
+            return Outcome("oom", f"out of memory (limit {self.mem_limit_mb} MB): {reply.get('error', '')}\n"
+                                  f"{reply.get('traceback', '')}".strip())
+        if status == "error":
+            return Outcome("error", reply.get("traceback") or reply.get("error", ""))
+        return Outcome("ok", header=reply, payload=payload)
+
+    def _greeting(self) -> Outcome:
+        try:
+            reply, payload = self.child.receive(timeout=self.timeout_s)
+        except ChildTimeout:
+            return self._timed_out("importing the candidate")
+        except ChildDied as e:
+            return self._died(e)
+        if reply.get("status") == "bad-input":
+            self.child.close()
+            raise BadInput(f"{self.candidate}: {reply['error']}")
+        return self._reply_outcome(reply, payload) if reply.get("status") != "ready" else Outcome("ok")
+
+    def run(self, values: dict, payload: bytearray, seed: int) -> Outcome:
+        try:
+            reply, out = self.child.request({"op": "run", "values": values, "seed": seed}, payload,
+                                            timeout=self.timeout_s)
+        except ChildTimeout:
+            return self._timed_out("the candidate's forward")
+        except ChildDied as e:
+            return self._died(e)
+        return self._reply_outcome(reply, out)
+
+    def close(self) -> None:
+        self.child.close()
+
+    def kill(self) -> None:
+        self.child.kill()
