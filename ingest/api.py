@@ -2,8 +2,9 @@
 
 Order of work, chosen so that a process killed at any point leaves the previous version intact and a
 rerun completes the ingest:
-1. read and gate every file (no lock held, nothing written);
-2. take the KB write lock; open DuckDB; work out which records and entries are new; embed the new entries;
+1. read and gate every file (no lock held, nothing written; a process pool for big batches);
+2. take the KB write lock; read which records and entries DuckDB already has; derive patterns, evidence
+   and fingerprints of the new records (pool again, with no DuckDB handle open); embed the new entries;
 3. one DuckDB transaction: records, entries, evidence, embeddings, fingerprints, provenance, the batch
    and its events, and the version row last; commit;
 4. bring the chromadb index in line with DuckDB (a cache: a crash here is repaired by the next open).
@@ -18,9 +19,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ingest.entry import Pattern, embed_text, evidence_from_record, lexical_text, pattern_from_record, record_sha256
-from ingest.gate import DEFAULT_MIN_MATCH, gate
-from ingest.load import LoadedRecord, RecordRejected, Rejection, load_record
+from ingest.entry import Pattern, embed_text, lexical_text
+from ingest.gate import DEFAULT_MIN_MATCH
+from ingest.load import Rejection
+from ingest.prepare import Checked, Derived, check, derive, pmap
 from kbstore.errors import BadInput
 from kbstore.faults import kill_point
 from kbstore.paths import KBPaths
@@ -79,14 +81,6 @@ def collect_files(paths: list[str | Path]) -> list[Path]:
     return [f for f in files if not (f.resolve() in seen or seen.add(f.resolve()))]
 
 
-def check(path: Path, min_match: float) -> tuple[LoadedRecord | None, list[Rejection]]:
-    try:
-        loaded = load_record(path)
-    except RecordRejected as e:
-        return None, e.reasons
-    return loaded, gate(loaded.record, min_match=min_match)
-
-
 def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_match: float = DEFAULT_MIN_MATCH,
            embedder=None, lock_wait_s: float | None = None) -> IngestReport:
     from kbstore.lock import write_lock
@@ -96,17 +90,23 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
     if not 0.0 <= min_match <= 1.0:
         raise BadInput(f"--min-match {min_match} is outside [0, 1]")
     started = _now()
-    checked = [(str(f), *check(f, min_match)) for f in collect_files(paths)]
+    checked: list[Checked] = pmap(check, [(f, min_match) for f in collect_files(paths)])
     kill_point("after-validate")
     kb = KBPaths.of(kb_path)
     with write_lock(kb.lock, wait_s=lock_wait_s, what="ingest"):
-        with Store.open(kb, write=True) as store:
+        with Store.open(kb, write=True) as store:  # creates and migrates a new KB; closed before any fork
             embedder = _embedder(store, embedder)
-            plan = _plan(store, checked, min_match)
-            vectors = embedder.embed([embed_text(p) for p in plan.new_entries.values()])
-            kill_point("after-embed")
-            report = IngestReport(str(kb.root), uuid.uuid4().hex, store.head_version(), None, plan.outcomes,
-                                  len(plan.new_entries), len(plan.admitted))
+            known = store.record_entries(c.sha256 for c in checked if c.sha256)
+            entries = store.entry_ids()
+            previous = store.head_version()
+        fresh = {c.sha256: c.loaded.record for c in checked if c.sha256 and c.sha256 not in known}
+        derived = dict(zip(fresh, pmap(derive, [(r, min_match) for r in fresh.values()])))
+        plan = _plan(checked, known, entries, derived)
+        vectors = embedder.embed([embed_text(p) for p in plan.new_entries.values()])
+        kill_point("after-embed")
+        report = IngestReport(str(kb.root), uuid.uuid4().hex, previous, None, plan.outcomes, len(plan.new_entries),
+                              len(plan.admitted))
+        with Store.open(kb, write=True) as store:
             with store.transaction():
                 _write(store, plan, vectors, embedder, report, started, min_match)
             kill_point("after-commit")
@@ -119,33 +119,29 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
 @dataclass
 class _Plan:
     outcomes: list[Outcome]
-    admitted: list[tuple[Outcome, LoadedRecord, Pattern]]  # new records, in file order
+    admitted: list[tuple[Outcome, Checked, Derived]]  # new records, in file order
     new_entries: dict[str, Pattern]  # entry id -> pattern, for entries not yet in the KB
 
 
-def _plan(store, checked: list[tuple[str, LoadedRecord | None, list[Rejection]]], min_match: float) -> _Plan:
-    shas = {path: record_sha256(lr.record) for path, lr, reasons in checked if lr is not None and not reasons}
-    known = store.known_records(shas.values())
-    entries = store.entry_ids()
+def _plan(checked: list[Checked], known: dict[str, str], entries: set[str], derived: dict[str, Derived]) -> _Plan:
     plan = _Plan([], [], {})
-    seen: set[str] = set()
-    for path, loaded, reasons in checked:
-        if reasons:
-            plan.outcomes.append(Outcome(path, "rejected", reasons=reasons))
+    seen: dict[str, str] = {}
+    for c in checked:
+        if c.reasons:
+            plan.outcomes.append(Outcome(c.path, "rejected", reasons=c.reasons))
             continue
-        sha = shas[path]
-        pattern = pattern_from_record(loaded.record)
-        if sha in known or sha in seen:
-            plan.outcomes.append(Outcome(path, "duplicate", sha, pattern.id))
+        if c.sha256 in known or c.sha256 in seen:
+            plan.outcomes.append(Outcome(c.path, "duplicate", c.sha256, known.get(c.sha256) or seen[c.sha256]))
             continue
-        seen.add(sha)
-        eid = pattern.id
+        d = derived[c.sha256]
+        eid = d.pattern.id
+        seen[c.sha256] = eid
         new = eid not in entries and eid not in plan.new_entries
         if new:
-            plan.new_entries[eid] = pattern
-        out = Outcome(path, "admitted", sha, eid, new_entry=new)
+            plan.new_entries[eid] = d.pattern
+        out = Outcome(c.path, "admitted", c.sha256, eid, new_entry=new)
         plan.outcomes.append(out)
-        plan.admitted.append((out, loaded, pattern))
+        plan.admitted.append((out, c, d))
     return plan
 
 
@@ -163,16 +159,16 @@ def _write(store, plan: _Plan, vectors, embedder, report: IngestReport, started:
                    sha256_text(embed_text(p))) for (eid, p), vec in zip(plan.new_entries.items(), vectors)])
     graph = ledger.Graph()
     records, evidence, fingerprints = [], [], []
-    for out, loaded, pattern in plan.admitted:
-        r = loaded.record
+    for out, checked, derived in plan.admitted:
+        r = checked.loaded.record
         raw = r.model_dump(mode="json", by_alias=True)
-        ev = evidence_from_record(r, min_match=min_match)
+        ev = derived.evidence
         records.append((out.record_sha256, canonical_json(raw), r.run_id, out.path))
         evidence.append((out.entry_id, out.record_sha256, sha256_text(canonical_json(ev.model_dump(mode="json", by_alias=True))),
                          canonical_json(ev.model_dump(mode="json", by_alias=True)), r.run_id, r.operator.id,
                          r.operator.family, r.operator.problem_sha256, r.source.sha256, r.repaired.sha256,
                          r.evidence.match, r.worker.kind, r.worker.model, report.batch_id, version, now))
-        fingerprints.extend(_fingerprint_rows(out, r))
+        fingerprints.extend((out.entry_id, out.record_sha256, *fp) for fp in derived.fingerprints)
         ledger.admission(graph, raw, out.record_sha256, out.entry_id, report.batch_id, ev.gate)
     store.insert("records", ("sha256", "canonical_json", "run_id", "path"), records)
     store.insert("evidence", ("entry_id", "record_sha256", "sha256", "canonical_json", "run_id", "operator_id", "family",
@@ -206,17 +202,6 @@ def _write(store, plan: _Plan, vectors, embedder, report: IngestReport, started:
                        embedder.fingerprint)], ignore_conflicts=False)
         report.version = version
     kill_point("before-commit")
-
-
-def _fingerprint_rows(out: Outcome, record) -> list[tuple]:
-    from ingest.fingerprints import code_fingerprints
-
-    rows = []
-    for role, code in (("source", record.source.code), ("repaired", record.repaired.code)):
-        fp = code_fingerprints(code, record.language)
-        if fp is not None:
-            rows.append((out.entry_id, out.record_sha256, role, record.language, fp[0], fp[1]))
-    return rows
 
 
 def _unique(nodes):

@@ -77,7 +77,7 @@ def applied(con) -> list[str]:
 
 def pending(con) -> list[str]:
     """Names not yet applied (read-only safe: never creates anything when the table is missing)."""
-    have = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = '_migrations'").fetchone()[0]
+    have = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = '_migrations'").fetchall()[0][0]
     done = {r[0] for r in con.execute("SELECT name FROM _migrations").fetchall()} if have else set()
     return [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in done]
 

