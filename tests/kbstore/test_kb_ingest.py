@@ -144,11 +144,11 @@ def test_embedder_mismatch_is_refused(tmp_path, monkeypatch):
 
 
 def test_the_process_pool_gives_the_same_kb_as_serial_work(tmp_path, monkeypatch):
-    import ingest.prepare
+    from ingest import prepare
 
     write_records(tmp_path / "recs", [make_record(i) for i in range(6)] + [make_record(1, run_id="dup-pattern")])
     serial = ingest([tmp_path / "recs"], tmp_path / "serial")
-    monkeypatch.setattr(ingest.prepare, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(prepare, "PARALLEL_MIN", 2)
     monkeypatch.setenv("KB_INGEST_WORKERS", "2")
     pooled = ingest([tmp_path / "recs"], tmp_path / "pooled")
     assert [o.as_dict() for o in pooled.outcomes] == [o.as_dict() for o in serial.outcomes]
