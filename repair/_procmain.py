@@ -91,6 +91,15 @@ def _deterministic() -> None:
         torch.use_deterministic_algorithms(True, warn_only=True)
 
 
+def _not_dumpable() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0)  # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        pass
+
+
 def _seed_all(seed: int) -> None:
     import torch
 
@@ -173,6 +182,7 @@ class _Role:
 
 class _Reference(_Role):
     def start(self) -> bool:
+        _not_dumpable()  # other processes of this user (a candidate) cannot read its memory through /proc
         self.store: dict[str, tuple] = {}
         try:
             self.module = _import_file(self.config["path"], "_repair_reference_problem")

@@ -7,6 +7,7 @@ output would let it run code in the engine.
 from __future__ import annotations
 
 import json
+import math
 import os
 import select
 import struct
@@ -15,6 +16,7 @@ from typing import Any
 
 _HEAD = struct.Struct(">IQ")  # header length, payload length
 _ALIGN = 64
+_MAX_HEADER = 1 << 26
 
 
 class WireTimeout(Exception):
@@ -65,9 +67,17 @@ def _read_exact(fd: int, n: int, deadline: float | None) -> bytearray:
     return buf
 
 
-def recv_frame(fd: int, deadline: float | None = None) -> tuple[dict, bytearray]:
+def recv_frame(fd: int, deadline: float | None = None, max_payload: int = 1 << 36) -> tuple[dict, bytearray]:
+    """One frame; WireError when the other side sends something that is not a frame we accept."""
     hlen, plen = _HEAD.unpack(bytes(_read_exact(fd, _HEAD.size, deadline)))
-    header = json.loads(bytes(_read_exact(fd, hlen, deadline)))
+    if hlen > _MAX_HEADER or plen > max_payload:
+        raise WireError(f"frame too large (header {hlen} bytes, payload {plen} bytes)")
+    try:
+        header = json.loads(bytes(_read_exact(fd, hlen, deadline)))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise WireError(f"malformed frame header ({e})") from None
+    if not isinstance(header, dict):
+        raise WireError("malformed frame header (not an object)")
     return header, _read_exact(fd, plen, deadline)
 
 
@@ -130,20 +140,34 @@ def decode_values(desc: Any, payload: bytearray) -> Any:
     """Rebuild what encode_values described; tensors are fresh, writable CPU tensors."""
     import torch
 
+    def tensor(d: dict):
+        dtype = getattr(torch, str(d["dtype"]), None)
+        if not isinstance(dtype, torch.dtype):
+            raise WireError(f"unknown dtype {d['dtype']!r}")
+        shape = [int(n) for n in d["shape"]]
+        if any(n < 0 for n in shape):
+            raise WireError(f"negative size in shape {shape}")
+        numel = math.prod(shape)
+        if numel == 0:
+            return torch.empty(shape, dtype=dtype)
+        count = int(d["span"]) if "stride" in d else numel
+        offset = int(d["offset"])
+        if offset < 0 or offset + count * dtype.itemsize > len(payload):
+            raise WireError("tensor data lies outside the payload")
+        flat = torch.frombuffer(payload, dtype=dtype, count=count, offset=offset).clone()
+        if "stride" in d:
+            return torch.as_strided(flat, shape, [int(x) for x in d["stride"]])  # checks bounds itself
+        return flat.reshape(shape)
+
     def dec(d: Any) -> Any:
-        kind = d["kind"]
+        if not isinstance(d, dict):
+            raise WireError("malformed value description")
+        kind = d.get("kind")
         if kind == "tensor":
-            dtype = getattr(torch, d["dtype"])
-            numel = 1
-            for s in d["shape"]:
-                numel *= s
-            if numel == 0:
-                return torch.empty(d["shape"], dtype=dtype)
-            if "stride" in d:
-                span = torch.frombuffer(payload, dtype=dtype, count=d["span"], offset=d["offset"]).clone()
-                return torch.as_strided(span, d["shape"], d["stride"])
-            t = torch.frombuffer(payload, dtype=dtype, count=numel, offset=d["offset"])
-            return t.reshape(d["shape"]).clone()
+            try:
+                return tensor(d)
+            except (KeyError, TypeError, ValueError, RuntimeError) as e:
+                raise WireError(f"malformed tensor description ({e})") from None
         if kind == "json":
             return d["value"]
         if kind == "dtype":

@@ -87,9 +87,16 @@ class _Session:
             self.ref.discard(key)
             status = "crash" if out.kind == "oom" else out.kind
             return CaseResult(**base, status=status, message=out.message), None, None
-        seconds = float(out.header["seconds"])
+        try:
+            seconds = float(out.header["seconds"])
+            actual = decode_values(out.header["outputs"], out.payload)
+        except (KeyError, TypeError, ValueError) as e:  # WireError included: the process is not trusted again
+            self.ref.discard(key)
+            self.proc.kill()
+            self.proc = None
+            message = f"malformed outputs from the candidate process: {e}"
+            return CaseResult(**base, status="crash", message=message), None, None
         self.candidate_seconds += seconds
-        actual = decode_values(out.header["outputs"], out.payload)
         expected = self.ref.run(key, seed, case.case_id)
         for f in out.header.get("findings", []):
             f = dict(f, phase="runtime")

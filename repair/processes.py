@@ -178,6 +178,8 @@ class CandidateProcess:
                   "mem_limit_mb": mem_limit_mb, "cpu_seconds": cpu_seconds, "fsize_mb": _FSIZE_MB,
                   "rules_off": rules_off}
         self.mem_limit_mb, self.timeout_s, self.candidate = mem_limit_mb, timeout_s, candidate
+        # its outputs must fit in its memory; a bigger frame is garbage, not data
+        self.max_payload = (mem_limit_mb + 256) << 20 if be.limit_address_space else 1 << 36
         self.child = fork_server(be).spawn("candidate", config,
                                            log_path=os.path.join(scratch, f"candidate-{index}.log"))
         self._startup: Outcome | None = None
@@ -189,11 +191,11 @@ class CandidateProcess:
         return self._startup
 
     def _died(self, e: ChildDied) -> Outcome:
-        kind = "timeout" if e.status.signal == 24 else "crash"  # SIGXCPU: the CPU-time backstop fired
+        kind = "timeout" if e.status.signal == 24 and not e.reason else "crash"  # SIGXCPU: the CPU backstop
         # faulthandler's dump (the Python stack at the crash) is the useful part of the log
         lines = [ln for ln in self.child.log_tail(4000).splitlines() if not ln.startswith("Extension modules:")]
         tail = "\n".join(lines).strip()[-1500:]
-        return Outcome(kind, f"{e.status.describe()}" + (f"\n{tail}" if tail else ""))
+        return Outcome(kind, str(e) + (f"\n{tail}" if tail else ""))
 
     def _timed_out(self, what: str) -> Outcome:
         self.child.kill()
@@ -210,7 +212,7 @@ class CandidateProcess:
 
     def _greeting(self) -> Outcome:
         try:
-            reply, payload = self.child.receive(timeout=self.timeout_s)
+            reply, payload = self.child.receive(timeout=self.timeout_s, max_payload=self.max_payload)
         except ChildTimeout:
             return self._timed_out("importing the candidate")
         except ChildDied as e:
@@ -223,7 +225,7 @@ class CandidateProcess:
     def run(self, values: dict, payload: bytearray, seed: int) -> Outcome:
         try:
             reply, out = self.child.request({"op": "run", "values": values, "seed": seed}, payload,
-                                            timeout=self.timeout_s)
+                                            timeout=self.timeout_s, max_payload=self.max_payload)
         except ChildTimeout:
             return self._timed_out("the candidate's forward")
         except ChildDied as e:

@@ -19,10 +19,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from repair._wire import WireClosed, WireTimeout, recv_frame, send_frame
+from repair._wire import WireClosed, WireError, WireTimeout, recv_frame, send_frame
 from repair.errors import EnvironmentMissing
 
 _MB = 1 << 20
@@ -36,9 +37,9 @@ class ChildTimeout(Exception):
 class ChildDied(Exception):
     """The child's pipe closed: it exited or was killed."""
 
-    def __init__(self, status: "ExitStatus"):
-        super().__init__(status.describe())
-        self.status = status
+    def __init__(self, status: "ExitStatus", reason: str = ""):
+        super().__init__(f"{reason}; {status.describe()}" if reason else status.describe())
+        self.status, self.reason = status, reason
 
 
 @dataclass
@@ -121,28 +122,31 @@ class Child:
         self._req, self._resp = req_fd, resp_fd
         self.status: ExitStatus | None = None
 
-    def request(self, header: dict, payload: bytes = b"", timeout: float | None = None) -> tuple[dict, bytearray]:
-        import time
-
+    def request(self, header: dict, payload: bytes = b"", timeout: float | None = None,
+                max_payload: int = 1 << 36) -> tuple[dict, bytearray]:
+        """Send a frame and wait for the reply; ChildTimeout past the deadline, ChildDied when the child is gone."""
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
             send_frame(self._req, header, payload, deadline)
-            return recv_frame(self._resp, deadline)
         except WireTimeout:
             raise ChildTimeout() from None
         except WireClosed:
             raise ChildDied(self.reap(grace_s=5.0)) from None
+        return self._receive(deadline, max_payload)
 
-    def receive(self, timeout: float | None = None) -> tuple[dict, bytearray]:
+    def receive(self, timeout: float | None = None, max_payload: int = 1 << 36) -> tuple[dict, bytearray]:
         """Wait for an unrequested frame (the child's greeting)."""
-        import time
+        return self._receive(None if timeout is None else time.monotonic() + timeout, max_payload)
 
+    def _receive(self, deadline: float | None, max_payload: int) -> tuple[dict, bytearray]:
         try:
-            return recv_frame(self._resp, None if timeout is None else time.monotonic() + timeout)
+            return recv_frame(self._resp, deadline, max_payload)
         except WireTimeout:
             raise ChildTimeout() from None
         except WireClosed:
             raise ChildDied(self.reap(grace_s=5.0)) from None
+        except WireError as e:  # the child wrote something that is not our protocol: it is not trusted again
+            raise ChildDied(self.kill(), reason=f"malformed reply ({e})") from None
 
     def kill(self) -> ExitStatus:
         if self.status is None:
