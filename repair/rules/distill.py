@@ -16,7 +16,7 @@ import difflib
 import re
 
 from provenance.canonical import sha256_text
-from repair.rules.engine import _parses, apply_rule, changed_lines, equivalent
+from repair.rules.engine import parses, apply_rule, changed_lines, equivalent
 from repair.rules.errors import BadSource
 from repair.rules.model import Rule, language_of
 
@@ -314,7 +314,7 @@ def distill(before_code: str, after_code: str, language: str = "triton", *, bug_
     a_root, b_root = SgRoot(before_code, lang).root(), SgRoot(after_code, lang).root()
     # C++ grammars do not know CUDA/AscendC qualifiers (__global__, __aicore__): only Python is strict
     for name, code in (("before", before_code), ("after", after_code)):
-        if lang == "python" and not _parses(code, lang):
+        if lang == "python" and not parses(code, lang):
             raise BadSource(f"distill: the {name} code does not parse as {lang}")
     regions = _diff(a_root, b_root, lang)
     if not regions:

@@ -136,7 +136,8 @@ def _expand(template: str, match, source: str, indent: str) -> str:
     return "\n".join([lines[0], *[(indent + ln) if ln else ln for ln in lines[1:]]])
 
 
-def _parses(source: str, language: str) -> bool:
+def parses(source: str, language: str) -> bool:
+    """Python: ast.parse accepts it; C++: tree-sitter finds no error node."""
     if language == "python":
         try:
             ast.parse(source)
@@ -177,7 +178,7 @@ def apply_rule(rule: Rule, source: str) -> list[RuleApplication]:
         return []
     # a patch may not break the parse; C++ sources may carry CUDA/AscendC qualifiers the grammar
     # reads as errors, so there a patch may not add errors
-    source_errors = 0 if rule.language == "python" and _parses(source, "python") else None
+    source_errors = 0 if rule.language == "python" and parses(source, "python") else None
     if rule.language != "python":
         source_errors = _errors(source, rule.language)
     edits = []
@@ -194,7 +195,7 @@ def apply_rule(rule: Rule, source: str) -> list[RuleApplication]:
         if patched in seen:
             return
         if source_errors is not None and (
-                not _parses(patched, "python") if rule.language == "python" else _errors(patched, rule.language) > source_errors):
+                not parses(patched, "python") if rule.language == "python" else _errors(patched, rule.language) > source_errors):
             return
         seen.add(patched)
         out.append(RuleApplication(rule.id, patched, location, sites, changed_lines(source, patched)))
