@@ -6,11 +6,12 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
+from repair.integrity.astutil import (FuncNode, assignments, module_level_stmts, params, fold_str,
+                                      forward_tensor_params, is_main_guard)
 from repair.integrity.names import (NN_CONTAINERS, TENSOR_META_ATTRS, TENSOR_VIEW_ATTRS, TORCH_PLUMBING,
                                     TORCH_VALUES, TRITON_KERNEL_DECORATORS)
 
 _BUILTINS = frozenset(dir(builtins))
-FuncNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass
@@ -23,42 +24,6 @@ class Func:
     returns_tensor: bool = False
     assigns: dict[str, list] = field(default_factory=dict)  # local name -> assigned values / ("unpack", value)
     tensors: set[str] = field(default_factory=set)  # local names holding tensors
-
-
-def fold_str(node, consts: dict[str, str] | None = None) -> str | None:
-    """The string an expression always evaluates to ("soft" + "max", f-strings, joins, [::-1]), else None."""
-    consts = consts or {}
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.Name) and node.id in consts:
-        return consts[node.id]
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        a, b = fold_str(node.left, consts), fold_str(node.right, consts)
-        return a + b if a is not None and b is not None else None
-    if isinstance(node, ast.JoinedStr):
-        parts = [fold_str(v.value if isinstance(v, ast.FormattedValue) else v, consts) for v in node.values]
-        return "".join(parts) if all(p is not None for p in parts) else None
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-        s = fold_str(node.value, consts)
-        sl = node.slice
-        bounds = [None if b is None else (b.value if isinstance(b, ast.Constant) else ast.literal_eval(b))
-                  for b in (sl.lower, sl.upper, sl.step)] if s is not None else None
-        try:
-            return s[slice(*bounds)] if s is not None else None
-        except Exception:
-            return None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
-        base = fold_str(node.func.value, consts)
-        if base is not None and node.func.attr == "join" and len(node.args) == 1 \
-                and isinstance(node.args[0], (ast.List, ast.Tuple)):
-            parts = [fold_str(e, consts) for e in node.args[0].elts]
-            return base.join(parts) if all(p is not None for p in parts) else None
-        if base is not None and node.func.attr in ("lower", "upper", "strip") and not node.args:
-            return getattr(base, node.func.attr)()
-        if base is not None and node.func.attr == "format":
-            args = [fold_str(a, consts) for a in node.args]
-            return base.format(*args) if all(a is not None for a in args) else None
-    return None
 
 
 def decorator_names(node: FuncNode, model: "ModuleModel") -> list[str]:
@@ -102,8 +67,8 @@ class ModuleModel:
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         self.funcs[f"{node.name}.{item.name}"] = Func(f"{node.name}.{item.name}", item, node.name, False)
-        for stmt in _module_level_stmts(self.tree):
-            for name, value in _assignments(stmt):
+        for stmt in module_level_stmts(self.tree):
+            for name, value in assignments(stmt):
                 self.globals.setdefault(name, []).append(value)
         for _ in range(3):  # NAME = "re" + "lu" and friends, folded in a few passes
             for name, values in self.globals.items():
@@ -114,7 +79,7 @@ class ModuleModel:
         for f in self.funcs.values():
             f.kernel = any(d in TRITON_KERNEL_DECORATORS for d in decorator_names(f.node, self))
             for stmt in ast.walk(f.node):
-                for name, value in _assignments(stmt):
+                for name, value in assignments(stmt):
                     f.assigns.setdefault(name, []).append(value)
                 if f.cls and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -240,7 +205,7 @@ class ModuleModel:
                     if r:
                         return r
             return None
-        if func is not None and name in _params(func.node):
+        if func is not None and name in params(func.node):
             return None
         if name in self.imports:
             return self.imports[name]
@@ -360,53 +325,27 @@ class ModuleModel:
             target = self.funcs.get(q[1:]) or self.funcs.get(q[1:] + ".__init__")
             if target is None or target.kernel:
                 continue
-            params = _params(target.node)
-            if params and params[0] in ("self", "cls"):
-                params = params[1:]
+            names = params(target.node)
+            if names and names[0] in ("self", "cls"):
+                names = names[1:]
             for i, a in enumerate(call.args):
-                if i < len(params) and params[i] not in target.tensor_params and self.is_tensor(a, f):
-                    target.tensor_params.add(params[i])
+                if i < len(names) and names[i] not in target.tensor_params and self.is_tensor(a, f):
+                    target.tensor_params.add(names[i])
                     changed = True
             for kw in call.keywords:
-                if kw.arg in params and kw.arg not in target.tensor_params and self.is_tensor(kw.value, f):
+                if kw.arg in names and kw.arg not in target.tensor_params and self.is_tensor(kw.value, f):
                     target.tensor_params.add(kw.arg)
                     changed = True
         return changed
 
 
 def _with_tensors(f: Func, names: set[str]) -> Func:
-    g = Func(f.key, f.node, f.cls, f.kernel, f.tensor_params, f.returns_tensor, f.assigns, names)
-    return g
-
-
-def _params(node: FuncNode) -> list[str]:
-    a = node.args
-    return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs] + \
-        [p.arg for p in (a.vararg, a.kwarg) if p is not None]
-
-
-def forward_tensor_params(node: FuncNode) -> set[str]:
-    """Parameters of a forward that carry inputs: all but self, int/float/bool-annotated and scalar defaults."""
-    a = node.args
-    positional = a.posonlyargs + a.args
-    defaults = dict(zip([p.arg for p in positional][len(positional) - len(a.defaults):], a.defaults))
-    out = set()
-    for p in positional[1:] + a.kwonlyargs:
-        ann = p.annotation
-        if isinstance(ann, ast.Name) and ann.id in ("int", "float", "bool", "str"):
-            continue
-        d = defaults.get(p.arg)
-        if isinstance(d, ast.Constant):
-            continue
-        out.add(p.arg)
-    if a.vararg:
-        out.add(a.vararg.arg)
-    return out
+    return Func(f.key, f.node, f.cls, f.kernel, f.tensor_params, f.returns_tensor, f.assigns, names)
 
 
 def _is_self(node, func: Func) -> bool:
-    params = _params(func.node)
-    return isinstance(node, ast.Name) and bool(params) and node.id == params[0] and func.cls is not None
+    names = params(func.node)
+    return isinstance(node, ast.Name) and bool(names) and node.id == names[0] and func.cls is not None
 
 
 def _is_self_attr(node, func: Func) -> bool:
@@ -420,48 +359,3 @@ def _owner(value, model: ModuleModel, cls: str | None) -> str | None:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(n is value for n in ast.walk(item)):
                 return f"{c}.{item.name}"
     return None
-
-
-def _assignments(stmt):
-    """(name, value) pairs a statement binds; tuple targets give ("unpack", value)."""
-    if isinstance(stmt, ast.Assign):
-        targets, value = stmt.targets, stmt.value
-    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and stmt.value is not None:
-        targets, value = [stmt.target], stmt.value
-    elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.comprehension)):
-        targets, value = [stmt.target], ("unpack", stmt.iter)
-    elif isinstance(stmt, ast.withitem) and stmt.optional_vars is not None:
-        targets, value = [stmt.optional_vars], stmt.context_expr
-    else:
-        return []
-    out = []
-    for t in targets:
-        if isinstance(t, ast.Name):
-            out.append((t.id, value))
-        elif isinstance(t, (ast.Tuple, ast.List)):
-            inner = value if isinstance(value, tuple) else ("unpack", value)
-            if not isinstance(value, tuple) and isinstance(value, (ast.Tuple, ast.List)) \
-                    and len(value.elts) == len(t.elts):
-                out += [(e.id, v) for e, v in zip(t.elts, value.elts) if isinstance(e, ast.Name)]
-            else:
-                out += [(e.id, inner) for e in t.elts if isinstance(e, ast.Name)]
-    return out
-
-
-def _module_level_stmts(tree: ast.Module):
-    """Statements that run at import (def/class bodies excluded, `if __name__ == "__main__":` skipped)."""
-    for stmt in tree.body:
-        if is_main_guard(stmt):
-            continue
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        yield from ast.walk(stmt)
-
-
-def is_main_guard(stmt) -> bool:
-    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
-        return False
-    t = stmt.test
-    sides = [t.left] + t.comparators
-    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and \
-        any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)

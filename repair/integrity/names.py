@@ -145,3 +145,33 @@ def matches(qual: str, table) -> str | None:
         if qual == entry or qual.startswith(entry + "."):
             return entry
     return None
+
+
+def torch_compute(q: str, ctx: str) -> str | None:
+    """Why a torch name is framework compute in this context (strict/init/kernel), or None."""
+    parts = q.split(".")
+    last = parts[-1]
+    if ctx == "kernel":
+        return None if len(parts) == 2 and last in TORCH_VALUES else f"{q} inside a kernel"
+    if q == "torch" or q.startswith(TORCH_PLUMBING) and not q.startswith(TORCH_PLUMBING_DENY):
+        return None
+    if q.startswith("torch.nn.init."):
+        return None if ctx == "init" else f"{q} in forward"
+    if q.startswith(("torch.nn.functional", "torch.nn.utils")) or q in ("torch.nn",):
+        return None if q in ("torch.nn", "torch.nn.functional") else f"framework compute {q}"
+    if q.startswith("torch.nn."):
+        if parts[2] in NN_CONTAINERS or parts[2] in ("parameter", "modules") or ctx == "init":
+            return None
+        return f"builds the nn module {q} in forward"
+    if q.startswith("torch.Tensor."):
+        allowed = TENSOR_ALLOWED_METHODS | TENSOR_META_ATTRS | TENSOR_VIEW_ATTRS
+        if last in allowed or ctx == "init" and last in TENSOR_INIT_METHODS:
+            return None
+        return f"framework compute {q}"
+    if q.startswith("torch.utils.cpp_extension"):
+        return None
+    if len(parts) == 2:
+        if last in TORCH_ALLOWED or last in TORCH_VALUES or ctx == "init" and last in TORCH_INIT_ALLOWED:
+            return None
+        return f"framework compute {q}"
+    return f"framework compute {q}"

@@ -11,17 +11,17 @@ from pathlib import Path
 
 from repair.errors import BadInput
 from repair.integrity.kernels import kernel_findings, launches
-from repair.integrity.model import Func, ModuleModel, forward_tensor_params, is_main_guard
+from repair.integrity.astutil import is_main_guard
+from repair.integrity.model import Func, ModuleModel
 from repair.integrity.names import (AMBIGUOUS_METHODS, BUILTIN_REDUCERS, COMPILE_JIT, CONCURRENCY, CTYPES,
                                     DYNAMIC_EXEC, ENV_CHECK, FILE_READ, HOST_METHODS, HOST_NUMPY_ALLOWED,
-                                    INTROSPECTION, INTROSPECTION_ATTRS, NN_CONTAINERS, REFERENCE_NAMES,
-                                    TENSOR_ALLOWED_METHODS, TENSOR_COMPUTE_METHODS, TENSOR_INIT_METHODS,
-                                    TENSOR_META_ATTRS, TENSOR_VIEW_ATTRS, TORCH_ALLOWED, TORCH_INIT_ALLOWED,
-                                    TORCH_PLUMBING, TORCH_PLUMBING_DENY, TORCH_VALUES, matches)
+                                    INTROSPECTION, INTROSPECTION_ATTRS, REFERENCE_NAMES, TENSOR_ALLOWED_METHODS,
+                                    TENSOR_COMPUTE_METHODS, TENSOR_INIT_METHODS, TENSOR_META_ATTRS,
+                                    TENSOR_VIEW_ATTRS, matches, torch_compute)
+from repair.integrity.reach import INIT, KERNEL, STRICT, reachable
 from repair.integrity.rules import make_verdict, resolve_rules_off
 from repair.result import IntegrityFinding, IntegrityVerdict
 
-STRICT, INIT, KERNEL = "strict", "init", "kernel"
 # exploit tables checked in this order: the first that matches names the rule
 _TABLES = [("static.dynamic-exec", DYNAMIC_EXEC), ("static.ctypes", CTYPES), ("static.concurrency", CONCURRENCY),
            ("static.compile-jit", COMPILE_JIT), ("static.introspection", INTROSPECTION),
@@ -62,56 +62,6 @@ def scan_source(source: str, candidate_path: Path, problem_path: Path, rules_off
         checker.function(model.funcs[key], ctx)
     checker.findings += kernel_findings(model, reach, checker)
     return checker.unique()
-
-
-def reachable(model: ModuleModel) -> dict[str, str]:
-    """Function key -> context for everything ModelNew.__init__/forward (and dunders) can reach."""
-    reach: dict[str, str] = {}
-    todo: list[tuple[str, str]] = []
-    init = model.method("ModelNew", "__init__")
-    if init:
-        todo.append((init, INIT))
-    for cls in model.mro("ModelNew"):
-        for item in model.classes[cls].body:
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name != "__init__" and (
-                    item.name == "forward" or item.name.startswith("__") and item.name.endswith("__")):
-                todo.append((f"{cls}.{item.name}", STRICT))
-            elif not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):  # forward = _impl
-                todo += [(k, STRICT) for k in _refs(model, item, None)]
-    for key, ctx in todo:  # forward and every dunder that can stand in for it take the inputs
-        if ctx == STRICT and model.funcs[key].cls is not None:
-            model.funcs[key].tensor_params |= forward_tensor_params(model.funcs[key].node)
-    for stmt in model.tree.body:  # import-time code reaches what it references
-        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not is_main_guard(stmt):
-            todo += [(k, INIT) for k in _refs(model, stmt, None)]
-    while todo:
-        key, ctx = todo.pop()
-        f = model.funcs.get(key)
-        if f is None:
-            continue
-        ctx = KERNEL if f.kernel else ctx
-        if reach.get(key) in (ctx, STRICT, KERNEL):
-            continue
-        reach[key] = ctx
-        todo += [(k, ctx) for k in _refs(model, f.node, f)]
-    return reach
-
-
-def _refs(model: ModuleModel, node, func: Func | None) -> list[str]:
-    """Local function keys an AST subtree refers to (classes bring their methods)."""
-    out = []
-    for n in ast.walk(node):
-        if not isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
-            continue
-        q = model.resolve(n, func)
-        if not q or not q.startswith("@"):
-            continue
-        key = q[1:]
-        if key in model.funcs:
-            out.append(key)
-        elif key in model.classes:
-            out += [k for k in model.funcs if model.funcs[k].cls == key]
-    return out
 
 
 class Checker:
@@ -342,38 +292,9 @@ class Checker:
         if q.startswith("numpy.") and q not in HOST_NUMPY_ALLOWED and not imported:
             self.add("static.host-compute", node, f"host computation with {q}")
         elif q.startswith("torch") and not imported:
-            why = self.torch_compute(q)
+            why = torch_compute(q, self.ctx)
             if why:
                 self.add("static.framework-compute", node, why)
-
-    def torch_compute(self, q: str) -> str | None:
-        """Why a torch name is framework compute in the current context, or None."""
-        parts = q.split(".")
-        last = parts[-1]
-        if self.ctx == KERNEL:
-            return None if len(parts) == 2 and last in TORCH_VALUES else f"{q} inside a kernel"
-        if q == "torch" or q.startswith(TORCH_PLUMBING) and not q.startswith(TORCH_PLUMBING_DENY):
-            return None
-        if q.startswith("torch.nn.init."):
-            return None if self.ctx == INIT else f"{q} in forward"
-        if q.startswith(("torch.nn.functional", "torch.nn.utils")) or q in ("torch.nn",):
-            return None if q in ("torch.nn", "torch.nn.functional") else f"framework compute {q}"
-        if q.startswith("torch.nn."):
-            if parts[2] in NN_CONTAINERS or parts[2] in ("parameter", "modules") or self.ctx == INIT:
-                return None
-            return f"builds the nn module {q} in forward"
-        if q.startswith("torch.Tensor."):
-            allowed = TENSOR_ALLOWED_METHODS | TENSOR_META_ATTRS | TENSOR_VIEW_ATTRS
-            if last in allowed or self.ctx == INIT and last in TENSOR_INIT_METHODS:
-                return None
-            return f"framework compute {q}"
-        if q.startswith("torch.utils.cpp_extension"):
-            return None
-        if len(parts) == 2:
-            if last in TORCH_ALLOWED or last in TORCH_VALUES or self.ctx == INIT and last in TORCH_INIT_ALLOWED:
-                return None
-            return f"framework compute {q}"
-        return f"framework compute {q}"
 
     def tensor_attribute(self, node: ast.Attribute) -> None:
         """x.method on an unresolved receiver: tensor methods beyond views/copies are compute."""
@@ -440,7 +361,7 @@ class Checker:
 
 
 def _fold(model: ModuleModel, node, func):
-    from repair.integrity.model import fold_str
+    from repair.integrity.astutil import fold_str
 
     s = fold_str(node, model._consts(func))
     if s is None and isinstance(node, ast.Name):
