@@ -168,6 +168,8 @@ def _executor_options(f):
         click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
                      help="local: a process per run; ray: a task per operator."),
         click.option("--address", default=None, help="Ray cluster address (default: start a local Ray)."),
+        click.option("--backend", default="triton-cpu", show_default=True, help="triton-cpu, cuda or npu."),
+        click.option("--retry-crashed", is_flag=True, help="Run crashed runs again (otherwise they count as failed)."),
         click.option("--json", "as_json", is_flag=True, help="Print the campaign summary as JSON (no progress bar)."),
     ]):
         f = opt(f)
@@ -179,7 +181,7 @@ def _bounds(max_attempts, max_turns, max_tokens, max_wall_s) -> dict:
     return {k: v for k, v in given.items() if v is not None}
 
 
-def _run_campaign(config, specs, out, executor, jobs, address, as_json) -> None:
+def _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as_json) -> None:
     import json
     from pathlib import Path
 
@@ -187,7 +189,7 @@ def _run_campaign(config, specs, out, executor, jobs, address, as_json) -> None:
 
     try:
         summary = run_campaign(config, specs, Path(out), executor=make_executor(executor, jobs, address),
-                               progress=not as_json)
+                               progress=not as_json, retry_crashed=retry_crashed)
     except KeyboardInterrupt:
         click.echo(f"interrupted: rerun the same command to finish the campaign in {out}", err=True)
         sys.exit(130)
@@ -207,8 +209,8 @@ def _run_campaign(config, specs, out, executor, jobs, address, as_json) -> None:
               help="Repeatable: no-kb, no-diagnostics, integrity-off, no-full-tier (full tier kept as a shadow).")
 @_executor_options
 @_bounds_options
-def campaign_cmd(manifest, kb, snapshot, ablations, out, worker, model, script, jobs, executor, address, as_json,
-                 max_attempts, max_turns, max_tokens, max_wall_s):
+def campaign_cmd(manifest, kb, snapshot, ablations, out, worker, model, script, jobs, executor, address, backend,
+                 retry_crashed, as_json, max_attempts, max_turns, max_tokens, max_wall_s):
     """Repair every near-miss of a cohort MANIFEST (every listed file but problem.py), in parallel, resumably.
 
     Results go to OUT/campaign.duckdb and OUT/runs/<operator>/<candidate>/ (so `kb ingest OUT` takes the
@@ -220,8 +222,8 @@ def campaign_cmd(manifest, kb, snapshot, ablations, out, worker, model, script, 
 
     config, specs = debug_config(Path(manifest), worker=worker, model=model, script=Path(script) if script else None,
                                  kb=Path(kb) if kb else None, snapshot=snapshot, ablations=ablations,
-                                 bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s))
-    _run_campaign(config, specs, out, executor, jobs, address, as_json)
+                                 bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s), backend=backend)
+    _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as_json)
 
 
 @cli.command("regenerate")
@@ -229,8 +231,8 @@ def campaign_cmd(manifest, kb, snapshot, ablations, out, worker, model, script, 
 @click.option("--trials", type=click.IntRange(min=1), default=3, show_default=True, help="Independent generations.")
 @_executor_options
 @_bounds_options
-def regenerate_cmd(problem, trials, out, worker, model, script, jobs, executor, address, as_json,
-                   max_attempts, max_turns, max_tokens, max_wall_s):
+def regenerate_cmd(problem, trials, out, worker, model, script, jobs, executor, address, backend, retry_crashed,
+                   as_json, max_attempts, max_turns, max_tokens, max_wall_s):
     """The baseline: TRIALS fresh generations from PROBLEM (a problem.py, or a cohort manifest for all its operators).
 
     The worker gets only the problem; each generation is judged like a repair (integrity gate, compact and
@@ -242,8 +244,8 @@ def regenerate_cmd(problem, trials, out, worker, model, script, jobs, executor, 
 
     config, specs = regenerate_config(Path(problem), trials, worker=worker, model=model,
                                       script=Path(script) if script else None,
-                                      bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s))
-    _run_campaign(config, specs, out, executor, jobs, address, as_json)
+                                      bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s), backend=backend)
+    _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as_json)
 
 
 @cli.command("report")

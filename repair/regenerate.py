@@ -24,6 +24,7 @@ def regenerate_config(target: Path, trials: int, *, worker: str = "scripted", mo
                       script: Path | None = None, bounds: dict | None = None, backend: str = "triton-cpu",
                       run_timeout_s: float | None = None) -> tuple[CampaignConfig, list[RunSpec]]:
     """`target` is a problem file or a cohort manifest (every operator's problem, candidates ignored)."""
+    from repair.campaign.execute import preflight
     from repair.campaign.runner import _config
     from repair.campaign.spec import manifest_sha256
     from provenance.canonical import sha256_text
@@ -41,6 +42,7 @@ def regenerate_config(target: Path, trials: int, *, worker: str = "scripted", mo
     config = _config("regenerate", worker=worker, model=model, script=script, kb=None, snapshot=None, ablations=(),
                      bounds=bounds, backend=backend, run_timeout_s=run_timeout_s, trials=trials, **where)
     check_scripts(specs, worker, Path(config.script) if config.script else None)
+    preflight(config, specs)
     return config, specs
 
 

@@ -5,10 +5,10 @@ import shutil
 import traceback
 from pathlib import Path
 
-from repair.campaign.outcome import RunOutcome
+from repair.campaign.outcome import ENVIRONMENT_MISSING, RunOutcome
 from repair.campaign.spec import CampaignConfig, RunSpec, script_for
 from repair.campaign.summarize import GATE_LOG, RECORD, summarize
-from repair.errors import BadInput, RepairError
+from repair.errors import BadInput, EnvironmentMissing, RepairError
 
 RUNS = "runs"
 
@@ -25,6 +25,7 @@ def execute_run(spec: RunSpec, config: CampaignConfig, out_dir: Path) -> RunOutc
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
     crashed = None
+    environment = None
     try:
         if spec.candidate is None:
             from repair.regenerate import run_trial
@@ -32,11 +33,15 @@ def execute_run(spec: RunSpec, config: CampaignConfig, out_dir: Path) -> RunOutc
             run_trial(spec, config, run_dir, make_judge(spec, config, run_dir), make_worker_for(spec, config))
         else:
             _run_debug(spec, config, run_dir)
+    except EnvironmentMissing as e:
+        environment = str(e)
     except RepairError as e:
         crashed = f"{type(e).__name__}: {e}"
     except Exception as e:  # noqa: BLE001 - one run's bug must not stop the campaign; it is recorded
         tail = traceback.format_exc().strip().splitlines()[-3:]
         crashed = f"{type(e).__name__}: {e} | " + " / ".join(tail)
+    if environment is not None:
+        return RunOutcome(key=spec.key, status="crashed", stop_reason=ENVIRONMENT_MISSING, error=environment)
     return summarize(spec.key, run_dir, out_dir, full_shadow="no-full-tier" in config.ablations, crashed=crashed)
 
 
@@ -69,6 +74,18 @@ def make_worker_for(spec: RunSpec, config: CampaignConfig):
     if config.worker == "scripted" and config.script and script is None:
         raise BadInput(f"{config.script}: no script for {spec.key}")
     return make_worker(config.worker, WorkerOptions(model=config.model, script=script))
+
+
+def preflight(config: CampaignConfig, specs: list[RunSpec]) -> None:
+    """Build each distinct worker once before the campaign starts: a malformed script (exit 2) or a missing
+    provider key (exit 3) is reported now, not as one failed run per candidate."""
+    seen = set()
+    for spec in specs:
+        script = script_for(spec, Path(config.script)) if config.script else None
+        if script in seen:
+            continue
+        seen.add(script)
+        make_worker_for(spec, config)
 
 
 def make_retriever(spec: RunSpec, config: CampaignConfig):

@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 
 RunStatus = Literal["repaired", "failed", "crashed"]
 FINISHED = ("repaired", "failed", "crashed")
+ENVIRONMENT_MISSING = "environment-missing"  # a run's stop reason that stops the campaign instead of being recorded
 
 
 class AttemptRow(BaseModel):

@@ -19,7 +19,9 @@ from repair.campaign.spec import (
     plan_debug,
     tree_sha256,
 )
-from repair.errors import BadInput
+from repair.campaign.execute import preflight
+from repair.campaign.outcome import ENVIRONMENT_MISSING
+from repair.errors import BadInput, EnvironmentMissing
 
 EXECUTORS = ("local", "ray")
 
@@ -59,11 +61,15 @@ def debug_config(manifest: Path, *, worker: str = "scripted", model: str | None 
                      bounds=bounds, backend=backend, run_timeout_s=run_timeout_s,
                      manifest=str(manifest), manifest_sha256=manifest_sha256(manifest))
     check_scripts(specs, worker, script)
+    preflight(config, specs)
     return config, specs
 
 
 def _config(kind: str, *, script: Path | None, ablations, bounds: dict | None, kb: Path | None, **kw) -> CampaignConfig:
     script = Path(script).resolve() if script else None
+    from repair.backends import get_backend
+
+    get_backend(kw.get("backend", "triton-cpu")).check_available()  # exit 3 now, not one crashed run per candidate
     if bounds:
         from repair.bounds import Bounds
 
@@ -88,21 +94,29 @@ def make_executor(name: str, jobs: int, address: str | None = None):
 
 
 def run_campaign(config: CampaignConfig, specs: list[RunSpec], out_dir: Path, *, executor=None,
-                 progress: bool = False) -> CampaignSummary:
-    """Resumable: runs the ledger has finished are skipped; a run left `running` by a kill starts again."""
+                 progress: bool = False, retry_crashed: bool = False) -> CampaignSummary:
+    """Resumable: runs the ledger has finished are skipped; a run left `running` by a kill starts again.
+
+    A crashed run is a finished (failed) run unless `retry_crashed`. A run that finds its environment
+    missing (EnvironmentMissing: a backend, a package) stops the campaign, unrecorded, so that a rerun
+    after fixing the environment does it again.
+    """
     out_dir = Path(out_dir)
     executor = executor or make_executor("local", 1)
     t0 = time.monotonic()
     with CampaignLock(out_dir):
         ledger = Ledger(out_dir)
         ledger.open_campaign(config, specs)
-        finished = {r.key: r.outcome for r in ledger.runs() if r.outcome is not None}
+        finished = {r.key: r.outcome for r in ledger.runs()
+                    if r.outcome is not None and not (retry_crashed and r.outcome.status == "crashed")}
         todo = [s for s in specs if s.key not in finished]
         tally = Tally(specs, {k: o for k, o in finished.items() if k in {s.key for s in specs}})
         ran = 0
 
         def on_done(spec: RunSpec, outcome: RunOutcome) -> None:
             nonlocal ran
+            if outcome.stop_reason == ENVIRONMENT_MISSING:
+                raise EnvironmentMissing(f"{spec.key}: {outcome.error}; fix it and rerun to resume")
             ledger.record(outcome)
             tally.finish(spec, outcome)
             ran += 1

@@ -63,7 +63,7 @@ def campaign_table(cs: list[CampaignMetrics]) -> str:
 def comparison_block(cmp: Comparison) -> str:
     level = {"run": "the same runs", "task": "each near-miss against its operator's regeneration (Pass@K)",
              "operator": "operator (any run repaired)"}[cmp.level]
-    a, b = escape(cmp.a), escape(cmp.b)
+    a = escape(cmp.a)
     table = _table(["", f"{cmp.b} repaired", f"{cmp.b} not"], [
         [(f"<b>{a} repaired</b>", False), (str(cmp.both), True), (str(cmp.only_a), True)],
         [(f"<b>{a} not</b>", False), (str(cmp.only_b), True), (str(cmp.neither), True)],

@@ -1,6 +1,5 @@
 """Real campaigns over two example operators with the scripted worker (the Triton interpreter: slow tests)."""
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -128,3 +127,25 @@ def test_no_full_tier_ablation_accepts_on_compact_and_records_the_shadow(tmp_pat
     # the full-only near-miss passes the compact tier, so without the full tier it is accepted as it is
     assert (o.status, o.stop_reason, o.attempts) == ("repaired", "already-passing", 0)
     assert (o.workflow_accepted, o.full_rejected, o.full_shadow) == (1, 1, True)
+
+
+def test_kb_ingest_takes_the_campaign_and_a_kb_campaign_records_cited_patterns(resumed, tmp_path, monkeypatch):
+    from ingest.api import ingest
+
+    monkeypatch.setenv("KB_EMBEDDER", "hash")
+    kb = tmp_path / "kb"
+    report = ingest([resumed[0]], kb)
+    assert (report.count("admitted"), report.count("rejected")) == (1, 1)  # the repair; the failed run's record
+    script = tmp_path / "scripts" / "add_relu" / "nearmiss_1.yaml"
+    script.parent.mkdir(parents=True)
+    script.write_text(f"steps:\n  - file: {ROOT / 'examples' / 'add_relu' / 'correct.py'}\n    cited: top\n")
+    manifest = tmp_path / "one.yaml"
+    manifest.write_text((DATA / "mini.yaml").read_text().split("  - id: leaky_relu")[0].replace(
+        "../../../examples", str(ROOT / "examples")))
+    config, specs = debug_config(manifest, script=tmp_path / "scripts", kb=kb)
+    run_campaign(config, specs, tmp_path / "with-kb")
+    (row,) = Ledger(tmp_path / "with-kb", read_only=True).runs()
+    assert row.outcome.status == "repaired"
+    assert [p.rank for p in row.outcome.patterns] == list(range(len(row.outcome.patterns))) and row.outcome.patterns
+    assert [p.cited for p in row.outcome.patterns][0] is True and sum(p.cited for p in row.outcome.patterns) == 1
+    assert build_report([tmp_path / "with-kb"]).campaigns[0].patterns_cited_per_success == 1.0

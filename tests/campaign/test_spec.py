@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import pytest
 
 from repair.campaign.runner import debug_config
@@ -53,10 +51,28 @@ def test_bad_inputs_are_one_line_errors(tmp_path):
 def test_regenerate_plans_trials_for_a_problem_or_a_manifest():
     op = problem_operator(ROOT / "examples" / "leaky_relu" / "problem.py")
     assert (op.id, op.family) == ("leaky_relu", "elementwise")
-    config, specs = regenerate_config(ROOT / "examples" / "leaky_relu" / "problem.py", 3, worker="litellm", model="m")
+    script = DATA / "regen" / "add_relu.yaml"
+    config, specs = regenerate_config(ROOT / "examples" / "leaky_relu" / "problem.py", 3, script=script)
     assert config.kind == "regenerate" and config.trials == 3
     assert [s.key for s in specs] == ["leaky_relu/trial-0", "leaky_relu/trial-1", "leaky_relu/trial-2"]
-    _, specs = regenerate_config(DATA / "mini.yaml", 2, worker="litellm", model="m")
+    _, specs = regenerate_config(DATA / "mini.yaml", 2, script=script)
     assert len(specs) == 4 and all(s.candidate is None for s in specs)
     with pytest.raises(BadInput, match="at least 1"):
-        regenerate_config(DATA / "mini.yaml", 0, worker="litellm")
+        regenerate_config(DATA / "mini.yaml", 0, script=script)
+
+
+def test_a_malformed_script_is_bad_input_before_any_run(tmp_path):
+    (tmp_path / "add_relu").mkdir()
+    (tmp_path / "add_relu" / "nearmiss_1.yaml").write_text("steps: [{nothing: 1}]\n")
+    (tmp_path / "leaky_relu.yaml").write_text("steps: [{candidate: x}]\n")
+    with pytest.raises(BadInput, match="nearmiss_1.yaml: step 1: a step needs exactly one of"):
+        debug_config(DATA / "mini.yaml", script=tmp_path)
+
+
+@pytest.mark.slow  # imports litellm (~5-9 s)
+def test_a_missing_provider_key_stops_before_any_run(monkeypatch):
+    from repair.errors import EnvironmentMissing
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(EnvironmentMissing, match="OPENAI_API_KEY"):
+        debug_config(DATA / "mini.yaml", worker="litellm", model="openai/gpt-4o-mini")
