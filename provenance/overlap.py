@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict, Field
 
 from provenance.errors import BadInput, StaleFingerprint
-from provenance.fingerprint import PARAMS, SCHEME, Fingerprint, fingerprints, kernel_units, shifted
+from provenance.fingerprint import (PARAMS, SCHEME, Fingerprint, fingerprints, kernel_units, packed_hashes, shifted,
+                                    unpack_views)
 
 REPRESENTATIONS = ("tokens", "ops")
 
-Parts = Mapping[str, Sequence[Fingerprint]]  # part name (before, after, code) -> its fingerprints
+# part name (source, repaired, ...) -> its fingerprints, as objects or as pack_fingerprints() bytes
+Parts = Mapping[str, "Sequence[Fingerprint] | bytes"]
 
 
 class OverlapConfig(BaseModel):
@@ -42,6 +44,8 @@ class OverlapConfig(BaseModel):
     ops_threshold: float = Field(0.9, ge=0, le=1)  # ops (cross-language): containment at or above this ...
     ops_min_run: int = 7  # ... and a shared run of at least this many ops (a softmax is 7)
     ops_same_language: bool = False  # ops also between same-language pairs (tokens are stricter there)
+    report_floor: float = Field(0.3, ge=0, le=1)  # unflagged pairs are reported from this containment ...
+    report_min_shared: int = 3  # ... and this many shared fingerprints (the audit's score distribution)
     boilerplate_share: float = Field(0.05, gt=0, le=1)
     boilerplate_min_entries: int = 50
     boilerplate_operators: int = 3
@@ -74,9 +78,10 @@ class OverlapMatch(BaseModel):
 
 class OverlapScan(BaseModel):
     n_entries: int
-    n_candidates: int  # entries that shared any non-seed hash with the cohort
+    n_candidates: int  # entries sharing enough non-seed hashes with the cohort to be scored
     boilerplate: dict[str, int]  # representation -> cohort hashes ignored
-    matches: list[OverlapMatch]
+    matches: list[OverlapMatch]  # flagged pairs and pairs at or above the report floor
+    histogram: dict[str, list[int]] = Field(default_factory=dict)  # best containment per entry, 20 bins of 0.05
 
     def flagged(self) -> dict[str, list[OverlapMatch]]:
         """entry id -> its flagged matches."""
@@ -139,6 +144,7 @@ class OverlapIndex:
                 self._cfps.append(_CohortFP(u.file_id, u.operator_id, u.unit, fp, set(fp.hashes)))
                 for h in self._cfps[-1].distinct:
                     self._inv[fp.representation][h].append(ci)
+        self._keys = {r: set(self._inv[r]) for r in REPRESENTATIONS}
         self._static = {r: self._static_boilerplate(r) for r in REPRESENTATIONS}
 
     @classmethod
@@ -156,12 +162,7 @@ class OverlapIndex:
                     for u in cohort_units(f.path, f.operator_id, f.code, f.language)], config)
 
     def _check(self, fp: Fingerprint) -> None:
-        if fp.representation not in PARAMS:
-            raise BadInput(f"unknown fingerprint representation {fp.representation!r}")
-        if (fp.scheme, fp.k, fp.w) != (SCHEME, *PARAMS[fp.representation]):
-            raise StaleFingerprint(
-                f"fingerprint of scheme {fp.scheme} (k={fp.k}, w={fp.w}) cannot be compared with scheme {SCHEME} "
-                f"(k={PARAMS[fp.representation][0]}, w={PARAMS[fp.representation][1]}): re-fingerprint the KB")
+        _check_key(fp.scheme, fp.representation, fp.k, fp.w)
 
     def _static_boilerplate(self, r: str) -> set[int]:
         out: set[int] = set()
@@ -176,58 +177,110 @@ class OverlapIndex:
 
     def match(self, entry_id: str, parts: Parts) -> list[OverlapMatch]:
         """Score one entry against the cohort (seed and cohort boilerplate only: no KB statistics)."""
-        return self._score(entry_id, parts, self._static)
+        return self._score(entry_id, parts, self._static)[0]
 
     def scan(self, entries: Iterable[tuple[str, Parts]]) -> OverlapScan:
         """Two passes over the KB (see the module docstring); entries may be a one-shot generator."""
         keys = {r: set(self._inv[r]) - self._static[r] for r in REPRESENTATIONS}
+        need = self._min_hits()
         df: dict[str, Counter] = {r: Counter() for r in REPRESENTATIONS}
         candidates, n = [], 0
         for entry_id, parts in entries:
             n += 1
             seen: dict[str, set[int]] = {r: set() for r in REPRESENTATIONS}
             for fps in parts.values():
+                if isinstance(fps, (bytes, bytearray, memoryview)):  # packed: read the hashes only
+                    for scheme, r, k, w, hashes in packed_hashes(bytes(fps)):
+                        _check_key(scheme, r, k, w)
+                        seen[r].update(keys[r].intersection(hashes))
+                    continue
                 for fp in fps:
                     self._check(fp)
                     seen[fp.representation].update(keys[fp.representation].intersection(fp.hashes))
-            if seen["tokens"] or seen["ops"]:
+            for r in REPRESENTATIONS:
+                df[r].update(seen[r])
+            if any(len(seen[r]) >= need[r] for r in REPRESENTATIONS):
                 candidates.append((entry_id, parts))
-                for r in REPRESENTATIONS:
-                    df[r].update(seen[r])
         limit = max(self.config.boilerplate_share * n, self.config.boilerplate_min_entries)
         ignored = {r: self._static[r] | {h for h, c in df[r].items() if c > limit} for r in REPRESENTATIONS}
-        matches = [m for eid, parts in candidates for m in self._score(eid, parts, ignored)]
-        return OverlapScan(n_entries=n, n_candidates=len(candidates), matches=matches,
+        hist = {r: [0] * 20 for r in REPRESENTATIONS}
+        matches: list[OverlapMatch] = []
+        cache: dict = {}
+        for eid, parts in candidates:
+            found, top = self._score(eid, parts, ignored, cache=cache)
+            matches.extend(found)
+            for r in REPRESENTATIONS:
+                hist[r][min(19, int(top[r] * 20))] += 1
+        for r in REPRESENTATIONS:
+            hist[r][0] += n - len(candidates)
+        return OverlapScan(n_entries=n, n_candidates=len(candidates), matches=matches, histogram=hist,
                            boilerplate={r: len(ignored[r] & set(self._inv[r])) for r in REPRESENTATIONS})
 
-    def _score(self, entry_id: str, parts: Parts, ignored: Mapping[str, set[int]],
-               per_unit: bool = False) -> list[OverlapMatch]:
-        """The best match per (cohort file, representation), over the entry's parts and the file's units."""
+    def _min_hits(self) -> dict[str, int]:
+        """The fewest shared fingerprints that could still be flagged or reported (the first pass's filter)."""
+        k_tok, k_ops = PARAMS["tokens"][0], PARAMS["ops"][0]
+        tokens = max(1, min(-(-self.config.min_cover // k_tok), -(-self.config.paste_run // k_tok)))
+        return {"tokens": min(tokens, self.config.report_min_shared),
+                "ops": max(1, min(self.config.ops_min_run - k_ops + 1, self.config.report_min_shared))}
+
+    def _unit(self, ci: int, ign: set[int], cache: dict):
+        """(non-boilerplate size, hash -> indexes in the filtered sequence, filtered indexes) of a cohort unit."""
+        got = cache.get(ci)
+        if got is None:
+            fp = self._cfps[ci].fp
+            keep = [j for j, h in enumerate(fp.hashes) if h not in ign]
+            where: dict[int, list[int]] = defaultdict(list)
+            for n, j in enumerate(keep):
+                where[fp.hashes[j]].append(n)
+            got = cache[ci] = (len(self._cfps[ci].distinct - ign), where, keep)
+        return got
+
+    def _score(self, entry_id: str, parts: Parts, ignored: Mapping[str, set[int]], per_unit: bool = False,
+               cache: dict | None = None) -> tuple[list[OverlapMatch], dict[str, float]]:
+        """(the best match per cohort file and representation worth reporting, the best containment per representation)."""
+        cache = {} if cache is None else cache
         best: dict[tuple[str, ...], OverlapMatch] = {}
+        top = {r: 0.0 for r in REPRESENTATIONS}
         for part, fps in parts.items():
+            if isinstance(fps, (bytes, bytearray, memoryview)):
+                fps = unpack_views(bytes(fps))
             for fp in fps:
                 self._check(fp)
                 r, ign = fp.representation, ignored[fp.representation]
                 mine = set(fp.hashes) - ign
-                per_file: Counter = Counter()
+                per_unit_hits: Counter = Counter()
                 inv = self._inv[r]
-                for h in mine:
-                    for ci in inv.get(h, ()):
-                        per_file[ci] += 1
-                for ci, shared in per_file.items():
+                for h in mine.intersection(self._keys[r]):
+                    for ci in inv[h]:
+                        per_unit_hits[ci] += 1
+                for ci, shared in per_unit_hits.items():
                     c = self._cfps[ci]
                     if r == "ops" and not self.config.ops_same_language and c.fp.language == fp.language:
                         continue
-                    m = self._pair(entry_id, part, fp, c, mine, shared, ign)
+                    nc, where, keep = self._unit(ci, ign, (cache.setdefault(r, {})))
+                    containment = shared / max(1, min(len(mine), nc))
+                    top[r] = max(top[r], containment)
+                    if not self._worth(r, containment, shared, fp.k):
+                        continue
+                    m = self._pair(entry_id, part, fp, c, mine, shared, ign, nc, where, keep)
                     key = (c.file_id, c.unit, r) if per_unit else (c.file_id, r)
                     old = best.get(key)
                     if old is None or (m.flagged, m.containment, m.covered) > (old.flagged, old.containment, old.covered):
                         best[key] = m
-        return sorted(best.values(), key=lambda m: (m.cohort_file, m.representation, m.cohort_unit))
+        return sorted(best.values(), key=lambda m: (m.cohort_file, m.representation, m.cohort_unit)), top
 
-    def _pair(self, entry_id, part, fp, c: _CohortFP, mine, shared, ign) -> OverlapMatch:
-        ne, nc = len(mine), len(c.distinct - ign)
-        run, e_span, c_span = _longest_run(fp, c.fp, ign)
+    def _worth(self, r: str, containment: float, shared: int, k: int) -> bool:
+        """Could this pair be flagged, or is it close enough to report? (evidence is computed only then)"""
+        cfg = self.config
+        if containment >= cfg.report_floor and shared >= cfg.report_min_shared:
+            return True
+        if r == "ops":
+            return containment >= cfg.ops_threshold and shared >= cfg.ops_min_run - k + 1
+        return (containment >= cfg.threshold and shared * k >= cfg.min_cover) or shared * k >= cfg.paste_run
+
+    def _pair(self, entry_id, part, fp, c: _CohortFP, mine, shared, ign, nc, where, keep) -> OverlapMatch:
+        ne = len(mine)
+        run, e_span, c_span = _longest_run(fp, c.fp, ign, where, keep)
         common = mine & c.distinct
         m = OverlapMatch(
             entry_id=entry_id, entry_part=part, cohort_file=c.file_id, cohort_unit=c.unit, operator_id=c.operator_id,
@@ -239,13 +292,21 @@ class OverlapIndex:
         return m
 
 
-def _longest_run(a: Fingerprint, b: Fingerprint, ign: set[int]):
-    """Longest chain of shared fingerprints consecutive in both (boilerplate skipped), in stream tokens."""
+def _check_key(scheme: str, representation: str, k: int, w: int) -> None:
+    if representation not in PARAMS:
+        raise BadInput(f"unknown fingerprint representation {representation!r}")
+    if (scheme, k, w) != (SCHEME, *PARAMS[representation]):
+        raise StaleFingerprint(
+            f"fingerprint of scheme {scheme} (k={k}, w={w}) cannot be compared with scheme {SCHEME} "
+            f"(k={PARAMS[representation][0]}, w={PARAMS[representation][1]}): re-fingerprint the KB")
+
+
+def _longest_run(a: Fingerprint, b: Fingerprint, ign: set[int], where: Mapping[int, list[int]], bj: list[int]):
+    """Longest chain of shared fingerprints consecutive in both (boilerplate skipped), in stream tokens.
+
+    where/bj: b's non-boilerplate fingerprint indexes, and where each hash sits among them.
+    """
     ai = [i for i, h in enumerate(a.hashes) if h not in ign]
-    bj = [j for j, h in enumerate(b.hashes) if h not in ign]
-    where: dict[int, list[int]] = defaultdict(list)
-    for n, j in enumerate(bj):
-        where[b.hashes[j]].append(n)
     runs: dict[tuple[int, int], int] = {}
     best, end = 0, None
     for m, i in enumerate(ai):
@@ -260,16 +321,16 @@ def _longest_run(a: Fingerprint, b: Fingerprint, ign: set[int]):
     i0, i1, j0, j1 = ai[m0], ai[m1], bj[n0], bj[n1]
     tokens, stop = 0, -1
     for i in ai[m0:m1 + 1]:  # tokens inside the run's k-grams: boilerplate skipped between them is not counted
-        p = a.positions[i]
+        p = int(a.positions[i])
         tokens += p + a.k - max(p, stop)
         stop = p + a.k
-    return tokens, (a.line_start[i0], a.line_end[i1]), (b.line_start[j0], b.line_end[j1])
+    return tokens, (int(a.line_start[i0]), int(a.line_end[i1])), (int(b.line_start[j0]), int(b.line_end[j1]))
 
 
 def _covered(fp: Fingerprint, common: set[int]) -> int:
     """Stream tokens of fp inside at least one shared k-gram."""
     total, end = 0, -1
-    for h, p in zip(fp.hashes, fp.positions):
+    for h, p in zip(fp.hashes, map(int, fp.positions)):
         if h in common:
             total += p + fp.k - max(p, end)
             end = p + fp.k
@@ -277,7 +338,7 @@ def _covered(fp: Fingerprint, common: set[int]) -> int:
 
 
 def _spans(fp: Fingerprint, common: set[int], limit: int = 20) -> list[tuple[int, int]]:
-    spans = sorted((s, e) for h, s, e in zip(fp.hashes, fp.line_start, fp.line_end) if h in common)
+    spans = sorted((int(s), int(e)) for h, s, e in zip(fp.hashes, fp.line_start, fp.line_end) if h in common)
     merged: list[list[int]] = []
     for s, e in spans:
         if merged and s <= merged[-1][1] + 1:

@@ -148,3 +148,34 @@ def test_a_stored_fingerprint_of_another_scheme_is_refused():
     other_k = fingerprint_stream(["a"] * 30, [1] * 30, "tokens", "python", k=5, w=3)
     with pytest.raises(StaleFingerprint):
         index.match("e", {"after": [other_k]})
+
+
+def test_packed_and_json_storage_round_trip():
+    from provenance.canonical import canonical_json
+    from provenance.fingerprint import load_fingerprints, pack_fingerprints, packed_hashes, unpack_fingerprints, unpack_views
+
+    fps = fingerprints(KERNEL, "triton") + fingerprints("void f(const float* x, float* y) { y[0] = expf(x[0]); }", "c")
+    blob = pack_fingerprints(fps)
+    assert unpack_fingerprints(blob) == fps
+    views = unpack_views(blob)
+    assert [(v.representation, v.language, v.hashes, list(v.positions)) for v in views] == \
+        [(f.representation, f.language, f.hashes, f.positions) for f in fps]
+    assert [h for *_, h in packed_hashes(blob)] == [f.hashes for f in fps]
+    stored = canonical_json([f.model_dump(mode="json", by_alias=True) for f in fps])
+    assert load_fingerprints(stored) == fps == load_fingerprints(stored, validate=True)
+    assert len(blob) < len(stored)
+
+
+@pytest.mark.parametrize("bad", [b"", b"JUNK", b"FPK1\x03ts1\x01\x00", None])
+def test_damaged_blobs_are_bad_input(bad):
+    from provenance.fingerprint import pack_fingerprints, unpack_fingerprints, unpack_views
+
+    if bad is None:
+        bad = pack_fingerprints(fingerprints(KERNEL, "triton"))[:-3]
+    for reader in (unpack_fingerprints, unpack_views):
+        with pytest.raises(BadInput, match="damaged"):
+            reader(bad)
+    from provenance.fingerprint import load_fingerprints
+
+    with pytest.raises(BadInput):
+        load_fingerprints("{not json")
