@@ -7,7 +7,8 @@ matched exactly. Shape, dtype and output-count mismatches fail the case outright
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Callable
 
 from repair.diagnose import diagnose, tensor_stats
@@ -40,24 +41,36 @@ class Comparison:
     expected_dtype: str | None = None
     message: str = ""
     diagnostics: Diagnostics | None = None
-    notes: list[str] = field(default_factory=list)
 
 
-def element_failures(exp, act, atol: float, rtol: float):
-    """(fail mask, abs err, rel err) in float64; errors are 0 where either side is non-finite."""
+def element_failures(e, a, atol: float, rtol: float):
+    """(fail mask, abs err with non-finite pairs zeroed) for float64 tensors e (expected) and a (actual).
+
+    |a-e| > rtol*|e| is "relative error > rtol" without dividing (and true for e == 0 whenever a != e).
+    """
     import torch
 
-    e, a = exp.detach().double(), act.detach().double()
+    diff = (a - e).abs_()  # NaN wherever either side is non-finite: every comparison below is then False
+    fail = (diff > atol) & (diff > rtol * e.abs())
     e_fin, a_fin = torch.isfinite(e), torch.isfinite(a)
-    both = e_fin & a_fin
-    diff = torch.where(both, (a - e).abs(), torch.zeros_like(e))
-    rel = torch.where(both & (e != 0), diff / e.abs(), torch.zeros_like(e))
-    rel = torch.where(both & (e == 0) & (diff > 0), torch.full_like(e, math.inf), rel)
-    numeric = both & (diff > atol) & (rel > rtol)
-    introduced = e_fin & ~a_fin
-    same_nonfinite = (torch.isnan(e) & torch.isnan(a)) | (e == a)
-    unmatched = ~e_fin & ~same_nonfinite
-    return numeric | introduced | unmatched, diff, rel
+    all_e, all_a = bool(e_fin.all()), bool(a_fin.all())
+    if not all_a:
+        fail |= e_fin & ~a_fin  # NaN/Inf introduced where the reference is finite
+    if not all_e:  # a non-finite reference value must be matched exactly
+        same = (torch.isnan(e) & torch.isnan(a)) | (e == a)
+        fail |= ~e_fin & ~same
+    if not (all_e and all_a):
+        diff.masked_fill_(~(e_fin & a_fin), 0.0)
+    return fail, diff
+
+
+def _max_rel(e, diff) -> float | None:
+    import torch
+
+    nz = e != 0
+    if not bool(nz.any()):
+        return None
+    return _f(torch.where(nz, diff / e.abs(), torch.zeros_like(e)).max())
 
 
 def compare_one(exp, act, tolerance: dict[str, float]) -> Comparison:
@@ -67,36 +80,51 @@ def compare_one(exp, act, tolerance: dict[str, float]) -> Comparison:
                    expected_dtype=_dtype(exp))
     if act.is_floating_point() or act.is_complex():
         c.nan_count, c.inf_count = int(torch.isnan(act).sum()), int(torch.isinf(act).sum())
-    if act.shape != exp.shape:
-        c.status, c.message = "mismatch", f"shape {list(act.shape)} != expected {list(exp.shape)}"
-        c.diagnostics = Diagnostics(symptom="shape-mismatch", location="everywhere",
-                                    output_stats=tensor_stats(act), reference_stats=tensor_stats(exp))
-        return c
-    if act.dtype != exp.dtype:
-        c.status, c.message = "mismatch", f"dtype {_dtype(act)} != expected {_dtype(exp)}"
-        c.diagnostics = Diagnostics(symptom="dtype-mismatch", location="everywhere",
+    if act.shape != exp.shape or act.dtype != exp.dtype:
+        what = "shape" if act.shape != exp.shape else "dtype"
+        got, want = (list(act.shape), list(exp.shape)) if what == "shape" else (_dtype(act), _dtype(exp))
+        c.status, c.message = "mismatch", f"{what} {got} != expected {want}"
+        c.diagnostics = Diagnostics(symptom=f"{what}-mismatch", location="everywhere",
                                     output_stats=tensor_stats(act), reference_stats=tensor_stats(exp))
         return c
     if exp.numel() == 0:
         return c
-    fail, diff, rel = element_failures(exp, act, tolerance["atol"], tolerance["rtol"])
+    e, a = exp.detach().double(), act.detach().double()
+    fail, diff = element_failures(e, a, tolerance["atol"], tolerance["rtol"])
     c.max_abs_err = _f(diff.max())
-    finite_rel = rel[torch.isfinite(rel)]
-    c.max_rel_err = _f(finite_rel.max()) if finite_rel.numel() else None
+    c.max_rel_err = _max_rel(e, diff)
     nbad = int(fail.sum())
     c.mismatch_frac = nbad / fail.numel()
     if nbad:
         c.status = "mismatch"
-        flat = int(torch.nonzero(fail.reshape(-1))[0])
+        flat = int(torch.argmax(fail.reshape(-1).to(torch.uint8)))  # the first True
         c.first_mismatch = [int(i) for i in torch.unravel_index(torch.tensor(flat), fail.shape)] if fail.dim() else []
-        c.diagnostics = diagnose(exp, act, fail)
+        c.diagnostics = diagnose(e, a, fail)
         c.message = (f"{nbad} of {fail.numel()} elements beyond atol={tolerance['atol']:g} "
                      f"and rtol={tolerance['rtol']:g}")
     return c
 
 
+@contextmanager
+def _one_thread():
+    """Small elementwise ops: a thread pool only adds barrier waits (seconds per case on a busy machine)."""
+    import torch
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n)
+
+
 def compare_outputs(expected: list, actual: list, tolerance_for: Callable[[str], dict]) -> Comparison:
     """Compare every output; the case's figures are those of the first failing output (or the worst errors)."""
+    with _one_thread():
+        return _compare_outputs(expected, actual, tolerance_for)
+
+
+def _compare_outputs(expected: list, actual: list, tolerance_for: Callable[[str], dict]) -> Comparison:
     if len(actual) != len(expected):
         return Comparison(status="mismatch", message=f"returned {len(actual)} outputs, expected {len(expected)}",
                           diagnostics=Diagnostics(symptom="output-count", location="everywhere"))

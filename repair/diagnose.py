@@ -6,6 +6,13 @@ import math
 from repair.result import Diagnostics, TensorStats
 
 TAIL_LOCATIONS = ("tail-columns", "tail-rows", "last-block")
+_SAMPLE = 1 << 16  # medians are estimated on an evenly strided sample of at most this many values
+_MAX_ROWS = 256  # rows examined for a per-row relation
+
+
+def _sample(x):
+    step = max(1, x.numel() // _SAMPLE)
+    return x.reshape(-1)[::step]
 
 
 def _f(x) -> float | None:
@@ -20,7 +27,8 @@ def tensor_stats(t) -> TensorStats:
     x = t.detach().double().reshape(-1)
     if x.numel() == 0:
         return TensorStats()
-    fin = x[torch.isfinite(x)]
+    finite = torch.isfinite(x)
+    fin = x if bool(finite.all()) else x[finite]
     zero = float((x == 0).sum()) / x.numel()
     if fin.numel() == 0:
         return TensorStats(frac_zero=zero)
@@ -85,11 +93,29 @@ def _constant_ratio(e, a) -> float | None:
     if int(nz.sum()) < 2:
         return None
     ratio = a[nz] / e[nz]
-    med = float(ratio.median())
+    med = float(_sample(ratio).median())
     spread = float((ratio - med).abs().max())
     if math.isfinite(med) and abs(med) > 1e-3 and abs(med - 1) > 1e-3 and spread <= 1e-3 * abs(med):
         return med
     return None
+
+
+def _row_ratios(exp, act, fail) -> tuple[float, float] | None:
+    """(min, max) of the per-row ratios when every failing row is a constant multiple of its reference row."""
+    import torch
+
+    cols = exp.shape[-1]
+    e, a, f = exp.reshape(-1, cols), act.reshape(-1, cols), fail.reshape(-1, cols)
+    valid = f & (e.abs() > 1e-6)
+    rows = torch.nonzero(valid.sum(dim=1) >= 2).reshape(-1)[:_MAX_ROWS]
+    if rows.numel() < 2:
+        return None
+    e, a, valid = e[rows], a[rows], valid[rows]
+    ratio = torch.where(valid, a / torch.where(valid, e, torch.ones_like(e)), torch.full_like(e, math.nan))
+    med = ratio.nanmedian(dim=1).values
+    spread = torch.where(valid, (ratio - med[:, None]).abs(), torch.zeros_like(e)).amax(dim=1)
+    ok = torch.isfinite(med) & (med.abs() > 1e-3) & ((med - 1).abs() > 1e-3) & (spread <= 1e-3 * med.abs())
+    return (float(med.min()), float(med.max())) if bool(ok.all()) else None
 
 
 def _relation(exp, act, fail) -> tuple[str | None, str | None]:
@@ -105,13 +131,10 @@ def _relation(exp, act, fail) -> tuple[str | None, str | None]:
     if math.isfinite(mean) and abs(mean) > 0 and float(d.std(unbiased=False)) <= 1e-3 * abs(mean):
         return "offset-output", f"output is about reference {mean:+.4g} where it mismatches"
     if exp.dim() >= 2:
-        cols = exp.shape[-1]
-        ge, ga, gf = exp.reshape(-1, cols), act.reshape(-1, cols), fail.reshape(-1, cols)
-        rows = [r for r in range(ge.shape[0]) if int(gf[r].sum()) >= 2][:256]
-        ratios = [_constant_ratio(ge[r][gf[r]], ga[r][gf[r]]) for r in rows]
-        if len(rows) >= 2 and all(x is not None for x in ratios):
+        row = _row_ratios(exp, act, fail)
+        if row is not None:
             return "row-scaled-output", (f"each failing row is a constant multiple of the reference's "
-                                         f"({min(ratios):.4g}..{max(ratios):.4g}): a wrong per-row normaliser?")
+                                         f"({row[0]:.4g}..{row[1]:.4g}): a wrong per-row normaliser?")
     return None, None
 
 
@@ -143,7 +166,7 @@ def diagnose(exp, act, fail) -> Diagnostics:
     else:
         label, note = _relation(e, a, both)
         rel = ((a[both] - e[both]).abs() / e[both].abs().clamp_min(1e-12)) if int(both.sum()) else None
-        med_rel = float(rel.median()) if rel is not None and rel.numel() else math.inf
+        med_rel = float(_sample(rel).median()) if rel is not None and rel.numel() else math.inf
         if label:
             diag.symptom = label
             diag.notes.append(note)
