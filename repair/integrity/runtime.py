@@ -106,7 +106,13 @@ def _counting_run(orig):
             guard._record_launch(self, args, kwargs)
         guard._depth += 1
         try:
-            return orig(self, *args, **kwargs)
+            if guard._mode is None or guard._depth > 1:
+                return orig(self, *args, **kwargs)
+            # the launch's own host copies (interpreter) are not the candidate's: run them outside the mode
+            from torch.utils._python_dispatch import _disable_current_modes
+
+            with _disable_current_modes():
+                return orig(self, *args, **kwargs)
         finally:
             guard._depth -= 1
 
