@@ -2,8 +2,10 @@
 
 A process per run (not a pool) so that a run which dies (a signal, the OOM killer, a hard timeout)
 takes only itself down and becomes a `crashed` outcome; the others carry on. Each run process puts
-itself in its own process group (so a timeout kills what it started) and asks the kernel to kill it
-when its parent dies (so a killed campaign leaves no run writing into DIR behind it).
+itself in its own process group (so a timeout kills what it started) and holds the read end of a
+lifeline pipe whose only writer is the campaign: when the campaign dies, even by SIGKILL, the read
+returns EOF and the run kills its own group, so no run keeps writing into DIR behind a resumed campaign.
+(The fork server cannot do this for us: every process it forks holds its liveness pipe open.)
 """
 from __future__ import annotations
 
@@ -46,18 +48,22 @@ class LocalExecutor:
         pending = deque(specs)
         active: dict[int, _Active] = {}
         limit = run_timeout(config)
+        lifeline, lifeline_w = ctx.Pipe(duplex=False)
         try:
             while pending or active:
                 while pending and len(active) < self.jobs:
                     spec = pending.popleft()
                     on_start(spec)
-                    active_run = _Active.start(ctx, spec, config, out_dir, limit)
+                    active_run = _Active.start(ctx, spec, config, out_dir, limit, lifeline)
                     active[active_run.proc.sentinel] = active_run
                 self._wait(active, out_dir, config, on_done)
         except BaseException:
             for a in active.values():
                 a.kill()
             raise
+        finally:
+            lifeline_w.close()
+            lifeline.close()
 
     def _wait(self, active: dict, out_dir: Path, config: CampaignConfig, on_done) -> None:
         from multiprocessing.connection import wait
@@ -85,9 +91,10 @@ class _Active:
         self.reason: str | None = None
 
     @classmethod
-    def start(cls, ctx, spec, config, out_dir, limit) -> _Active:
+    def start(cls, ctx, spec, config, out_dir, limit, lifeline) -> _Active:
         reader, writer = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(spec, config, str(out_dir), writer), name=f"run:{spec.key}", daemon=False)
+        proc = ctx.Process(target=_child, args=(spec, config, str(out_dir), writer, lifeline), name=f"run:{spec.key}",
+                           daemon=False)
         proc.start()
         writer.close()
         return cls(spec, proc, reader, limit)
@@ -129,11 +136,11 @@ def _crashed(a: _Active, out_dir: Path, config: CampaignConfig) -> RunOutcome:
                      full_shadow="no-full-tier" in config.ablations, crashed=a.reason)
 
 
-def _child(spec: RunSpec, config: CampaignConfig, out_dir: str, conn) -> None:
+def _child(spec: RunSpec, config: CampaignConfig, out_dir: str, conn, lifeline) -> None:
     from provenance.offline import apply_offline_env
 
     os.setpgid(0, 0)
-    _die_with_parent()
+    _watch(lifeline)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign decides what an interrupt means
     apply_offline_env()
     from repair.campaign.execute import execute_run
@@ -143,14 +150,15 @@ def _child(spec: RunSpec, config: CampaignConfig, out_dir: str, conn) -> None:
     conn.close()
 
 
-def _die_with_parent() -> None:
-    """PR_SET_PDEATHSIG: the kernel sends SIGKILL when the fork server (and so the campaign) is gone."""
-    try:
-        import ctypes
+def _watch(lifeline) -> None:
+    """Kill this run's process group once the campaign is gone (EOF on the lifeline: no writer left)."""
+    import threading
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: a killed campaign may leave a run finishing on its own
-        pass
-    if os.getppid() == 1:
-        os._exit(1)
+    def wait() -> None:
+        try:
+            lifeline.recv_bytes()
+        except (EOFError, OSError):
+            pass
+        os.killpg(0, signal.SIGKILL)
+
+    threading.Thread(target=wait, name="campaign-lifeline", daemon=True).start()

@@ -1,5 +1,6 @@
 """Real campaigns over two example operators with the scripted worker (the Triton interpreter: slow tests)."""
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -20,33 +21,68 @@ REPAIR = [sys.executable, "-c", "from repair.cli import main; main()"]
 CAMPAIGN = ["campaign", str(DATA / "mini.yaml"), "--script", str(DATA / "scripts"), "--max-attempts", "1", "--json"]
 
 
-def _finished(out: Path) -> set[str]:
+def _one_done_one_running(out: Path) -> bool:
     try:
-        return Ledger(out, read_only=True).finished_keys()
+        rows = Ledger(out, read_only=True).runs()
     except Exception:  # the ledger is not there yet, or the writer holds it for a moment
+        return False
+    return sorted((r.outcome is not None, r.starts) for r in rows) == [(False, 1), (True, 1)]
+
+
+def _descendants(pid: int) -> set[int]:
+    try:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
         return set()
+    return {int(k) for k in kids} | {d for k in kids for d in _descendants(int(k))}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _wait_gone(pids: set[int], timeout: float) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.2)
+    survivors = sorted(p for p in pids if _alive(p))
+    for p in survivors:  # don't leave them to the next test
+        os.kill(p, signal.SIGKILL)
+    return survivors
 
 
 @pytest.fixture(scope="module")
 def resumed(tmp_path_factory):
-    """A campaign SIGKILLed after its first run finished, then rerun to completion."""
+    """A campaign SIGKILLed while its second run is under way, then rerun to completion."""
     out = tmp_path_factory.mktemp("campaign")
     cmd = REPAIR + CAMPAIGN + ["--out", str(out), "--jobs", "1"]
     first = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 240
-    while not _finished(out) and time.monotonic() < deadline and first.poll() is None:
+    while not _one_done_one_running(out) and time.monotonic() < deadline and first.poll() is None:
         time.sleep(0.5)
     assert first.poll() is None, "the campaign ended before it could be killed"
+    time.sleep(1.0)  # let the run start its evaluations
+    descendants = _descendants(first.pid)
     first.send_signal(signal.SIGKILL)
     first.wait()
+    survivors = _wait_gone(descendants, 15.0)
     killed_state = {r.key: (r.outcome.status if r.outcome else "unfinished") for r in Ledger(out, read_only=True).runs()}
     second = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert second.returncode == 0, second.stderr
-    return out, killed_state, json.loads(second.stdout)
+    return out, killed_state, json.loads(second.stdout), descendants, survivors
+
+
+def test_a_killed_campaign_leaves_no_run_behind(resumed):
+    descendants, survivors = resumed[3:]
+    assert descendants  # the run process, its evaluation processes, the fork server...
+    assert survivors == []  # ...all gone without the campaign's help
 
 
 def test_a_killed_campaign_resumes_and_finishes(resumed):
-    out, killed_state, summary = resumed
+    out, killed_state, summary = resumed[:3]
     assert sorted(killed_state.values()) == ["repaired", "unfinished"]  # jobs 1: add_relu first
     assert (summary["runs"], summary["skipped"], summary["ran"]) == (2, 1, 1)
     rows = Ledger(out, read_only=True).runs()
