@@ -182,6 +182,24 @@ def verify(kb_path, as_json) -> None:
         sys.exit(1)
 
 
+@cli.group()
+def cohort() -> None:
+    """Evaluation cohorts: manifests of the operators (and files) an evaluation uses."""
+
+
+@cohort.command("hash")
+@click.argument("manifest", type=click.Path(dir_okay=False))
+@json_option
+def cohort_hash(manifest, as_json) -> None:
+    """Print a cohort manifest's content hash (it covers the cohort files' contents)."""
+    from provenance.cohort import load_manifest, manifest_hash, manifest_record
+
+    m = load_manifest(manifest)
+    if as_json:
+        return _print_json({"sha256": manifest_hash(m), "manifest": manifest, "record": manifest_record(m)})
+    click.echo(manifest_hash(m))
+
+
 def main(argv: list[str] | None = None) -> None:
     from provenance.offline import apply_offline_env
 

@@ -5,7 +5,8 @@ passes over the KB entries: the first intersects each entry's hashes with the co
 operation per fingerprint) and counts, for every cohort hash, how many entries hold it; the second
 scores only the entries that hit anything. Hashes ignored as boilerplate, in three layers:
 - the seed idioms of provenance.boilerplate (the pid/offs/mask launch, host wrappers, scaffolding);
-- hashes found in the files of ``boilerplate_operators`` or more distinct cohort operators;
+- hashes found in the files of several cohort operators (30% of them, at least 3: the KernelBench
+  scaffolding of every problem.py, one author's house style across a cohort);
 - hashes held by more than ``boilerplate_share`` of the KB entries (and more than
   ``boilerplate_min_entries``; the floor keeps a small KB from calling its own copies boilerplate).
 
@@ -17,6 +18,7 @@ bench/bench_overlap.py on the planted-copy corpus, see OverlapConfig.
 """
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -48,7 +50,8 @@ class OverlapConfig(BaseModel):
     report_min_shared: int = 3  # ... and this many shared fingerprints (the audit's score distribution)
     boilerplate_share: float = Field(0.05, gt=0, le=1)
     boilerplate_min_entries: int = 50
-    boilerplate_operators: int = 3
+    boilerplate_operator_share: float = Field(0.3, gt=0, le=1)  # a hash in the files of this share of the cohort's
+    boilerplate_min_operators: int = 3  # operators (and at least this many) is an idiom, not a copy
     builtin_boilerplate: bool = True
 
 
@@ -170,8 +173,10 @@ class OverlapIndex:
             from provenance.boilerplate import boilerplate_hashes
 
             out |= boilerplate_hashes(r)
+        n_ops = len({c.operator_id for c in self._cfps})
+        limit = max(self.config.boilerplate_min_operators, math.ceil(self.config.boilerplate_operator_share * n_ops))
         for h, cis in self._inv[r].items():
-            if len({self._cfps[ci].operator_id for ci in cis}) >= self.config.boilerplate_operators:
+            if len({self._cfps[ci].operator_id for ci in cis}) >= limit:
                 out.add(h)
         return out
 

@@ -103,3 +103,15 @@ def test_bad_manifests_are_one_line_errors_naming_the_file(cohort_dir, text, nee
 def test_missing_manifest(tmp_path):
     with pytest.raises(BadInput, match="cannot read cohort manifest"):
         load_manifest(tmp_path / "nope.yaml")
+
+
+def test_kb_cohort_hash_command(cohort_dir, capsys):
+    from kbstore.cli import main
+
+    main(["cohort", "hash", str(cohort_dir / "m.yaml")])
+    assert capsys.readouterr().out.strip() == manifest_hash(load_manifest(cohort_dir / "m.yaml"))
+    (cohort_dir / "ops" / "add.c").unlink()
+    with pytest.raises(SystemExit) as e:
+        main(["cohort", "hash", str(cohort_dir / "m.yaml")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "ops/add.c" in err and err.count("\n") == 1

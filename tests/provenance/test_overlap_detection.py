@@ -159,3 +159,24 @@ def test_scan_reads_packed_fingerprints_like_objects(kb):
     assert any(not m.flagged and m.containment >= 0.3 for m in plain.matches)
     # (or close to a rule: a long shared stretch is scored for the run rule whatever its containment)
     assert all(m.flagged or (m.containment >= 0.3 and m.shared >= 3) or m.shared * 10 >= 150 for m in plain.matches)
+
+
+def test_the_examples_cohort_manifest(kb):
+    """manifests/examples.yaml (15 operators by one author, problem + correct + near-miss files) as the cohort."""
+    from pathlib import Path
+
+    from provenance.cohort import load_manifest
+
+    path = Path(__file__).resolve().parents[2] / "manifests" / "examples.yaml"
+    if not path.exists():
+        pytest.skip("no examples manifest")
+    entries, fps = kb
+    m = load_manifest(path)
+    to_corpus = {op.id: Path(op.files[0]).parent.name for op in m.operators}
+    flagged = OverlapIndex.from_manifest(m).scan(fps).flagged()
+    for e in entries:
+        got = {to_corpus[x.operator_id] for x in flagged.get(e.id, [])}
+        if e.source in to_corpus.values() and e.id not in SHORT_PORTS:
+            assert e.source in got, e.id
+        elif e.source not in to_corpus.values():
+            assert not got, e.id  # incl. boiler_problem.py, the KernelBench scaffolding every problem.py shares
