@@ -292,10 +292,11 @@ class _Candidate(_Role):
             self.backend.synchronize()
             seconds = time.perf_counter() - t0
         outs, is_tuple = _as_output_list(out)
-        findings = []
+        findings, log = [], None
         if guard is not None:
             found = guard.findings(inputs_before=before, inputs_after=inputs, outputs=out)
             findings = [f.model_dump(mode="json") if hasattr(f, "model_dump") else dict(f) for f in found]
+            log = guard.log() if hasattr(guard, "log") else None
         desc, data = encode_values(outs, keep_layout=False)
         return {"status": "ok", "outputs": desc, "is_tuple": is_tuple, "seconds": seconds,
-                "findings": findings}, data
+                "findings": findings, "guard_log": log}, data

@@ -107,7 +107,8 @@ class _Session:
                           mismatch_frac=c.mismatch_frac, nan_count=c.nan_count, inf_count=c.inf_count,
                           first_mismatch=c.first_mismatch, shape=c.shape, expected_shape=c.expected_shape,
                           dtype=c.dtype, expected_dtype=c.expected_dtype, message=c.message,
-                          diagnostics=c.diagnostics, seconds=seconds), actual, expected
+                          diagnostics=c.diagnostics, seconds=seconds,
+                          guard_log=out.header.get("guard_log")), actual, expected
 
     def reseed_check(self, case: CaseSpec, first: CaseResult, actual: list, expected: list) -> CaseResult:
         """Run the case again on inputs from another seed: re-verification plus the insensitivity check."""

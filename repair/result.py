@@ -47,6 +47,7 @@ class CaseResult(BaseModel):
     message: str = ""  # error text, traceback tail, timeout/crash reason
     diagnostics: Diagnostics | None = None
     seconds: float = 0.0  # candidate forward time for this case
+    guard_log: dict | None = None  # the runtime guard's record of the forward (launches, kernels, aten ops)
 
 
 class IntegrityFinding(BaseModel):

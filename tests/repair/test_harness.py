@@ -33,6 +33,8 @@ def test_correct_candidate_passes_both_tiers():
     assert r.seed == 11 and r.kernel_seconds > 0 and r.wall_seconds >= r.kernel_seconds
     assert all(c.max_abs_err is not None and c.max_abs_err <= 1e-6 for c in r.cases)
     assert '"schema": "repair.eval/v1"' in r.to_json()
+    log = r.cases[0].guard_log  # the runtime guard ran inside the candidate process
+    assert log is not None and log["launches"] == 1 and log["kernels"] == {"add_relu_kernel": 1}
 
 
 def test_compact_tier_runs_only_compact_cases():
