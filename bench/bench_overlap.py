@@ -175,7 +175,8 @@ def _pool(seed: int = 0):
     import numpy as np
 
     from provenance import disguise as D
-    from provenance.fingerprint import fingerprints, pack_fingerprints
+    from provenance.fingerprint import fingerprints
+    from provenance.fingerprint_store import pack_fingerprints
 
     rng = np.random.default_rng(seed)
     orig = corpus.originals()
@@ -228,7 +229,7 @@ def _duckdb_entries(con):
 
 
 def bench_cost(sizes: list[int], use_duckdb: bool) -> None:
-    from provenance.fingerprint import load_fingerprints, unpack_fingerprints
+    from provenance.fingerprint_store import load_fingerprints, unpack_fingerprints
     from provenance.overlap import OverlapIndex
 
     cohort = _cohort30()

@@ -146,7 +146,7 @@ def test_from_manifest(tmp_path):
 
 
 def test_scan_reads_packed_fingerprints_like_objects(kb):
-    from provenance.fingerprint import pack_fingerprints
+    from provenance.fingerprint_store import pack_fingerprints
 
     entries, fps = kb
     index = _index(corpus.FOLDS[0])

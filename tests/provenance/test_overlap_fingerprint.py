@@ -152,7 +152,7 @@ def test_a_stored_fingerprint_of_another_scheme_is_refused():
 
 def test_packed_and_json_storage_round_trip():
     from provenance.canonical import canonical_json
-    from provenance.fingerprint import load_fingerprints, pack_fingerprints, packed_hashes, unpack_fingerprints, unpack_views
+    from provenance.fingerprint_store import load_fingerprints, pack_fingerprints, packed_hashes, unpack_fingerprints, unpack_views
 
     fps = fingerprints(KERNEL, "triton") + fingerprints("void f(const float* x, float* y) { y[0] = expf(x[0]); }", "c")
     blob = pack_fingerprints(fps)
@@ -168,14 +168,14 @@ def test_packed_and_json_storage_round_trip():
 
 @pytest.mark.parametrize("bad", [b"", b"JUNK", b"FPK1\x03ts1\x01\x00", None])
 def test_damaged_blobs_are_bad_input(bad):
-    from provenance.fingerprint import pack_fingerprints, unpack_fingerprints, unpack_views
+    from provenance.fingerprint_store import pack_fingerprints, unpack_fingerprints, unpack_views
 
     if bad is None:
         bad = pack_fingerprints(fingerprints(KERNEL, "triton"))[:-3]
     for reader in (unpack_fingerprints, unpack_views):
         with pytest.raises(BadInput, match="damaged"):
             reader(bad)
-    from provenance.fingerprint import load_fingerprints
+    from provenance.fingerprint_store import load_fingerprints
 
     with pytest.raises(BadInput):
         load_fingerprints("{not json")
