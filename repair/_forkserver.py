@@ -1,4 +1,4 @@
-"""Fork server entry: `python -P -m repair._forkserver FD BACKEND`.
+"""Fork server entry: `python -P -m repair._forkserver FD BACKEND ROOT`.
 
 Imports the heavy modules once, then forks a child per spawn request and reports exit statuses.
 It never imports a problem or a candidate itself, so every child starts from the same clean state.
@@ -24,6 +24,7 @@ def _fork_child(sock: socket.socket, req: dict, fds: list[int]) -> int:
     code = 70
     try:
         sock.close()  # a child cannot ask for more children
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         from repair import _procmain
 
         code = _procmain.child_main(req["role"], req["config"], fds[0], fds[1], req.get("log"))
@@ -86,12 +87,26 @@ def serve(sock: socket.socket) -> None:
             sock.send(json.dumps({"op": "wait", "pid": req["pid"], "status": status}).encode())
 
 
+def _exit_on_term(signum, frame) -> None:
+    raise SystemExit(0)
+
+
 def main() -> None:
-    fd, backend_name = int(sys.argv[1]), sys.argv[2]
+    fd, backend_name, root = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     sock = socket.socket(fileno=fd)
     from repair.sandbox import set_parent_death_signal
 
-    set_parent_death_signal()
+    signal.signal(signal.SIGTERM, _exit_on_term)
+    set_parent_death_signal(signal.SIGTERM)  # the engine died: clean up (children die with us) and go
+    try:
+        _start_and_serve(sock, backend_name)
+    finally:
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _start_and_serve(sock: socket.socket, backend_name: str) -> None:
     from provenance.offline import apply_offline_env
 
     apply_offline_env()

@@ -10,7 +10,6 @@ import hashlib
 import os
 import secrets
 import shutil
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -183,12 +182,12 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     candidate_sha, parses = check_candidate_file(candidate)
     rules_off = _resolve_rules_off(rules_off)
     be.check_available()
-    fork_server(be)  # starts importing torch + triton in its own process...
+    server = fork_server(be)  # starts importing torch + triton in its own process...
     import torch  # noqa: F401  (...while the engine imports the torch it compares with)
 
     seed = secrets.randbits(31) if seed is None else int(seed)
     scan = _integrity_fn("static", "scan") if integrity and parses else None
-    scratch = tempfile.mkdtemp(prefix="repair-eval-")
+    scratch = server.scratch("eval-")
     with ThreadPoolExecutor(max_workers=1) as pool:  # the static scan overlaps the runs (the engine mostly waits)
         static = pool.submit(scan, problem, candidate, rules_off=rules_off) if scan else None
         try:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import tempfile
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -37,9 +36,10 @@ class ReferenceProcess:
         self.problem, self.timeout_s = problem, timeout_s
         self.spec: ProblemSpec | None = None
         self.seconds = 0.0  # inside Model forwards since the last acquire
-        self.scratch = tempfile.mkdtemp(prefix="repair-ref-")
+        server = fork_server(be)
+        self.scratch = server.scratch("reference-")
         config = {"backend": be.name, "cwd": self.scratch, "path": str(Path(problem).resolve())}
-        self.child = fork_server(be).spawn("reference", config, log_path=os.path.join(self.scratch, "reference.log"))
+        self.child = server.spawn("reference", config, log_path=os.path.join(self.scratch, "reference.log"))
 
     def _call(self, header: dict, what: str) -> tuple[dict, bytearray]:
         try:

@@ -209,13 +209,15 @@ class ForkServer:
         env.update(backend.env)
         env.setdefault("MALLOC_ARENA_MAX", "2")  # fewer per-thread arenas: less address space per thread
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_ROOT, env.get("PYTHONPATH")) if p)
-        self._tmp = tempfile.mkdtemp(prefix="repair-forkserver-")
-        self._log = open(os.path.join(self._tmp, "server.log"), "wb")
+        # every scratch directory of this server's children lives under root; the server removes it when it
+        # exits, so an engine killed mid-evaluation leaves nothing behind
+        self.root = tempfile.mkdtemp(prefix="repair-sandbox-")
+        self._log = open(os.path.join(self.root, "server.log"), "wb")
         # -P: the server's cwd is not on sys.path (children chdir, and must not import from there)
         self.proc = subprocess.Popen(
-            [sys.executable, "-P", "-m", "repair._forkserver", str(theirs.fileno()), backend.name],
+            [sys.executable, "-P", "-m", "repair._forkserver", str(theirs.fileno()), backend.name, self.root],
             pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL, stdout=self._log,
-            stderr=subprocess.STDOUT, cwd=self._tmp)
+            stderr=subprocess.STDOUT, cwd=self.root)
         theirs.close()
         self._sock = ours
         self._lock = threading.Lock()
@@ -255,6 +257,10 @@ class ForkServer:
 
     def alive(self) -> bool:
         return self.proc.poll() is None
+
+    def scratch(self, prefix: str) -> str:
+        """A fresh directory under this server's root (removed with it at the latest)."""
+        return tempfile.mkdtemp(prefix=prefix, dir=self.root)
 
     def spawn(self, role: str, config: dict, log_path: str | None = None) -> Child:
         self.ensure_ready()
@@ -314,7 +320,7 @@ class ForkServer:
             self._log.close()
             import shutil
 
-            shutil.rmtree(self._tmp, ignore_errors=True)
+            shutil.rmtree(self.root, ignore_errors=True)
 
 
 _SERVERS: dict[str, ForkServer] = {}
