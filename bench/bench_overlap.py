@@ -4,7 +4,7 @@
     .venv/bin/python bench/bench_overlap.py --sizes 10000      # quicker
     .venv/bin/python bench/bench_overlap.py --no-duckdb        # skip the DuckDB round trip
 
-(1) Quality: tests/provenance/corpus.py (20 operators, their disguised copies and ports, independent
+(1) Quality: tests/provenance/planted_corpus.py (20 operators, their disguised copies and ports, independent
     code). Each operator alone is the cohort (20 cohorts: every operator pair in both directions),
     then two 10-operator folds, then manifests/examples.yaml (the bundled examples: 15 operators, their
     problem, correct and near-miss files). Recall of copies by kind, false-positive rate on other operators'
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "provenance"))
 
-import corpus  # noqa: E402  (the planted-copy corpus lives with the tests)
+import planted_corpus as corpus  # noqa: E402  (the planted-copy corpus lives with the tests)
 
 POS_KINDS = ["original", "rename", "reformat", "reorder", "small-edit", "disguise", "paste", "kernel-only",
              "repair-pair", "port"]

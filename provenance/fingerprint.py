@@ -10,7 +10,7 @@ Two representations of a snippet, both fingerprinted the same way:
 Each stream is cut into k-grams, hashed, and winnowed (Schleimer et al. 2003): in every window of w
 consecutive k-gram hashes the minimum is kept, so any shared run of at least t = w + k - 1 tokens
 yields at least one shared fingerprint, and runs shorter than k never do. Choice, measured on the
-planted-copy corpus (bench/bench_overlap.py, tests/provenance/corpus.py): a Triton statement is about
+planted-copy corpus (bench/bench_overlap.py, tests/provenance/planted_corpus.py): a Triton statement is about
 10-20 tokens here; tokens use k=10, w=4 (t=13, about one statement; density 2/(w+1) = 0.4 of the
 k-grams). Against k=8..15 and w=4..10 it separated disguised copies from the same author's other
 operators best: Dolos' k=23, w=17 suits whole files, not 5-line kernels, whose copies lose most of

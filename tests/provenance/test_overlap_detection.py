@@ -1,7 +1,7 @@
 """Disguised copies of cohort code are flagged; independent code is not (the planted-copy corpus)."""
 import pytest
 
-import corpus
+import planted_corpus as corpus
 from provenance.fingerprint import fingerprints
 from provenance.overlap import OverlapConfig, OverlapIndex, OverlapMatch, decide
 

@@ -4,7 +4,7 @@ import importlib.util
 
 import pytest
 
-import corpus
+import planted_corpus as corpus
 from provenance import disguise as D
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from corpus import DATA, ports
+from planted_corpus import DATA, ports
 from provenance.opstream import ops_of
 
 TRITON_SOFTMAX = (DATA / "triton" / "softmax.py").read_text()
