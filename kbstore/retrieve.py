@@ -56,6 +56,12 @@ class Corpus:
     embedder_fingerprint: str | None
     source: dict = field(default_factory=dict)  # kb_path and kb_version, or a snapshot id
 
+    def subset(self, ids: list[str] | set[str]) -> "Corpus":
+        """The same corpus restricted to some entries (a snapshot's included set), row order kept."""
+        keep = set(ids)
+        rows = [n for n, r in enumerate(self.rows) if r["id"] in keep]
+        return Corpus([self.rows[n] for n in rows], self.matrix[rows], self.embedder_fingerprint, dict(self.source))
+
 
 class Retriever:
     def __init__(self, corpus: Corpus, embedder: Embedder, *, chroma: ChromaIndex | None = None):
@@ -87,7 +93,8 @@ class Retriever:
         with Store.open(paths) as store:
             corpus = load_corpus(store)
             embedder = embedder or choose_embedder(store.meta("embedder"), store.meta("embedder_fingerprint"))
-        return cls(corpus, embedder, chroma=ChromaIndex(paths) if index == "chroma" else None)
+        chroma = _probed_chroma(paths, corpus) if index == "chroma" else None
+        return cls(corpus, embedder, chroma=chroma)
 
     def query(self, text: str, *, k: int = 5, family: str | None = None, language: str | None = None,
               backend: str | None = None, code: str | None = None, depth: int = 50) -> list[Hit]:
@@ -136,6 +143,19 @@ class Retriever:
                    language=r["language"], backend=r["backend"], symptom=r["symptom_label"], fix=p["fix"],
                    before=p["before"], after=p["after"], rules=tuple(p.get("rules") or ()),
                    provenance=r["provenance"], dense_rank=dense_rank, lexical_rank=lexical_rank)
+
+
+def _probed_chroma(paths: KBPaths, corpus: Corpus) -> ChromaIndex:
+    """Open the chromadb index under the write lock (opening writes into it), probe it against the
+    loaded vectors and repair it if it fails; later queries read it without the lock."""
+    from kbstore.lock import write_lock
+    from kbstore.vector import chroma_meta
+
+    chroma = ChromaIndex(paths)
+    with write_lock(paths.lock, what="open index"):
+        chroma.sync([r["id"] for r in corpus.rows], corpus.matrix, [chroma_meta(r) for r in corpus.rows])
+        chroma.open_for_search()
+    return chroma
 
 
 def _ranks(results: list[tuple[int, float]]) -> dict[int, int]:

@@ -93,3 +93,21 @@ def test_index_inputs_follow_duckdb(kb):
     with Store.open(kb) as s:
         ids, matrix, metas = index_inputs(s)
     assert ids == sorted(ids) and matrix.shape == (12, 384) and metas[0]["language"] == "triton"
+
+
+def test_opening_the_chroma_retriever_probes_and_repairs_the_index(kb):
+    col = ChromaIndex(KBPaths.of(kb)).collection()
+    col.delete(ids=col.get(include=[])["ids"][:3])
+    assert not verify().ok
+    r = Retriever.open(kb, index="chroma")
+    assert len(r.query("mask", k=20)) == 12
+    assert verify().ok
+
+
+def test_corpus_subset_keeps_rows_and_vectors_aligned(kb):
+    r = Retriever.open(kb)
+    keep = r.ids[::3]
+    sub = r.corpus.subset(set(keep))
+    assert [x["id"] for x in sub.rows] == keep
+    assert np.array_equal(sub.matrix, r.corpus.matrix[::3])
+    assert {h.id for h in Retriever(sub, r.embedder).query("mask", k=20)} <= set(keep)
