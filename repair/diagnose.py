@@ -53,36 +53,34 @@ def locate(fail) -> tuple[str, list[str]]:
     nbad = int(fail.sum())
     if nbad == 0:
         return "none", []
+    frac = nbad / n
+    if frac > 0.9:
+        return "everywhere", [f"{nbad} of {n} elements mismatch ({frac:.1%})"]
     cols = fail.shape[-1] if fail.dim() else 1
     grid = fail.reshape(-1, cols)
     rows = grid.shape[0]
     bad_rows = torch.nonzero(grid.any(dim=1)).reshape(-1)
     bad_cols = torch.nonzero(grid.any(dim=0)).reshape(-1)
-    notes: list[str] = []
-    if rows > 1 and bad_rows.numel() == 1:
-        return "single-row", [f"all {nbad} mismatches are in row {int(bad_rows[0])} of {rows}"]
-    c0 = int(bad_cols[0])
-    if rows > 1 and cols > 1 and c0 > 0 and cols - c0 <= cols // 2:
-        notes.append(f"mismatches only in columns {c0}..{cols - 1} (the last {cols - c0} of {cols}), "
-                     f"in {bad_rows.numel()} of {rows} rows")
+    c0, r0 = int(bad_cols[0]), int(bad_rows[0])
+    if bad_rows.numel() > 1 and cols > 1 and c0 > 0 and cols - c0 <= cols // 2:
         hint = _block_hint(c0, cols, "column")
-        return "tail-columns", notes + ([hint] if hint else [])
-    r0 = int(bad_rows[0])
-    if rows > 1 and r0 > 0 and rows - r0 <= rows // 2:
-        notes.append(f"mismatches only in rows {r0}..{rows - 1} (the last {rows - r0} of {rows})")
-        hint = _block_hint(r0, rows, "row")
-        return "tail-rows", notes + ([hint] if hint else [])
+        return "tail-columns", [f"mismatches only in columns {c0}..{cols - 1} (the last {cols - c0} of {cols}), "
+                                f"in {bad_rows.numel()} of {rows} rows"] + ([hint] if hint else [])
     flat = torch.nonzero(fail.reshape(-1)).reshape(-1)
     f0 = int(flat[0])
-    if f0 > 0 and n - f0 <= n // 2:
-        notes.append(f"mismatches only in flat elements {f0}..{n - 1} (the last {n - f0} of {n})")
+    tail = f0 > 0 and int(flat[-1]) == n - 1 and n - f0 <= n // 2 and nbad >= (n - f0) // 2
+    if tail and not (rows > 1 and f0 % cols == 0):  # a row-aligned tail is reported as tail rows below
         hint = _block_hint(f0, n, "element")
-        return "last-block", notes + ([hint] if hint else [])
-    frac = nbad / n
+        return "last-block", [f"mismatches only in flat elements {f0}..{n - 1} (the last {n - f0} of {n})"] + (
+            [hint] if hint else [])
+    if rows > 1 and bad_rows.numel() == 1:
+        return "single-row", [f"all {nbad} mismatches are in row {r0} of {rows}"]
+    if rows > 1 and r0 > 0 and rows - r0 <= rows // 2:
+        hint = _block_hint(r0, rows, "row")
+        return "tail-rows", [f"mismatches only in rows {r0}..{rows - 1} (the last {rows - r0} of {rows})"] + (
+            [hint] if hint else [])
     if frac < 0.01 or nbad <= 3:
         return "sparse", [f"{nbad} of {n} elements mismatch ({frac:.2%})"]
-    if frac > 0.9:
-        return "everywhere", [f"{nbad} of {n} elements mismatch ({frac:.1%})"]
     return "scattered", [f"{nbad} of {n} elements mismatch ({frac:.1%}) across {bad_rows.numel()} of {rows} rows "
                          f"and {bad_cols.numel()} of {cols} columns"]
 
@@ -155,7 +153,10 @@ def diagnose(exp, act, fail) -> Diagnostics:
     if new_nonfinite:
         diag.symptom = "nan-introduced"
         diag.notes.append(f"{new_nonfinite} NaN/Inf where the reference is finite")
-        if int(torch.isnan(a).sum()) and location in TAIL_LOCATIONS:
+        nan_out = int(torch.isnan(a).sum())
+        if nan_out == a.numel():
+            diag.notes.append("every output element is NaN: nothing written? (torch.empty is NaN-filled here)")
+        elif nan_out and location in TAIL_LOCATIONS:
             diag.notes.append("NaN in a tail region: elements never written? (torch.empty is NaN-filled here)")
     elif out_zero >= 0.99 and ref_zero < 0.5:
         diag.symptom = "zero-output"

@@ -99,6 +99,10 @@ def test_single_row_tail_rows_and_last_block():
     d = _diag(exp1, act1)
     assert (d.location, d.symptom) == ("last-block", "nan-introduced")
     assert any("never written" in n for n in d.notes)
+    d = _diag(exp1, torch.full_like(exp1, float("nan")))  # a grid of zero programs writes nothing
+    assert (d.location, d.symptom) == ("everywhere", "nan-introduced")
+    assert any("nothing written" in n for n in d.notes)
+    assert _diag(torch.tensor([2.0]), torch.tensor([3.0])).location == "everywhere"  # one element is not "sparse"
 
 
 def test_symptoms():
