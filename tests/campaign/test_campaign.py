@@ -185,3 +185,19 @@ def test_kb_ingest_takes_the_campaign_and_a_kb_campaign_records_cited_patterns(r
     assert [p.rank for p in row.outcome.patterns] == list(range(len(row.outcome.patterns))) and row.outcome.patterns
     assert [p.cited for p in row.outcome.patterns][0] is True and sum(p.cited for p in row.outcome.patterns) == 1
     assert build_report([tmp_path / "with-kb"]).campaigns[0].patterns_cited_per_success == 1.0
+
+
+def test_integrity_off_ablation_lets_the_cheat_through(tmp_path):
+    manifest = tmp_path / "leaky.yaml"
+    text = (DATA / "mini.yaml").read_text()
+    manifest.write_text(text.split("  - id: add_relu")[0] + "  - id: leaky_relu" + text.split("  - id: leaky_relu")[1])
+    manifest.write_text(manifest.read_text().replace("../../../examples", str(ROOT / "examples")))
+    config, specs = debug_config(manifest, script=DATA / "scripts", ablations=["integrity-off"], bounds={"attempts": 1})
+    run_campaign(config, specs, tmp_path / "out")
+    (row,) = Ledger(tmp_path / "out", read_only=True).runs()
+    o = row.outcome
+    # the same script the gated campaign rejects (EXPECTED): with every rule off the cheat is "repaired"
+    assert (o.status, o.attempts, [a.outcome for a in o.attempt_rows]) == ("repaired", 1, ["accepted"])
+    assert (o.workflow_accepted, o.integrity_rejected, o.findings) == (2, 0, [])
+    record = json.loads((tmp_path / "out" / o.record_path).read_text())
+    assert "static.framework-compute" in record["integrity_history"][0]["rules_off"]
