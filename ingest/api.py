@@ -174,7 +174,7 @@ def _write(store, plan: _Plan, vectors, embedder, report: IngestReport, started:
     store.insert("evidence", ("entry_id", "record_sha256", "sha256", "canonical_json", "run_id", "operator_id", "family",
                               "problem_sha256", "source_sha256", "repaired_sha256", "match", "worker_kind", "worker_model",
                               "batch_id", "version", "ingested_at"), evidence)
-    store.insert("fingerprints", ("entry_id", "record_sha256", "role", "language", "scheme", "data"), fingerprints)
+    store.insert("fingerprints", ("entry_id", "record_sha256", "role", "language", "scheme", "packed"), fingerprints)
     batch = {"batch_id": report.batch_id, "started_at": started, "finished_at": now, "pid": os.getpid(),
              "host": socket.gethostname(), "tool_version": tool_version(), "min_match": min_match,
              "embedder": embedder.name, "version": version, "admitted": report.count("admitted"),

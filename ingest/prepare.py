@@ -30,7 +30,7 @@ class Checked:
 class Derived:
     pattern: Pattern
     evidence: Evidence
-    fingerprints: list[tuple[str, str, str, str]]  # (role, language, scheme, canonical JSON)
+    fingerprints: list[tuple[str, str, str, bytes]]  # (role, language, scheme, pack_fingerprints() bytes)
 
 
 def check(path: Path, min_match: float) -> Checked:

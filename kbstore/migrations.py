@@ -70,6 +70,22 @@ def m002_provenance_and_log(con) -> None:
         tool_version TEXT, embedder_fingerprint TEXT)""")
 
 
+@migration
+def m003_packed_fingerprints(con) -> None:
+    """Fingerprints as pack_fingerprints() bytes: reading 100k JSON lists back at every freeze cost ~20 s.
+
+    New rows carry only `packed` (data becomes NULL); rows stored as JSON are packed here once.
+    """
+    from provenance.fingerprint_store import load_fingerprints, pack_fingerprints
+
+    con.execute("ALTER TABLE fingerprints ADD COLUMN packed BLOB")
+    con.execute("ALTER TABLE fingerprints ALTER COLUMN data DROP NOT NULL")
+    rows = con.execute("SELECT entry_id, record_sha256, role, data FROM fingerprints").fetchall()
+    for entry_id, record, role, data in rows:
+        con.execute("UPDATE fingerprints SET packed = ? WHERE entry_id = ? AND record_sha256 = ? AND role = ?",
+                    [pack_fingerprints(load_fingerprints(data)), entry_id, record, role])
+
+
 def applied(con) -> list[str]:
     con.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
     return [r[0] for r in con.execute("SELECT name FROM _migrations ORDER BY name").fetchall()]

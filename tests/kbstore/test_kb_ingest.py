@@ -120,9 +120,11 @@ def test_entries_keep_their_canonical_json_and_fingerprints(tmp_path, kb_env):
 
         row = s.entry(eid)
         assert sha256_text(row["canonical_json"]) == eid == row["sha256"]
-        fps = s.rows("SELECT role, scheme, data FROM fingerprints WHERE entry_id = ?", [eid])
+        fps = s.rows("SELECT role, scheme, packed FROM fingerprints WHERE entry_id = ?", [eid])
+    from provenance.fingerprint_store import unpack_fingerprints
+
     assert sorted(f["role"] for f in fps) == ["repaired", "source"]
-    assert {x["representation"] for x in json.loads(fps[0]["data"])} == {"tokens", "ops"}
+    assert {x.representation for x in unpack_fingerprints(fps[0]["packed"])} == {"tokens", "ops"}
 
 
 def test_embedder_mismatch_is_refused(tmp_path, monkeypatch):
