@@ -1,4 +1,3 @@
-
 import pytest
 
 from ingest.api import ingest
