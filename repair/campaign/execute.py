@@ -77,8 +77,10 @@ def make_worker_for(spec: RunSpec, config: CampaignConfig):
 
 
 def preflight(config: CampaignConfig, specs: list[RunSpec]) -> None:
-    """Build each distinct worker once before the campaign starts: a malformed script (exit 2) or a missing
-    provider key (exit 3) is reported now, not as one failed run per candidate."""
+    """Build each distinct worker, and the retriever, once before the campaign starts: a malformed script or a
+    missing KB (exit 2), a missing provider key (exit 3) is reported now, not as one crashed run per candidate."""
+    if specs and (config.kb or config.snapshot):
+        make_retriever(specs[0], config)
     seen = set()
     for spec in specs:
         script = script_for(spec, Path(config.script)) if config.script else None

@@ -6,6 +6,8 @@ itself in its own process group (so a timeout kills what it started) and holds t
 lifeline pipe whose only writer is the campaign: when the campaign dies, even by SIGKILL, the read
 returns EOF and the run kills its own group, so no run keeps writing into DIR behind a resumed campaign.
 (The fork server cannot do this for us: every process it forks holds its liveness pipe open.)
+Library callers: as with any multiprocessing fork server, a script that runs a campaign must keep its
+work under `if __name__ == "__main__":` (the `repair` command does).
 """
 from __future__ import annotations
 
