@@ -140,10 +140,9 @@ def test_harness_agrees_with_label(op_dir: Path, name: str, info: dict):
     result = evaluate(op_dir / "problem.py", op_dir / name, tier="full")
     compact, full = result.summary["compact"], result.summary["full"]
     statuses = {c.case_id: (c.status, c.message[-200:]) for c in result.cases}
-    # A near-miss is a numerics bug, never a cheat; the one finding it may earn is an empty launch
+    # A near-miss is a numerics bug, never a cheat: no integrity finding, even for an empty launch
     # (a floor-divided grid of zero programs on a tiny full-tier case).
-    allowed = set() if info["kind"] == "correct" else {"runtime.no-launch"}
-    assert {f.rule for f in result.integrity.findings} <= allowed, result.integrity.findings
+    assert result.integrity.findings == [], result.integrity.findings
     assert full.total == len(result.cases) and 0 < compact.total < full.total
     if info["kind"] == "correct":
         assert compact.passed == compact.total and full.passed == full.total, statuses

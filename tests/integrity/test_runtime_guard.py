@@ -84,12 +84,17 @@ def test_legit_forward_has_no_findings(fn):
     (alias, {"runtime.output-alias", "runtime.input-mutated"}),
     (no_launch, {"runtime.framework-compute", "runtime.no-launch"}),
     (discarded, {"runtime.output-not-from-kernel"}),
-    (empty_grid, {"runtime.no-launch"}),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_cheating_forward_is_flagged(fn, rules):
     _, found = _run(fn)
     assert {f.rule for f in found} == rules
     assert all(f.phase == "runtime" for f in found)
+
+
+def test_an_empty_grid_is_a_launch_not_a_cheat():
+    # a floor-divided grid on a tiny case is a numerics bug (the output stays unwritten), not an integrity one
+    guard, found = _run(empty_grid)
+    assert found == [] and guard.launches == 1
 
 
 def test_framework_compute_names_the_aten_op():
