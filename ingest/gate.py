@@ -51,10 +51,17 @@ def _evidence(r: RepairRecord, min_match: float) -> list[Rejection]:
 def _integrity(r: RepairRecord) -> list[Rejection]:
     if not r.integrity_history:
         return [Rejection("integrity-missing", "the integrity history is empty (a verdict is required for every attempt)")]
-    bad = [a for a in r.integrity_history if a.verdict != "clean"]
-    return [Rejection("integrity-not-clean",
-                      f"attempt {a.attempt}: integrity verdict {a.verdict}" + (f" ({', '.join(a.rules)})" if a.rules else ""))
-            for a in bad]
+    # "not-run": the proposal was refused before the gate (it did not parse, was empty, changed the signature).
+    # That is a malformed reply, not a cheat, so it does not taint the history; an attempt at the reference is
+    # recorded by the loop as a violation. The attempt that produced the repaired kernel must itself be clean.
+    bad = [a for a in r.integrity_history if a.verdict == "violation"]
+    out = [Rejection("integrity-not-clean",
+                     f"attempt {a.attempt}: integrity verdict {a.verdict}" + (f" ({', '.join(a.rules)})" if a.rules else ""))
+           for a in bad]
+    last = r.integrity_history[-1]
+    if r.status == "repaired" and last.verdict != "clean" and last not in bad:
+        out.append(Rejection("integrity-not-clean", f"attempt {last.attempt}: the final attempt has no clean verdict ({last.verdict})"))
+    return out
 
 
 def _provenance(r: RepairRecord) -> list[Rejection]:

@@ -185,7 +185,9 @@ class _Run:
             text = apply_proposal(proposal, self.current.candidate, self.guard)
         except PatchRejected as e:
             self.trajectory.log("patch", attempt=n, ok=False, reason=e.reason, message=e.message)
-            return self.settle(AttemptLog(outcome="patch-rejected", verdict="not-run", rules=(e.reason,), **log))
+            # reaching for the reference is an integrity matter; a malformed patch is not
+            verdict = "violation" if e.reason == "touches-reference" else "not-run"
+            return self.settle(AttemptLog(outcome="patch-rejected", verdict=verdict, rules=(e.reason,), **log))
         path = self.path(n)
         path.write_text(text, encoding="utf-8")
         self.trajectory.log("patch", attempt=n, ok=True, file=path.name)

@@ -44,7 +44,9 @@ def test_every_attempt_must_be_clean_not_only_the_last():
     r = make_record(1, verdicts=("clean", "violation", "clean"))
     reasons = gate(r)
     assert [x.code for x in reasons] == ["integrity-not-clean"] and "attempt 2" in reasons[0].message
-    assert _codes(make_record(1, verdicts=("not-run", "clean"))) == ["integrity-not-clean"]
+    # a refused (unparsable, empty) proposal is not a cheat; the final attempt must be clean
+    assert _codes(make_record(1, verdicts=("not-run", "clean"))) == []
+    assert _codes(make_record(1, verdicts=("clean", "not-run"))) == ["integrity-not-clean"]
 
 
 def test_empty_integrity_history():

@@ -243,13 +243,15 @@ def test_changes_that_are_not_kernel_only_are_refused(files, tmp_path, bad, reas
     assert outcome.status == "worker-exhausted" and judge.calls == [("compact", "source.py")]
     patch = [e for e in read_trajectory(out / "trajectory.jsonl") if e["event"] == "patch"]
     assert patch[0]["ok"] is False and patch[0]["reason"] == reason
-    assert outcome.attempts[0].verdict == "not-run"
+    # reaching for the reference is an integrity violation; a malformed change is merely not run
+    assert outcome.attempts[0].verdict == ("violation" if reason == "touches-reference" else "not-run")
 
 
 def test_a_diff_against_the_problem_file_is_refused(files, tmp_path):
     diff = "--- a/problem.py\n+++ b/problem.py\n@@ -1,1 +1,1 @@\n-import torch\n+import torch  # x\n"
     outcome, out, _ = run(files, tmp_path, [Step(None, diff)])
     assert outcome.attempts[0].outcome == "patch-rejected" and outcome.attempts[0].rules == ("touches-reference",)
+    assert outcome.attempts[0].verdict == "violation"
 
 
 def test_retrieved_and_cited_patterns_and_token_sums(files, tmp_path):
