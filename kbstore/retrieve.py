@@ -64,7 +64,8 @@ class Corpus:
 
 
 class Retriever:
-    def __init__(self, corpus: Corpus, embedder: Embedder, *, chroma: ChromaIndex | None = None):
+    def __init__(self, corpus: Corpus, embedder: Embedder, *, chroma: ChromaIndex | None = None,
+                 lexical: LexicalIndex | None = None):
         if corpus.embedder_fingerprint and corpus.embedder_fingerprint != embedder.fingerprint:
             from kbstore.errors import EmbedderMismatch
 
@@ -75,7 +76,10 @@ class Retriever:
         self.ids = [r["id"] for r in self.rows]
         self._row_of = {i: n for n, i in enumerate(self.ids)}
         self.dense = ExactIndex(self.ids, corpus.matrix) if len(self.ids) else ExactIndex([], np.zeros((0, embedder.dim)))
-        self.lexical = LexicalIndex([r["lexical_text"] for r in self.rows])
+        # a snapshot passes its BM25 cache (built from these rows); otherwise it is built here
+        if lexical is None or lexical.size != len(self.rows):
+            lexical = LexicalIndex([r["lexical_text"] for r in self.rows])
+        self.lexical = lexical
         self._columns = {c: np.array([r.get(c) or "" for r in self.rows], dtype=object) for c in ("family", "language", "backend")}
 
     @property
@@ -174,13 +178,19 @@ def load_corpus(store: Store) -> Corpus:
         from kbstore.errors import IntegrityFailure
 
         raise IntegrityFailure(f"{store.paths.root}: vectors from {len(fingerprints)} different embedders")
-    for r in rows:
-        r["pattern"] = json.loads(r.pop("canonical_json"))
-        r["provenance"] = {"evidence": r.pop("n_evidence"), "runs": r.pop("runs")[:5], "operators": r.pop("operators")[:5],
-                           "models": r.pop("models")[:5], "best_match": r.pop("best_match"),
-                           "first_version": r["first_version"], "first_ingested_at": r["first_ingested_at"]}
+    rows = [shape_row(r) for r in rows]
     source = {"kb_path": str(store.paths.root), "kb_version": store.head_version()}
     return Corpus(rows, matrix, next(iter(fingerprints), None), source)
+
+
+def shape_row(r: dict) -> dict:
+    """A Store.retrieval_rows() row as retrieval uses it (a snapshot stores the raw row and shapes it on open)."""
+    r = dict(r)
+    r["pattern"] = json.loads(r.pop("canonical_json"))
+    r["provenance"] = {"evidence": r.pop("n_evidence"), "runs": r.pop("runs")[:5], "operators": r.pop("operators")[:5],
+                       "models": r.pop("models")[:5], "best_match": r.pop("best_match"),
+                       "first_version": r["first_version"], "first_ingested_at": r["first_ingested_at"]}
+    return r
 
 
 def search(kb: str | Path | None, text: str, *, k: int = 5, index: str = "exact", code: str | None = None,
