@@ -122,9 +122,11 @@ def export(fmt, output, kb_path) -> None:
 @click.option("--backend")
 @click.option("--index", type=click.Choice(["exact", "chroma"]), default="exact", show_default=True,
               help="Dense search: exact numpy over the stored vectors, or the chromadb index.")
+@click.option("--snapshot", "snapshot", metavar="ID", default=None,
+              help="Retrieve from this snapshot only (id, id prefix, name or directory; exact search).")
 @kb_option
 @json_option
-def query(text, symptom_path, k, family, language, backend, index, kb_path, as_json) -> None:
+def query(text, symptom_path, k, family, language, backend, index, snapshot, kb_path, as_json) -> None:
     """Hybrid retrieval (dense + BM25, fused by reciprocal rank) with metadata filters."""
     from kbstore.retrieve import search
 
@@ -138,7 +140,15 @@ def query(text, symptom_path, k, family, language, backend, index, kb_path, as_j
 
         q = symptom_query(load_eval(symptom_path), base_dir=Path(symptom_path).parent)
         text, code = q.text, q.code
-    hits = search(kb_path, text, k=k, index=index, code=code, family=family, language=language, backend=backend)
+    if snapshot:
+        from kbstore.snapshot import open_snapshot
+
+        if index != "exact":
+            raise click.UsageError("--snapshot searches its own vectors exactly; drop --index")
+        hits = open_snapshot(snapshot, kb_path).retriever().query(text, k=k, code=code, family=family,
+                                                                   language=language, backend=backend)
+    else:
+        hits = search(kb_path, text, k=k, index=index, code=code, family=family, language=language, backend=backend)
     if as_json:
         return _print_json({"query": text, "hits": [h.as_dict() for h in hits]})
     for n, h in enumerate(hits, 1):
@@ -164,10 +174,13 @@ def reindex(kb_path, as_json) -> None:
 
 
 @cli.command()
+@click.argument("snapshot", required=False)
 @kb_option
 @json_option
-def verify(kb_path, as_json) -> None:
-    """Recompute every stored hash and check the vector index against DuckDB (exit 1 on any problem)."""
+def verify(snapshot, kb_path, as_json) -> None:
+    """Recompute every stored hash of the KB, or of SNAPSHOT, and check indexes (exit 1 on any problem)."""
+    if snapshot:
+        return _verify_snapshot(snapshot, kb_path, as_json)
     from kbstore.verify import verify as run_verify
 
     r = run_verify(kb_path)
@@ -180,6 +193,87 @@ def verify(kb_path, as_json) -> None:
         click.echo("ok" if r.ok else f"{len(r.problems)} problems")
     if not r.ok:
         sys.exit(1)
+
+
+def _verify_snapshot(snapshot, kb_path, as_json) -> None:
+    from kbstore.snapshot_verify import verify_snapshot
+
+    r = verify_snapshot(snapshot, kb_path)
+    if as_json:
+        _print_json(r.as_dict())
+    else:
+        click.echo(f"{r.path}: snapshot {r.id}, {r.entries} entries")
+        for p in r.problems:
+            click.echo(f"  FAIL {p['check']}: {p['message']}")
+        click.echo("ok" if r.ok else f"{len(r.problems)} problems")
+    if not r.ok:
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--exclude-cohort", "manifest", required=True, type=click.Path(dir_okay=False),
+              help="Cohort manifest (YAML) whose operators the snapshot must not have learned from.")
+@click.option("--name", default=None, help="A label for the snapshot (default: the cohort name).")
+@click.option("--overlap-threshold", type=float, default=None,
+              help="Token containment at or above which an entry overlapping a cohort file is excluded (default 0.65).")
+@click.option("--exclude-family", is_flag=True, help="Also exclude entries of the cohort operators' families.")
+@kb_option
+@json_option
+def freeze(manifest, name, overlap_threshold, exclude_family, kb_path, as_json) -> None:
+    """Freeze an immutable snapshot of the KB without the entries tied to a cohort (each rule reported with evidence)."""
+    from kbstore.freeze import freeze as run_freeze
+
+    r = run_freeze(manifest, kb_path, name=name, overlap_threshold=overlap_threshold, exclude_family=exclude_family)
+    if as_json:
+        return _print_json(r.as_dict())
+    made = "frozen" if r.created else "already frozen (nothing written)"
+    click.echo(f"snapshot {r.snapshot_id} {made}: {r.counts['included']} of {r.counts['kb_entries']} entries kept, "
+               f"{r.counts['excluded']} excluded  [cohort {r.cohort}, KB v{r.kb_version}, {r.timings['total_s']:.1f} s]")
+    for rule, x in r.rules.items():
+        state = f"{x['excluded']} excluded ({x['only']} by this rule alone)" if x["enabled"] else "off"
+        click.echo(f"  {rule:<10} {state}")
+    click.echo(f"  {r.path}")
+
+
+@cli.command()
+@kb_option
+@json_option
+def snapshots(kb_path, as_json) -> None:
+    """List the KB's snapshots: id, name, cohort, KB version, entries kept and excluded."""
+    from kbstore.snapshot import list_snapshots
+
+    found = list_snapshots(kb_path)
+    if as_json:
+        return _print_json(found)
+    for s in found:
+        if not s["ok"]:
+            click.echo(f"{s['id'][:16]}  DAMAGED: {s['error']}")
+            continue
+        click.echo(f"{s['id'][:16]}  {s['created_at']}  {s['name']}  cohort {s['cohort']} (frozen_at {s['frozen_at']})  "
+                   f"KB v{s['kb_version']}  {s['included']} kept, {s['excluded']} excluded")
+    if not found:
+        click.echo("(no snapshots; make one with `kb freeze --exclude-cohort MANIFEST`)")
+
+
+@cli.command()
+@click.argument("snapshot")
+@click.option("--md", "md_path", type=click.Path(dir_okay=False), default=None, help="Write the Markdown report here.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
+              help="Write a self-contained HTML report here.")
+@kb_option
+def audit(snapshot, md_path, html_path, kb_path) -> None:
+    """A snapshot's audit report: exclusions with evidence, score distribution, ingestion timeline vs frozen_at."""
+    from kbstore.audit import audit as run_audit
+
+    report = run_audit(snapshot, kb_path)
+    if not md_path and not html_path:
+        click.echo(report.markdown(), nl=False)
+        return
+    for path, text in ((md_path, report.markdown), (html_path, report.html)):
+        if path:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text())
+            click.echo(f"wrote {path}", err=True)
 
 
 @cli.group()

@@ -111,5 +111,22 @@ def _open_kb(path: Path) -> Retriever:
     return KBRetriever(path)
 
 
+class SnapshotRetriever(KBRetriever):
+    """A frozen snapshot (kbstore.snapshot): only its included entries, exact dense search, its BM25 cache."""
+
+    def __init__(self, snapshot):
+        self._kb = snapshot.retriever()
+        self.source = RetrievalSource(snapshot_id=snapshot.id, kb_version=snapshot.manifest.kb_version,
+                                      kb_path=snapshot.manifest.kb_path)
+        self.last_query = ""
+
+
 def _open_snapshot(snapshot: str, *, eval_mode: bool, operator_id: str | None) -> Retriever:
-    raise BadInput(f"--snapshot {snapshot}: snapshots are not available yet (`kb freeze`, issue 5, has not landed)")
+    """The snapshot by id, prefix, name (under $KB_PATH) or directory; in eval mode the cohort is checked first."""
+    from kbstore.snapshot import Snapshot, read_manifest, resolve_snapshot
+
+    path = resolve_snapshot(snapshot)
+    if eval_mode:
+        manifest = read_manifest(path)
+        check_eval_mode(manifest.dump(), operator_id or "", where=f"snapshot {manifest.id[:12]} ({manifest.name})")
+    return SnapshotRetriever(Snapshot.open(path))

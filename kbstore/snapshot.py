@@ -1,0 +1,342 @@
+"""Snapshots: immutable, content-addressed cuts of the KB for evaluation (`kb freeze`, `kb query --snapshot`).
+
+<kb>/snapshots/<id>/
+    manifest.json    SnapshotManifest: the hashed identity, the cohort, every excluded entry with rule and
+                     evidence, the rule reports, labels (name, time, KB version) and a seal over all of it
+    entries.jsonl    the included entries as Store.retrieval_rows() gives them, sorted by id, one per line
+    vectors.npy      their stored vectors (float32, same order): dense search is exact numpy, no index to build
+    lexical/         a BM25 cache built from entries.jsonl; its digests are recorded, and one that does not
+                     match is ignored (rebuilt in memory) on open and reported by verify
+
+The id is sha256 of the canonical JSON of Identity: the sorted included entry hashes, the cohort manifest
+hash, the rule parameters (overlap config and fingerprint scheme included), the embedder fingerprint, the
+tool version, and also the digests of the data files and of the exclusion report, so that no byte a
+retrieval or an audit reads can change without changing the id. Freezing the same KB against the same
+cohort twice gives the same id (the second freeze says so and writes nothing). The directory is made
+read-only once written; opening it never writes into it.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import stat
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kbstore.errors import BadInput, IntegrityFailure, NotFound
+from kbstore.paths import KBPaths
+from provenance.canonical import canonical_json, content_hash, sha256_text
+
+SNAPSHOT_SCHEMA = "kb.snapshot/v1"
+IDENTITY_SCHEMA = "kb.snapshot.identity/v1"
+MANIFEST, ENTRIES, VECTORS, LEXICAL = "manifest.json", "entries.jsonl", "vectors.npy", "lexical"
+DATA_FILES = (ENTRIES, VECTORS)
+
+
+class Identity(BaseModel):
+    """Everything the snapshot id hashes."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    schema_: Literal["kb.snapshot.identity/v1"] = Field(IDENTITY_SCHEMA, alias="schema")
+    entries: list[str]  # sha256 of every included entry, sorted
+    cohort_sha256: str  # provenance.cohort.manifest_hash of the excluded cohort
+    rules: dict  # rule parameters, overlap config and fingerprint scheme included
+    embedder_fingerprint: str | None
+    tool_version: str
+    data: dict[str, str]  # data file -> sha256
+    exclusions_sha256: str  # canonical JSON of {"rules": reports, "excluded": entries}
+
+    def snapshot_id(self) -> str:
+        return content_hash(self.model_dump(mode="json", by_alias=True))
+
+
+class RuleReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str  # provenance | overlap | temporal | family
+    enabled: bool
+    excluded: int  # entries this rule excludes
+    only: int  # of those, entries no other rule excludes
+    params: dict
+    details: dict = Field(default_factory=dict)
+
+
+class ExcludedEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    sha256: str
+    title: str | None = None
+    family: str | None = None
+    language: str | None = None
+    first_version: int | None = None
+    first_ingested_at: str | None = None
+    rules: list[str]
+    evidence: dict[str, list[dict]]  # rule -> what matched (cohort file, operator, scores, lines, times)
+
+
+class SnapshotManifest(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    schema_: Literal["kb.snapshot/v1"] = Field(SNAPSHOT_SCHEMA, alias="schema")
+    id: str
+    name: str
+    created_at: str
+    kb_path: str
+    kb_version: int
+    cohort: dict  # provenance.cohort.manifest_record: cohort name, frozen_at, operators with their files' sha256
+    cohort_source: str
+    embedder: dict  # name, fingerprint, dim
+    identity: Identity
+    counts: dict[str, int]  # kb_entries, included, excluded
+    rules: list[RuleReport]
+    excluded: list[ExcludedEntry]
+    caches: dict[str, dict] = Field(default_factory=dict)  # name -> {files: {path: sha256}, built_from}
+    timings: dict[str, float] = Field(default_factory=dict)
+    seal: str = ""  # sha256 of the canonical JSON of everything above
+
+    def dump(self) -> dict:
+        return self.model_dump(mode="json", by_alias=True)
+
+    def compute_seal(self) -> str:
+        d = self.dump()
+        d.pop("seal")
+        return content_hash(d)
+
+    def operator_ids(self) -> list[str]:
+        return sorted(op["id"] for op in self.cohort.get("operators", []))
+
+
+def exclusions_sha256(rules: list[RuleReport], excluded: list[ExcludedEntry]) -> str:
+    return content_hash({"rules": [r.model_dump(mode="json") for r in rules],
+                         "excluded": [e.model_dump(mode="json") for e in excluded]})
+
+
+# ---------------------------------------------------------------- finding snapshots
+
+def snapshots_dir(kb: KBPaths) -> Path:
+    return kb.root / "snapshots"
+
+
+def resolve_snapshot(ref: str | os.PathLike, kb_path: str | os.PathLike | None = None) -> Path:
+    """A snapshot directory from a path, an id (or a prefix of 6+ hex digits), or a name, under the KB's snapshots/."""
+    p = Path(ref)
+    if (p / MANIFEST).is_file():
+        return p
+    root = snapshots_dir(KBPaths.of(kb_path))
+    text = str(ref).strip()
+    dirs = sorted(d for d in root.iterdir() if d.is_dir() and not d.name.startswith(".")) if root.is_dir() else []
+    by_id = [d for d in dirs if len(text) >= 6 and d.name.startswith(text.lower())]
+    if not by_id:
+        by_id = [d for d in dirs if _label(d).get("name") == text]
+    if len(by_id) == 1:
+        return by_id[0]
+    if by_id:
+        raise BadInput(f"snapshot {text!r} is ambiguous ({', '.join(d.name[:12] for d in by_id)}); give more of the id")
+    raise NotFound(f"{root}: no snapshot {text!r} (list them with `kb snapshots`)")
+
+
+def _label(d: Path) -> dict:
+    try:
+        return json.loads((d / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def list_snapshots(kb_path: str | os.PathLike | None = None) -> list[dict]:
+    """Every snapshot under the KB: id, name, time, cohort, counts; a damaged manifest is listed as such."""
+    root = snapshots_dir(KBPaths.of(kb_path))
+    out = []
+    for d in sorted(root.iterdir()) if root.is_dir() else []:
+        if not d.is_dir() or d.name.startswith("."):
+            continue
+        try:
+            m = read_manifest(d)
+        except IntegrityFailure as e:
+            out.append({"id": d.name, "path": str(d), "ok": False, "error": str(e)})
+            continue
+        out.append({"id": m.id, "path": str(d), "ok": True, "name": m.name, "created_at": m.created_at,
+                    "cohort": m.cohort.get("cohort"), "frozen_at": m.cohort.get("frozen_at"), "kb_version": m.kb_version,
+                    **{k: m.counts.get(k) for k in ("kb_entries", "included", "excluded")}})
+    return sorted(out, key=lambda s: (s.get("created_at") or "", s["id"]))
+
+
+def read_manifest(path: Path) -> SnapshotManifest:
+    """The manifest, validated and with its seal checked (cheap: data files are not read)."""
+    try:
+        m = SnapshotManifest.model_validate(json.loads((path / MANIFEST).read_text(encoding="utf-8")))
+    except (OSError, ValueError, ValidationError) as e:
+        first = str(e).splitlines()[0][:200]
+        raise IntegrityFailure(f"{path / MANIFEST}: not a readable snapshot manifest ({first})") from None
+    if m.compute_seal() != m.seal:
+        raise IntegrityFailure(f"{path / MANIFEST}: the manifest was changed after it was sealed (run `kb verify {m.id[:12]}`)")
+    return m
+
+
+# ---------------------------------------------------------------- writing
+
+def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: SnapshotManifest) -> tuple[Path, SnapshotManifest, bool]:
+    """Write entries, vectors and the lexical cache, fill in identity data, id and seal; (path, manifest, created).
+
+    raw_rows: Store.retrieval_rows() rows of the included entries, sorted by id; matrix: their vectors.
+    The manifest comes in with everything but data digests, exclusions digest, id, caches and seal.
+    """
+    import time
+
+    import numpy as np
+
+    root = snapshots_dir(kb)
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".tmp-{uuid.uuid4().hex[:12]}"
+    tmp.mkdir()
+    try:
+        entries = "".join(canonical_json(r) + "\n" for r in raw_rows).encode("utf-8")
+        buf = io.BytesIO()
+        np.save(buf, np.ascontiguousarray(matrix, dtype="<f4"), allow_pickle=False)
+        data = {ENTRIES: entries, VECTORS: buf.getvalue()}
+        for name, blob in data.items():
+            _write_file(tmp / name, blob)
+        ident = manifest.identity.model_copy(update={
+            "data": {name: sha256_text(blob) for name, blob in data.items()},
+            "exclusions_sha256": exclusions_sha256(manifest.rules, manifest.excluded)})
+        t0 = time.perf_counter()
+        lex_files = _write_lexical(tmp / LEXICAL, [r["lexical_text"] for r in raw_rows])
+        manifest = manifest.model_copy(update={
+            "identity": ident, "id": ident.snapshot_id(),
+            "caches": {LEXICAL: {"files": lex_files, "built_from": ident.data[ENTRIES]}},
+            "timings": {**manifest.timings, "lexical_cache_s": round(time.perf_counter() - t0, 3)}})
+        manifest.seal = manifest.compute_seal()
+        _write_file(tmp / MANIFEST, (json.dumps(manifest.dump(), indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode())
+        _fsync_dir(tmp)
+        _make_read_only(tmp)
+        final = root / manifest.id
+        if final.exists():  # the same content was frozen before: keep that one (its own labels and time)
+            _remove(tmp)
+            return final, read_manifest(final), False
+        os.rename(tmp, final)
+        _fsync_dir(root)
+        return final, manifest, True
+    except BaseException:
+        if tmp.exists():
+            _remove(tmp)
+        raise
+
+
+def _write_file(path: Path, blob: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(blob)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_lexical(directory: Path, documents: list[str]) -> dict[str, str]:
+    from kbstore.lexical import LexicalIndex, tokenize_many
+
+    LexicalIndex.from_tokens(tokenize_many(documents)).save(directory)
+    return {f"{LEXICAL}/{p.name}": sha256_text(p.read_bytes()) for p in sorted(directory.iterdir())}
+
+
+def _make_read_only(root: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
+        for f in filenames:
+            os.chmod(os.path.join(dirpath, f), stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+        os.chmod(dirpath, stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+
+
+def _remove(root: Path) -> None:
+    for dirpath, _, _ in os.walk(root):
+        os.chmod(dirpath, stat.S_IRWXU)
+    shutil.rmtree(root)
+
+
+# ---------------------------------------------------------------- reading
+
+@dataclass
+class Snapshot:
+    """An opened snapshot: manifest, included rows (shaped for retrieval) and vectors; read-only throughout."""
+
+    path: Path
+    manifest: SnapshotManifest
+    rows: list[dict]
+    matrix: object  # numpy (n, dim) float32
+    lexical_cache_ok: bool
+
+    @property
+    def id(self) -> str:
+        return self.manifest.id
+
+    @classmethod
+    def open(cls, ref: str | os.PathLike, kb_path: str | os.PathLike | None = None) -> "Snapshot":
+        """Resolve, check the seal and the data digests, load; any mismatch is an IntegrityFailure."""
+        from kbstore.retrieve import shape_row
+
+        path = resolve_snapshot(ref, kb_path)
+        m = read_manifest(path)
+        blobs = {}
+        for name in DATA_FILES:
+            try:
+                blobs[name] = (path / name).read_bytes()
+            except OSError as e:
+                raise IntegrityFailure(f"{path / name}: cannot read snapshot data: {e.strerror or e}") from None
+            if sha256_text(blobs[name]) != m.identity.data.get(name):
+                raise IntegrityFailure(f"{path / name}: does not match its recorded sha256 (run `kb verify {m.id[:12]}`)")
+        if m.identity.snapshot_id() != m.id:
+            raise IntegrityFailure(f"{path}: the snapshot id does not match its content (run `kb verify {m.id[:12]}`)")
+        rows = [shape_row(json.loads(line)) for line in blobs[ENTRIES].decode("utf-8").splitlines()]
+        matrix = _load_vectors(blobs[VECTORS], path)
+        return cls(path, m, rows, matrix, cache_ok(path, m))
+
+    def corpus(self):
+        from kbstore.retrieve import Corpus
+
+        source = {"snapshot_id": self.id, "kb_version": self.manifest.kb_version, "kb_path": self.manifest.kb_path}
+        return Corpus(self.rows, self.matrix, self.manifest.embedder.get("fingerprint"), source)
+
+    def retriever(self, embedder=None):
+        """A kbstore.retrieve.Retriever over the included entries only (exact dense search, cached BM25)."""
+        from kbstore.embed import choose_embedder
+        from kbstore.lexical import LexicalIndex
+        from kbstore.retrieve import Retriever
+
+        emb = embedder or choose_embedder(self.manifest.embedder.get("name"), self.manifest.embedder.get("fingerprint"))
+        lexical = LexicalIndex.load(self.path / LEXICAL, len(self.rows)) if self.lexical_cache_ok else None
+        return Retriever(self.corpus(), emb, lexical=lexical)
+
+
+def open_snapshot(ref: str | os.PathLike, kb_path: str | os.PathLike | None = None) -> Snapshot:
+    return Snapshot.open(ref, kb_path)
+
+
+def cache_ok(path: Path, m: SnapshotManifest) -> bool:
+    """Does the lexical cache match its recorded digests and the entries it was built from?"""
+    cache = m.caches.get(LEXICAL) or {}
+    if cache.get("built_from") != m.identity.data.get(ENTRIES) or not cache.get("files"):
+        return False
+    on_disk = {f"{LEXICAL}/{p.name}" for p in (path / LEXICAL).iterdir()} if (path / LEXICAL).is_dir() else set()
+    if on_disk != set(cache["files"]):
+        return False
+    return all(sha256_text((path / rel).read_bytes()) == digest for rel, digest in cache["files"].items())
+
+
+def _load_vectors(blob: bytes, path: Path):
+    import numpy as np
+
+    try:
+        return np.load(io.BytesIO(blob), allow_pickle=False)
+    except ValueError as e:
+        raise IntegrityFailure(f"{path / VECTORS}: not a vector matrix: {e}") from None
