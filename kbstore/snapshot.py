@@ -295,7 +295,8 @@ class Snapshot:
                 raise IntegrityFailure(f"{path / name}: cannot read snapshot data: {e.strerror or e}") from None
             if sha256_text(blobs[name]) != m.identity.data.get(name):
                 raise IntegrityFailure(f"{path / name}: does not match its recorded sha256 (run `kb verify {m.id[:12]}`)")
-        if m.identity.snapshot_id() != m.id:
+        if (m.identity.snapshot_id() != m.id or content_hash(m.cohort) != m.identity.cohort_sha256
+                or exclusions_sha256(m.rules, m.excluded) != m.identity.exclusions_sha256):
             raise IntegrityFailure(f"{path}: the snapshot id does not match its content (run `kb verify {m.id[:12]}`)")
         rows = [shape_row(json.loads(line)) for line in blobs[ENTRIES].decode("utf-8").splitlines()]
         matrix = _load_vectors(blobs[VECTORS], path)
