@@ -73,7 +73,7 @@ def serve(sock: socket.socket) -> None:
         req = json.loads(msg)
         if req["op"] == "spawn":
             pid = _fork_child(sock, req, fds)
-            sock.send(json.dumps({"op": "spawn", "pid": pid}).encode())
+            sock.send(json.dumps({"op": "spawn", "id": req.get("id"), "pid": pid}).encode())
             continue
         for fd in fds:
             os.close(fd)
@@ -84,7 +84,7 @@ def serve(sock: socket.socket) -> None:
                 _, status = os.waitpid(req["pid"], 0)
             except ChildProcessError:
                 status = None
-            sock.send(json.dumps({"op": "wait", "pid": req["pid"], "status": status}).encode())
+            sock.send(json.dumps({"op": "wait", "id": req.get("id"), "pid": req["pid"], "status": status}).encode())
 
 
 def _exit_on_term(signum, frame) -> None:

@@ -28,8 +28,8 @@ _OOM_TEXT = ("can't allocate memory", "out of memory", "DefaultCPUAllocator", "C
 def warm_up(backend) -> None:
     """Run in the fork server once: pay the lazy imports every child would otherwise repeat.
 
-    The first TorchDispatchMode use imports ~800 modules (~2 s) and the first interpreted Triton
-    launch ~50; doing them here keeps every candidate process's first case as fast as its last.
+    The first interpreted Triton launch imports ~50 modules, the first seeding numpy.random; doing
+    them here keeps every candidate process's first case as fast as its last.
     Only tiny single-threaded work runs here (no OpenMP pool, no device context before forking).
     """
     if "torch" not in sys.modules:
@@ -37,6 +37,8 @@ def warm_up(backend) -> None:
     import torch
 
     _deterministic()
+    _seed_all(0)  # numpy.random is imported lazily by its first use (~10 ms in every child otherwise)
+    decode_values(*encode_values([torch.zeros(2), torch.zeros(2, 3).t()]))
     for name in ("repair.integrity.runtime", "repair.integrity.rules"):
         try:
             importlib.import_module(name)

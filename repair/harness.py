@@ -11,7 +11,9 @@ import os
 import secrets
 import shutil
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from repair.backends import Backend, get_backend
@@ -30,11 +32,37 @@ def case_seed(seed: int, case_id: str, salt: str = "") -> int:
 
 # -- the evaluation -----------------------------------------------------------------------------
 
-class _Session:
-    """One candidate against one reference: candidate processes, case runs, runtime findings."""
+@dataclass
+class _Job:
+    """One run of a case: its seed, the reference's key for the prepared inputs, and those inputs as data."""
 
-    def __init__(self, be: Backend, ref: ReferenceProcess, candidate: str, scratch: str, *,
-                 seed: int, timeout_s: float, mem_limit_mb: int, rules_off: list[str], n_runs: int):
+    index: int
+    case: CaseSpec
+    salt: str
+    seed: int
+    key: str
+    values: dict
+    payload: bytearray
+
+
+@dataclass
+class _Ran:
+    """What the candidate process returned for a job (outputs decoded in the worker thread)."""
+
+    job: _Job
+    out: Outcome
+    actual: list | None = None
+
+
+class _Session:
+    """One candidate against one reference: candidate processes, case runs, runtime findings.
+
+    The candidate process is driven from one worker thread, so that while it runs case i the engine
+    runs the reference on case i-1 (whose candidate run is over), compares, and prepares case i+1.
+    """
+
+    def __init__(self, be: Backend, ref: ReferenceProcess, candidate: str, scratch: str, *, seed: int,
+                 timeout_s: float, mem_limit_mb: int, rules_off: list[str], n_runs: int):
         self.be, self.ref, self.candidate, self.scratch = be, ref, candidate, scratch
         self.seed, self.timeout_s, self.mem_limit_mb, self.rules_off = seed, timeout_s, mem_limit_mb, rules_off
         self.cpu_seconds = int(timeout_s * (n_runs + 2) * (os.cpu_count() or 1)) + 30  # a backstop, not the timeout
@@ -42,6 +70,7 @@ class _Session:
         self.n_procs = 0
         self.findings: list[IntegrityFinding] = []
         self.candidate_seconds = 0.0
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="candidate")
         self.proc: CandidateProcess | None = self._spawn()  # imports while the reference builds inputs
 
     def _spawn(self) -> CandidateProcess:
@@ -49,6 +78,8 @@ class _Session:
         return CandidateProcess(self.be, self.candidate, self.scratch, mem_limit_mb=self.mem_limit_mb,
                                 timeout_s=self.timeout_s, cpu_seconds=self.cpu_seconds,
                                 rules_off=self.rules_off, index=self.n_procs)
+
+    # -- in the worker thread: everything that touches the candidate process --
 
     def _process(self) -> CandidateProcess | Outcome:
         if self.startup_failure is not None:
@@ -62,65 +93,73 @@ class _Session:
             self.startup_failure = startup
         return startup if startup.kind != "ok" else self.proc
 
-    def _run_candidate(self, values: dict, payload: bytearray, seed: int) -> Outcome:
+    def _drop_process(self) -> None:
+        self.proc.kill()
+        self.proc = None
+
+    def _run_candidate(self, job: _Job) -> _Ran:
+        from repair._wire import decode_values
+
         proc = self._process()
         if isinstance(proc, Outcome):
-            return proc
-        out = proc.run(values, payload, seed)
+            return _Ran(job, proc)
+        out = proc.run(job.values, job.payload, job.seed)
         if out.fatal:  # the next case gets a fresh process
-            proc.kill()
-            self.proc = None
-        return out
+            self._drop_process()
+        if out.kind != "ok":
+            return _Ran(job, out)
+        try:
+            float(out.header["seconds"])
+            return _Ran(job, out, decode_values(out.header["outputs"], out.payload))
+        except (KeyError, TypeError, ValueError) as e:  # WireError included: the process is not trusted again
+            self._drop_process()
+            return _Ran(job, Outcome("crash", f"malformed outputs from the candidate process: {e}"))
 
-    def run_case(self, case: CaseSpec, salt: str = "") -> tuple[CaseResult, list | None, list | None]:
-        """Run one case; returns the result and (candidate outputs, expected outputs) when both exist."""
-        from repair._wire import decode_values
-        from repair.compare import compare_outputs
+    # -- in the engine thread --
 
+    def prepare(self, index: int, case: CaseSpec, salt: str = "") -> _Job:
+        """The reference builds the case's inputs from a fresh seed (it keeps its own copy)."""
         seed = case_seed(self.seed, case.case_id, salt)
         key = f"{case.case_id}/{salt}"
         values, payload = self.ref.prepare(case, seed, key)
-        out = self._run_candidate(values, payload, seed)
+        return _Job(index, case, salt, seed, key, values, payload)
+
+    def submit(self, job: _Job) -> Future:
+        return self.worker.submit(self._run_candidate, job)
+
+    def reference(self, ran: _Ran) -> list | None:
+        """The reference's forward on its own copy of the job's inputs (the candidate's run is over)."""
+        if ran.out.kind != "ok":
+            self.ref.discard(ran.job.key)
+            return None
+        self.candidate_seconds += float(ran.out.header["seconds"])
+        return self.ref.run(ran.job.key, ran.job.seed, ran.job.case.case_id)
+
+    def judge(self, ran: _Ran, expected: list | None) -> CaseResult:
+        """The case's result: the candidate's outcome, runtime findings and the comparison."""
+        from repair.compare import compare_outputs
+
+        out, case = ran.out, ran.job.case
         base = {"case_id": case.case_id, "tier": case.tier, "params": case.params}
         if out.kind != "ok":
-            self.ref.discard(key)
             status = "crash" if out.kind == "oom" else out.kind
-            return CaseResult(**base, status=status, message=out.message), None, None
-        try:
-            seconds = float(out.header["seconds"])
-            actual = decode_values(out.header["outputs"], out.payload)
-        except (KeyError, TypeError, ValueError) as e:  # WireError included: the process is not trusted again
-            self.ref.discard(key)
-            self.proc.kill()
-            self.proc = None
-            message = f"malformed outputs from the candidate process: {e}"
-            return CaseResult(**base, status="crash", message=message), None, None
-        self.candidate_seconds += seconds
-        expected = self.ref.run(key, seed, case.case_id)
+            return CaseResult(**base, status=status, message=out.message)
         for f in out.header.get("findings", []):
             f = dict(f, phase="runtime")
             f["evidence"] = f"{f.get('evidence', '')} [case {case.case_id}]".strip()
             self.findings.append(IntegrityFinding(**f))
-        c = compare_outputs(expected, actual, self.ref.spec.tolerance_for)
+        c = compare_outputs(expected, ran.actual, self.ref.spec.tolerance_for)
         return CaseResult(**base, status=c.status, max_abs_err=c.max_abs_err, max_rel_err=c.max_rel_err,
                           mismatch_frac=c.mismatch_frac, nan_count=c.nan_count, inf_count=c.inf_count,
                           first_mismatch=c.first_mismatch, shape=c.shape, expected_shape=c.expected_shape,
                           dtype=c.dtype, expected_dtype=c.expected_dtype, message=c.message,
-                          diagnostics=c.diagnostics, seconds=seconds,
-                          guard_log=out.header.get("guard_log")), actual, expected
+                          diagnostics=c.diagnostics, seconds=float(out.header["seconds"]),
+                          guard_log=out.header.get("guard_log"))
 
-    def reseed_check(self, case: CaseSpec, first: CaseResult, actual: list, expected: list) -> CaseResult:
-        """Run the case again on inputs from another seed: re-verification plus the insensitivity check."""
-        again, actual2, expected2 = self.run_case(case, salt="reseed")
-        fn = _integrity_fn("runtime", "insensitivity_findings")
-        if fn is not None and actual2 is not None:
-            self.findings += fn(actual, actual2, expected, expected2)
-        if again.status != "pass":
-            again.message = f"passed its first seed, failed with a second: {again.message}".strip()
-            return again
-        return first
-
-    def close(self) -> None:
+    def close(self, ok: bool = True) -> None:
+        if not ok and self.proc is not None:
+            self.proc.kill()  # a worker still waiting on it returns at once
+        self.worker.shutdown(wait=True)
         if self.proc is not None:
             self.proc.close()
             self.proc = None
@@ -187,22 +226,22 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
 
     seed = secrets.randbits(31) if seed is None else int(seed)
     scan = _integrity_fn("static", "scan") if integrity and parses else None
+    static_scan = (lambda: scan(problem, candidate, rules_off=rules_off)) if scan else (lambda: None)
     scratch = server.scratch("eval-")
-    with ThreadPoolExecutor(max_workers=1) as pool:  # the static scan overlaps the runs (the engine mostly waits)
-        static = pool.submit(scan, problem, candidate, rules_off=rules_off) if scan else None
-        try:
-            with open_reference(problem, backend=be, timeout_s=max(timeout_s, 120.0)) as ref:
-                cases = ref.spec.cases_for(tier)
-                session = _Session(be, ref, candidate, scratch, seed=seed, timeout_s=timeout_s,
-                                   mem_limit_mb=mem_limit_mb, rules_off=rules_off, n_runs=len(cases) + 1)
-                try:
-                    results = _run_cases(session, cases, reseed=integrity)
-                finally:
-                    session.close()
-                spec, ref_seconds = ref.spec, ref.seconds
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-        static = static.result() if static is not None else None
+    try:
+        with open_reference(problem, backend=be, timeout_s=max(timeout_s, 120.0)) as ref:
+            cases = ref.spec.cases_for(tier)
+            session = _Session(be, ref, candidate, scratch, seed=seed, timeout_s=timeout_s,
+                               mem_limit_mb=mem_limit_mb, rules_off=rules_off, n_runs=len(cases) + 1)
+            ok = False
+            try:
+                results, static = _run_cases(session, cases, reseed=integrity, meanwhile=static_scan)
+                ok = True
+            finally:
+                session.close(ok)
+            spec, ref_seconds = ref.spec, ref.seconds
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     summary, match = _summary(results, tier)
     numerics = all(r.status == "pass" for r in results)
     if integrity:
@@ -217,13 +256,52 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         wall_seconds=time.perf_counter() - t0, kernel_seconds=session.candidate_seconds + ref_seconds)
 
 
-def _run_cases(session: _Session, cases: list[CaseSpec], *, reseed: bool) -> list[CaseResult]:
-    results: list[CaseResult] = []
-    reseeded = not reseed
-    for case in cases:
-        result, actual, expected = session.run_case(case)
-        if not reseeded and case.tier == "compact" and result.status == "pass":
-            reseeded = True
-            result = session.reseed_check(case, result, actual, expected)
-        results.append(result)
-    return results
+def _run_cases(session: _Session, cases: list[CaseSpec], *, reseed: bool, meanwhile):
+    """Every case once, pipelined; no two forwards ever run at once, so each one's time is its own.
+
+    Per step: the reference runs case i-1 (its candidate run is over), the candidate process starts
+    case i, and meanwhile the engine compares case i-1 and the reference prepares case i+1. The
+    first compact case that passes runs again on inputs from a second seed (re-verification plus
+    the insensitivity check); a failure there replaces its result. `meanwhile()` (the static scan)
+    runs in this thread while the candidate's first case runs. Returns (results, its value).
+    """
+    todo = deque((i, c, "") for i, c in enumerate(cases))
+    results: list[CaseResult | None] = [None] * len(cases)
+    first: dict[int, tuple[list, list]] = {}  # the reseeded case's outputs on its first seed
+    reseeded, background = not reseed, None
+    running, ready = None, session.prepare(*todo.popleft()) if todo else None
+    while running is not None or ready is not None:
+        ran = running.result() if running is not None else None
+        expected = session.reference(ran) if ran is not None else None
+        running = session.submit(ready) if ready is not None else None
+        if meanwhile is not None:
+            background, meanwhile = meanwhile(), None
+        if ran is not None:
+            job = ran.job
+            result = session.judge(ran, expected)
+            if job.salt:
+                results[job.index] = _reseeded(session, results[job.index], result, first.pop(job.index),
+                                               ran.actual, expected)
+            elif not reseeded and job.case.tier == "compact" and result.status == "pass":
+                reseeded = True
+                results[job.index], first[job.index] = result, (ran.actual, expected)
+                todo.appendleft((job.index, job.case, "reseed"))
+            else:
+                results[job.index] = result
+        ready = session.prepare(*todo.popleft()) if todo else None
+    if meanwhile is not None:
+        background = meanwhile()
+    return results, background
+
+
+def _reseeded(session: _Session, first: CaseResult, again: CaseResult, first_outputs: tuple[list, list],
+              actual2: list | None, expected2: list | None) -> CaseResult:
+    """The case's result after its second seed; the insensitivity check compares the two runs."""
+    fn = _integrity_fn("runtime", "insensitivity_findings")
+    if fn is not None and actual2 is not None:
+        actual, expected = first_outputs
+        session.findings += fn(actual, actual2, expected, expected2)
+    if again.status != "pass":
+        again.message = f"passed its first seed, failed with a second: {again.message}".strip()
+        return again
+    return first

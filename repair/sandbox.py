@@ -117,10 +117,18 @@ def apply_limits(*, mem_limit_mb: int | None, cpu_seconds: int | None, fsize_mb:
 class Child:
     """One forked reference or candidate process, driven by request/reply frames."""
 
-    def __init__(self, server: "ForkServer", pid: int, req_fd: int, resp_fd: int, log_path: str | None):
-        self.server, self.pid, self.log_path = server, pid, log_path
+    def __init__(self, server: "ForkServer", spawn_id: int, req_fd: int, resp_fd: int, log_path: str | None):
+        self.server, self.log_path = server, log_path
+        self._spawn_id, self._pid = spawn_id, None
         self._req, self._resp = req_fd, resp_fd
         self.status: ExitStatus | None = None
+
+    @property
+    def pid(self) -> int:
+        """The child's pid (the fork server's answer is read on first use, so spawning does not wait for it)."""
+        if self._pid is None:
+            self._pid = self.server.spawned(self._spawn_id)
+        return self._pid
 
     def request(self, header: dict, payload: bytes = b"", timeout: float | None = None,
                 max_payload: int = 1 << 36) -> tuple[dict, bytearray]:
@@ -222,11 +230,26 @@ class ForkServer:
         self._sock = ours
         self._lock = threading.Lock()
         self._ready = False
+        self._next_id = 0
+        self._mail: dict[int, dict] = {}  # replies read while waiting for another one
 
-    def _recv(self, timeout: float | None, op: str | None = None, pid: int | None = None) -> dict:
-        """The server's next reply to `op` (replies left over from an abandoned wait are skipped)."""
+    def _send(self, msg: dict, fds: list[int] | None = None) -> int:
+        """Send a request (caller holds the lock); returns its id, which the server's reply carries."""
+        self._next_id += 1
+        data = json.dumps({**msg, "id": self._next_id}).encode()
+        if fds:
+            socket.send_fds(self._sock, [data], fds)
+        else:
+            self._sock.send(data)
+        return self._next_id
+
+    def _recv(self, timeout: float | None, rid: int | None = None) -> dict:
+        """The reply to request `rid` (caller holds the lock); replies to other requests wait in the mailbox."""
+        if rid is not None and rid in self._mail:
+            return self._mail.pop(rid)
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            self._sock.settimeout(timeout)
+            self._sock.settimeout(None if deadline is None else max(0.0, deadline - time.monotonic()))
             try:
                 msg = self._sock.recv(1 << 16)
             except socket.timeout:
@@ -234,8 +257,10 @@ class ForkServer:
             if not msg:
                 raise EnvironmentMissing(f"sandbox fork server died: {self._server_log()}")
             reply = json.loads(msg)
-            if (op is None or reply.get("op") == op) and (pid is None or reply.get("pid") == pid):
+            if rid is None or reply.get("id") == rid:
                 return reply
+            if reply.get("id") is not None:
+                self._mail[reply["id"]] = reply
 
     def _server_log(self) -> str:
         try:
@@ -263,14 +288,13 @@ class ForkServer:
         return tempfile.mkdtemp(prefix=prefix, dir=self.root)
 
     def spawn(self, role: str, config: dict, log_path: str | None = None) -> Child:
+        """Ask for a child; returns at once (the fork happens in the server while the engine goes on)."""
         self.ensure_ready()
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         try:
             with self._lock:
-                msg = json.dumps({"op": "spawn", "role": role, "config": config, "log": log_path}).encode()
-                socket.send_fds(self._sock, [msg], [req_r, resp_w])
-                reply = self._recv(60.0, "spawn")
+                rid = self._send({"op": "spawn", "role": role, "config": config, "log": log_path}, [req_r, resp_w])
         except BaseException:
             for fd in (req_w, resp_r):
                 os.close(fd)
@@ -278,28 +302,36 @@ class ForkServer:
         finally:
             os.close(req_r)
             os.close(resp_w)
-        return Child(self, reply["pid"], req_w, resp_r, log_path)
+        return Child(self, rid, req_w, resp_r, log_path)
+
+    def spawned(self, rid: int) -> int:
+        """The pid of the child that spawn request `rid` forked."""
+        with self._lock:
+            try:
+                return self._recv(60.0, rid)["pid"]
+            except ChildTimeout:
+                raise EnvironmentMissing("sandbox fork server did not fork a child within 60s") from None
 
     def detach(self, pid: int) -> None:
         """The engine will not wait for this child: the server reaps it when it exits."""
         with self._lock:
             try:
-                self._sock.send(json.dumps({"op": "detach", "pid": pid}).encode())
+                self._send({"op": "detach", "pid": pid})
             except OSError:
                 pass
 
     def wait(self, pid: int, grace_s: float) -> ExitStatus:
         with self._lock:
             try:
-                self._sock.send(json.dumps({"op": "wait", "pid": pid}).encode())
+                rid = self._send({"op": "wait", "pid": pid})
                 try:
-                    reply = self._recv(grace_s, "wait", pid)
+                    reply = self._recv(grace_s, rid)
                 except ChildTimeout:
                     try:
                         os.killpg(pid, signal.SIGKILL)
                     except (ProcessLookupError, PermissionError):
                         pass
-                    reply = self._recv(30.0, "wait", pid)
+                    reply = self._recv(30.0, rid)
             except (OSError, EnvironmentMissing, ChildTimeout):
                 return ExitStatus()
         raw = reply.get("status")

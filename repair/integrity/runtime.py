@@ -219,17 +219,32 @@ class RuntimeGuard:
         return out
 
 
+_RECORDER: list[type] = []  # the dispatch-mode class, built once on first use (torch imported lazily)
+
+
 def _make_mode(guard: RuntimeGuard):
-    from torch.utils._python_dispatch import TorchDispatchMode
+    if not _RECORDER:
+        from torch.utils._python_dispatch import TorchDispatchMode
 
-    class _Recorder(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            result = func(*args, **kwargs)
-            guard._record_op(func, args, kwargs, result)
-            return result
+        class _Recorder(TorchDispatchMode):
+            @classmethod
+            def _should_skip_dynamo(cls) -> bool:
+                # The default wraps __torch_dispatch__ in torch._disable_dynamo, whose first call imports
+                # torch._dynamo (~800 modules, 2-3 s). Nothing traces this mode with dynamo: eager only.
+                return False
 
-    return _Recorder()
+            def __init__(self, guard: RuntimeGuard):
+                super().__init__()
+                self.guard = guard
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                result = func(*args, **kwargs)
+                self.guard._record_op(func, args, kwargs, result)
+                return result
+
+        _RECORDER.append(_Recorder)
+    return _RECORDER[0](guard)
 
 
 def _finding(rule: str, message: str, evidence: str) -> IntegrityFinding:
