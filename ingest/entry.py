@@ -17,7 +17,7 @@ from provenance.canonical import canonical_json, content_hash, sha256_text
 
 PATTERN_SCHEMA = "kb.pattern/v1"
 EVIDENCE_SCHEMA = "kb.evidence/v1"
-EMBED_TEXT_CHARS = 600
+EMBED_TEXT_CHARS = 400
 
 
 class PatternSymptom(BaseModel):
@@ -116,13 +116,14 @@ def evidence_from_record(record: RepairRecord, *, min_match: float) -> Evidence:
 
 
 def embed_text(p: Pattern) -> str:
-    """Short text for the dense index: title, symptom and fix (MiniLM is slow on long code)."""
-    text = (f"{p.title}. symptom {p.symptom.label} at {p.symptom.location} ({p.symptom.failed_tier} tier). "
-            f"{p.bug_class}: {p.root_cause} fix: {p.fix}")
+    """Short text for the dense index: title, symptom, bug class and fix (MiniLM is slow on long text;
+    the root cause and the code go to BM25)."""
+    text = f"{p.title}. symptom {p.symptom.label} at {p.symptom.location}. {p.bug_class}. fix: {p.fix}"
     return text[:EMBED_TEXT_CHARS]
 
 
 def lexical_text(p: Pattern) -> str:
-    """Everything BM25 should match on: the words, the labels and the changed code."""
+    """What BM25 matches: the words, the labels and the near-miss side of the changed code (a failing
+    kernel looks like `before`; indexing `after` too made entries match code they had fixed)."""
     return "\n".join([p.title, p.bug_class, p.symptom.label, p.symptom.location, p.root_cause, p.fix,
-                      p.family or "", p.language, p.before, p.after])
+                      p.family or "", p.language, p.before])

@@ -158,7 +158,7 @@ def make_record(i: int = 0, *, bug_class: str | None = None, operator_id: str | 
         diff=unified_diff(source, repaired),
         symptom=Symptom(label=b.symptom, location=b.location, failed_tier="compact", max_abs_err=0.5 + i % 7,
                         max_rel_err=1.0, mismatch_frac=0.01 * (1 + i % 5), statuses={"mismatch": 3, "pass": 5}),
-        diagnosis=Diagnosis(title=b.title, bug_class=bug_class, root_cause=f"{b.root_cause} (in {b.family}_kernel_{i})",
+        diagnosis=Diagnosis(title=f"{b.title} in {b.family}_kernel_{i}", bug_class=bug_class, root_cause=f"{b.root_cause} (in {b.family}_kernel_{i})",
                             fix=b.fix),
         evidence=Evidence(compact_passed=8, compact_total=8, full_passed=passed, full_total=total,
                           match=passed / total if total else 0.0, case_set_sha256=sha256_text(f"cases {operator_id}"),
