@@ -6,7 +6,6 @@ labels whole and in parts (`tail-localized`, `tail`), numbers; English filler wo
 """
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
@@ -67,28 +66,6 @@ def _word_tokens(kind: str, word: str) -> tuple[str, ...]:
     return tuple(tokens)
 
 
-def tokenize_many(documents: list[str], workers: int | None = None) -> list[list[str]]:
-    """tokenize() over many documents, on a fork-started process pool when there are enough of them.
-
-    Tokenising is pure Python: about 0.1 ms a document, so a 100k-entry snapshot spends seconds here.
-    Call it while no DuckDB or chromadb handle is open (the children would inherit it).
-    """
-    workers = workers or max(1, int(os.environ.get("KB_INGEST_WORKERS", os.cpu_count() or 1)))
-    if workers < 2 or len(documents) < 5000:
-        return [tokenize(d) for d in documents]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    chunk = -(-len(documents) // (4 * workers))
-    parts = [documents[i:i + chunk] for i in range(0, len(documents), chunk)]
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        return [t for part in pool.map(_tokenize_part, parts) for t in part]
-
-
-def _tokenize_part(documents: list[str]) -> list[list[str]]:
-    return [tokenize(d) for d in documents]
-
-
 def _bm25(tokens: list[list[str]]):
     """A bm25s index from token lists, mapped to ids here: bm25s's own string pass was 6x slower at 100k documents."""
     import bm25s
@@ -111,7 +88,7 @@ class LexicalIndex:
 
     @classmethod
     def from_tokens(cls, tokens: list[list[str]]) -> "LexicalIndex":
-        """From documents already tokenized (see tokenize_many)."""
+        """From documents already tokenized."""
         index = cls.__new__(cls)
         index._set(len(tokens), _bm25(tokens) if tokens else None)
         return index

@@ -25,7 +25,7 @@ import stat
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -182,11 +182,13 @@ def read_manifest(path: Path) -> SnapshotManifest:
 
 # ---------------------------------------------------------------- writing
 
-def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: SnapshotManifest) -> tuple[Path, SnapshotManifest, bool]:
+def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: SnapshotManifest,
+                   lexical: Callable[[Path], None] | None = None) -> tuple[Path, SnapshotManifest, bool]:
     """Write entries, vectors and the lexical cache, fill in identity data, id and seal; (path, manifest, created).
 
     raw_rows: Store.retrieval_rows() rows of the included entries, sorted by id; matrix: their vectors.
     The manifest comes in with everything but data digests, exclusions digest, id, caches and seal.
+    lexical(directory) writes the BM25 cache of raw_rows there (default: built here, see snapshot_lexical).
     """
     import time
 
@@ -207,7 +209,13 @@ def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: Snapshot
             "data": {name: sha256_text(blob) for name, blob in data.items()},
             "exclusions_sha256": exclusions_sha256(manifest.rules, manifest.excluded)})
         t0 = time.perf_counter()
-        lex_files = _write_lexical(tmp / LEXICAL, [r["lexical_text"] for r in raw_rows])
+        if lexical is None:
+            from kbstore.snapshot_lexical import LexicalBuilder
+
+            builder = LexicalBuilder([r["lexical_text"] for r in raw_rows], workers=1)
+            lexical = lambda d: builder.build(list(range(len(raw_rows))), d)  # noqa: E731
+        lexical(tmp / LEXICAL)
+        lex_files = {f"{LEXICAL}/{p.name}": sha256_text(p.read_bytes()) for p in sorted((tmp / LEXICAL).iterdir())}
         manifest = manifest.model_copy(update={
             "identity": ident, "id": ident.snapshot_id(),
             "caches": {LEXICAL: {"files": lex_files, "built_from": ident.data[ENTRIES]}},
@@ -242,13 +250,6 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _write_lexical(directory: Path, documents: list[str]) -> dict[str, str]:
-    from kbstore.lexical import LexicalIndex, tokenize_many
-
-    LexicalIndex.from_tokens(tokenize_many(documents)).save(directory)
-    return {f"{LEXICAL}/{p.name}": sha256_text(p.read_bytes()) for p in sorted(directory.iterdir())}
 
 
 def _make_read_only(root: Path) -> None:

@@ -223,3 +223,27 @@ def test_eval_mode_guard_uses_the_snapshot_cohort(snap, monkeypatch, tmp_path):
                                           "--out", str(tmp_path / "out")])
     assert res.exit_code == 2 and "not in the snapshot's excluded cohort" in res.output
     assert not (tmp_path / "out").exists()
+
+
+def test_bm25_cache_from_the_forked_builder_equals_an_index_of_the_kept_rows(tmp_path, monkeypatch):
+    import numpy as np
+
+    from ingest.entry import lexical_text, pattern_from_record
+    from ingest.synthetic import make_record
+    from kbstore import snapshot_lexical as SL
+    from kbstore.lexical import LexicalIndex
+
+    docs = [lexical_text(pattern_from_record(make_record(i))) for i in range(40)] + ["", "only-in-excluded zzyzx"]
+    keep = [i for i in range(len(docs)) if i % 3 != 1 and i != len(docs) - 1]
+    monkeypatch.setattr(SL, "FORK_MIN", 0)
+    forked = SL.LexicalBuilder(docs, workers=2)
+    assert forked.forked
+    forked.build(keep, tmp_path / "forked")
+    SL.LexicalBuilder(docs, workers=1).build(keep, tmp_path / "inline")
+    digest = {d: {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (tmp_path / d).iterdir()}
+              for d in ("forked", "inline")}
+    assert digest["forked"] == digest["inline"] and len(digest["inline"]) == 5
+    cached, fresh = LexicalIndex.load(tmp_path / "forked", len(keep)), LexicalIndex([docs[i] for i in keep])
+    for q in ("mask drops the last column", "tl.exp overflow", "zzyzx"):
+        assert np.allclose(cached.scores(q), fresh.scores(q))
+    assert "zzyzx" not in (tmp_path / "forked" / "vocab.index.json").read_text()  # nothing of an excluded entry
