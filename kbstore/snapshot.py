@@ -196,6 +196,7 @@ def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: Snapshot
 
     root = snapshots_dir(kb)
     root.mkdir(parents=True, exist_ok=True)
+    _remove_stale(root)
     tmp = root / f".tmp-{uuid.uuid4().hex[:12]}"
     tmp.mkdir()
     try:
@@ -225,10 +226,13 @@ def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: Snapshot
         _fsync_dir(tmp)
         _make_read_only(tmp)
         final = root / manifest.id
-        if final.exists():  # the same content was frozen before: keep that one (its own labels and time)
-            _remove(tmp)
+        try:
+            os.rename(tmp, final)  # atomic; fails when the same snapshot exists (or another freeze just made it)
+        except OSError:
+            if not final.is_dir():
+                raise
+            _remove(tmp)  # the same content was frozen before: keep that one (its own labels and time)
             return final, read_manifest(final), False
-        os.rename(tmp, final)
         _fsync_dir(root)
         return final, manifest, True
     except BaseException:
@@ -257,6 +261,18 @@ def _make_read_only(root: Path) -> None:
         for f in filenames:
             os.chmod(os.path.join(dirpath, f), stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
         os.chmod(dirpath, stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+
+
+def _remove_stale(root: Path, age_s: float = 3600) -> None:
+    """Temporary directories of freezes that died (a live one is minutes old at most)."""
+    import time
+
+    for d in root.glob(".tmp-*"):
+        try:
+            if time.time() - d.stat().st_mtime > age_s:
+                _remove(d)
+        except OSError:
+            pass
 
 
 def _remove(root: Path) -> None:
