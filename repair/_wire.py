@@ -83,18 +83,24 @@ def recv_frame(fd: int, deadline: float | None = None, max_payload: int = 1 << 3
 
 # -- values -------------------------------------------------------------------------------------
 
-def _tensor_bytes(t) -> tuple[bytes, dict]:
+def _raw(flat) -> memoryview:
+    """The bytes of a contiguous 1-D tensor, without copying them (the frame is joined once)."""
+    import torch
+
+    return memoryview(flat.view(torch.uint8).numpy()) if flat.numel() else memoryview(b"")
+
+
+def _tensor_bytes(t) -> tuple[memoryview, dict]:
     """The bytes to send and how to lay them out again: contiguous data, or the storage span of a view."""
     import torch
 
     if t.is_contiguous() or t.numel() == 0:
-        flat = t.contiguous().reshape(-1)
-        return (flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""), {}
+        return _raw(t.contiguous().reshape(-1)), {}
     # a transposed, sliced or expanded view: send the storage span it covers and its strides, so the
     # candidate meets the same layout the problem built (stride bugs must be able to show)
     extent = 1 + sum((n - 1) * st for n, st in zip(t.shape, t.stride()))
     span = torch.as_strided(t, (extent,), (1,), t.storage_offset()).contiguous()
-    return span.view(torch.uint8).numpy().tobytes(), {"stride": list(t.stride()), "span": extent}
+    return _raw(span), {"stride": list(t.stride()), "span": extent}
 
 
 def encode_values(values: Any, keep_layout: bool = True) -> tuple[Any, bytes]:
@@ -102,7 +108,7 @@ def encode_values(values: Any, keep_layout: bool = True) -> tuple[Any, bytes]:
 
     keep_layout: non-contiguous tensors keep their strides (inputs); otherwise they travel contiguous (outputs).
     """
-    chunks: list[bytes] = []
+    chunks: list = []
     offset = 0
 
     def enc(v: Any) -> Any:
@@ -120,9 +126,9 @@ def encode_values(values: Any, keep_layout: bool = True) -> tuple[Any, bytes]:
                 chunks.append(b"\0" * pad)
                 offset += pad
             desc = {"kind": "tensor", "dtype": str(t.dtype).removeprefix("torch."),
-                    "shape": list(t.shape), "offset": offset, "nbytes": len(raw), **layout}
+                    "shape": list(t.shape), "offset": offset, "nbytes": raw.nbytes, **layout}
             chunks.append(raw)
-            offset += len(raw)
+            offset += raw.nbytes
             return desc
         if v is None or isinstance(v, (bool, int, float, str)):
             return {"kind": "json", "value": v}
