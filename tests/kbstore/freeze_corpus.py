@@ -9,6 +9,8 @@ entry carries the set of rules expected to exclude it.
 """
 from __future__ import annotations
 
+import copy
+import shutil
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -128,3 +130,17 @@ def build(root: Path) -> tuple[Path, Path, list[Planted]]:
     manifest = root / "cohort.yaml"
     manifest.write_text(manifest_yaml(frozen_at.isoformat().replace("+00:00", "Z")))
     return kb, manifest, items
+
+
+_BUILT: dict[str, tuple[Path, Path, list[Planted]]] = {}
+
+
+def build_copy(tmp_path_factory) -> tuple[Path, Path, list[Planted]]:
+    """build() once per test session, then a private copy of the KB and manifest for each caller."""
+    if "kb" not in _BUILT:
+        _BUILT["kb"] = build(tmp_path_factory.mktemp("planted-source"))
+    kb, manifest, items = _BUILT["kb"]
+    dest = tmp_path_factory.mktemp("planted")
+    shutil.copytree(kb, dest / "kb")
+    shutil.copy(manifest, dest / manifest.name)
+    return dest / "kb", dest / manifest.name, copy.deepcopy(items)

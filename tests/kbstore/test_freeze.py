@@ -14,7 +14,7 @@ from provenance.canonical import content_hash
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory):
     """The planted KB (about 80 entries, two ingests around frozen_at) and its cohort manifest; built once."""
-    kb, manifest, items = fc.build(tmp_path_factory.mktemp("planted"))
+    kb, manifest, items = fc.build_copy(tmp_path_factory)
     return kb, manifest, items
 
 

@@ -20,7 +20,7 @@ from provenance.canonical import content_hash
 
 @pytest.fixture(scope="module")
 def snap(tmp_path_factory):
-    kb, manifest, items = fc.build(tmp_path_factory.mktemp("planted"))
+    kb, manifest, items = fc.build_copy(tmp_path_factory)
     report = freeze(manifest, kb, name="planted-eval")
     return kb, Path(report.path), report, {p.name: p for p in items}
 
