@@ -197,18 +197,20 @@ def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: Snapshot
     root = snapshots_dir(kb)
     root.mkdir(parents=True, exist_ok=True)
     _remove_stale(root)
+    entries = "".join(canonical_json(r) + "\n" for r in raw_rows).encode("utf-8")
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(matrix, dtype="<f4"), allow_pickle=False)
+    data = {ENTRIES: entries, VECTORS: buf.getvalue()}
+    ident = manifest.identity.model_copy(update={
+        "data": {name: sha256_text(blob) for name, blob in data.items()},
+        "exclusions_sha256": exclusions_sha256(manifest.rules, manifest.excluded)})
+    if (root / ident.snapshot_id()).is_dir():  # frozen before: keep that one (its own labels and time)
+        return root / ident.snapshot_id(), read_manifest(root / ident.snapshot_id()), False
     tmp = root / f".tmp-{uuid.uuid4().hex[:12]}"
     tmp.mkdir()
     try:
-        entries = "".join(canonical_json(r) + "\n" for r in raw_rows).encode("utf-8")
-        buf = io.BytesIO()
-        np.save(buf, np.ascontiguousarray(matrix, dtype="<f4"), allow_pickle=False)
-        data = {ENTRIES: entries, VECTORS: buf.getvalue()}
         for name, blob in data.items():
             _write_file(tmp / name, blob)
-        ident = manifest.identity.model_copy(update={
-            "data": {name: sha256_text(blob) for name, blob in data.items()},
-            "exclusions_sha256": exclusions_sha256(manifest.rules, manifest.excluded)})
         t0 = time.perf_counter()
         if lexical is None:
             from kbstore.snapshot_lexical import LexicalBuilder
@@ -216,7 +218,8 @@ def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: Snapshot
             builder = LexicalBuilder([r["lexical_text"] for r in raw_rows], workers=1)
             lexical = lambda d: builder.build(list(range(len(raw_rows))), d)  # noqa: E731
         lexical(tmp / LEXICAL)
-        lex_files = {f"{LEXICAL}/{p.name}": sha256_text(p.read_bytes()) for p in sorted((tmp / LEXICAL).iterdir())}
+        lex_files = {f"{LEXICAL}/{p.name}": _digest_synced(p) for p in sorted((tmp / LEXICAL).iterdir())}
+        _fsync_dir(tmp / LEXICAL)
         manifest = manifest.model_copy(update={
             "identity": ident, "id": ident.snapshot_id(),
             "caches": {LEXICAL: {"files": lex_files, "built_from": ident.data[ENTRIES]}},
@@ -246,6 +249,13 @@ def _write_file(path: Path, blob: bytes) -> None:
         f.write(blob)
         f.flush()
         os.fsync(f.fileno())
+
+
+def _digest_synced(path: Path) -> str:
+    """sha256 of a file another writer made (bm25s), after making it durable."""
+    with open(path, "rb+") as f:
+        os.fsync(f.fileno())
+        return sha256_text(f.read())
 
 
 def _fsync_dir(path: Path) -> None:
