@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/repair demo
+	VENV=$(VENV) bash examples/demo.sh
 
 test: $(STAMP)
 	$(PY) -m pytest -q -n 2 tests
