@@ -183,10 +183,11 @@ def load_corpus(store: Store) -> Corpus:
     return Corpus(rows, matrix, next(iter(fingerprints), None), source)
 
 
-def shape_row(r: dict) -> dict:
-    """A Store.retrieval_rows() row as retrieval uses it (a snapshot stores the raw row and shapes it on open)."""
+def shape_row(r: dict, load_pattern=json.loads) -> dict:
+    """A Store.retrieval_rows() row as retrieval uses it (a snapshot stores the raw row and shapes it on open,
+    parsing each pattern only when a hit needs it)."""
     r = dict(r)
-    r["pattern"] = json.loads(r.pop("canonical_json"))
+    r["pattern"] = load_pattern(r.pop("canonical_json"))
     r["provenance"] = {"evidence": r.pop("n_evidence"), "runs": r.pop("runs")[:5], "operators": r.pop("operators")[:5],
                        "models": r.pop("models")[:5], "best_match": r.pop("best_match"),
                        "first_version": r["first_version"], "first_ingested_at": r["first_ingested_at"]}
