@@ -15,6 +15,7 @@ import random
 import sys
 import time
 import traceback
+from contextlib import nullcontext
 from pathlib import Path
 
 from repair._wire import decode_values, encode_values, recv_frame, send_frame
@@ -290,14 +291,11 @@ class _Candidate(_Role):
             if device != "cpu":
                 model = model.to(device)
             self.backend.synchronize()
-            t0 = time.perf_counter()
-            if guard is None:
+            with guard if guard is not None else nullcontext():
+                t0 = time.perf_counter()  # the guard's own set-up and tear-down are not the forward's time
                 out = model(*inputs)
-            else:
-                with guard:
-                    out = model(*inputs)
-            self.backend.synchronize()
-            seconds = time.perf_counter() - t0
+                self.backend.synchronize()
+                seconds = time.perf_counter() - t0
         outs, is_tuple = _as_output_list(out)
         findings, log = [], None
         if guard is not None:
