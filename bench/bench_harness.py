@@ -1,8 +1,11 @@
 """Harness overhead on the example suite, and `repair --help` start-up time.
 
 For every examples/*/ candidate: evaluate on the full tier, then compare the evaluation's wall time
-with the time spent inside the candidate's and the reference's forwards (EvalResult.kernel_seconds).
-The suite line counts everything this process did, the fork server's start included.
+with the time spent inside the candidate's and the reference's forwards (EvalResult.kernel_seconds:
+every forward run, the re-run on a second seed included; no two forwards ever overlap; a candidate's
+forward includes the runtime guard's per-op recording, ~10% by bench_integrity.py). The suite line
+counts everything this process did, the fork server's start included. Timings on a shared machine
+move with its load: the load average is printed before and after.
 
     .venv/bin/python bench/bench_harness.py [--examples DIR] [--backend triton-cpu] [--help-runs 7]
 """
@@ -47,6 +50,7 @@ def main() -> None:
     from provenance.offline import apply_offline_env
 
     apply_offline_env()
+    load0 = os.getloadavg()[0]
     t_start = time.perf_counter()
     from repair.harness import evaluate
 
@@ -65,7 +69,8 @@ def main() -> None:
     first = rows[0].wall_seconds if rows else 0.0
     warm = [r for r in rows[1:]]
     print()
-    print(f"candidates evaluated        {len(rows)}  ({sum(r.passed for r in rows)} passed)  cpus {os.cpu_count()}")
+    print(f"candidates evaluated        {len(rows)}  ({sum(r.passed for r in rows)} passed)  cpus {os.cpu_count()}"
+          f"  load average {load0:.1f} -> {os.getloadavg()[0]:.1f}")
     print(f"suite wall (whole process)  {total:8.2f} s   forwards {kern:8.2f} s   ratio {total / kern if kern else float('inf'):6.2f}")
     print(f"sum of evaluate() walls     {wall:8.2f} s   ratio {wall / kern if kern else float('inf'):6.2f}")
     if warm:
