@@ -152,8 +152,15 @@ def _evidence_text(rule: str, ev: dict) -> str:
                 f"[{ev['operator_id']}] containment {ev['containment']:.3f}, dice {ev['dice']:.3f}, "
                 f"longest run {ev['longest_run']}{lines}")
     if rule == "temporal":
-        return f"temporal: first ingested {ev['first_ingested_at']} (v{ev['first_version']}), {ev['after_s']:.0f} s after frozen_at"
+        return f"temporal: first ingested {ev['first_ingested_at']} (v{ev['first_version']}), {_duration(ev['after_s'])} after frozen_at"
     return f"family: {ev['family']} ({ev['from']})"
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.2f} s"
 
 
 def _time(text: str) -> datetime:
