@@ -39,27 +39,22 @@ def warm_up(backend) -> None:
 
     _deterministic()
     _seed_all(0)  # numpy.random is imported lazily by its first use (~10 ms in every child otherwise)
-    decode_values(*encode_values([torch.zeros(2), torch.zeros(2, 3).t()]))
+    desc, data = encode_values([torch.zeros(2), torch.zeros(2, 3).t()])
+    decode_values(desc, bytearray(data))
     for name in ("repair.integrity.runtime", "repair.integrity.rules"):
         try:
             importlib.import_module(name)
         except ImportError:
             pass
     guard = _runtime_guard([])
-    with torch.no_grad():
-        if guard is not None:
-            with guard:
-                out = torch.zeros(8) + 1
-            guard.findings(inputs_before=[], inputs_after=[], outputs=out)
-        else:
-            from torch.utils._python_dispatch import TorchDispatchMode
+    with torch.no_grad(), (guard if guard is not None else nullcontext()):
+        out = torch.zeros(8) + 1  # the guard's dispatch mode (and its launch hook, below) used once
+        if backend.warm_kernel:
+            from repair._warmkernel import launch_once
 
-            with TorchDispatchMode():
-                torch.zeros(8) + 1
-    if backend.warm_kernel:
-        from repair._warmkernel import launch_once
-
-        launch_once()
+            launch_once()
+    if guard is not None:
+        guard.findings(inputs_before=[], inputs_after=[], outputs=out)
 
 
 def child_main(role: str, config: dict, rfd: int, wfd: int, log_path: str | None) -> int:
