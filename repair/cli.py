@@ -91,7 +91,7 @@ def check_cmd(problem, candidate, as_json, rules_off):
 @click.argument("problem", type=click.Path(dir_okay=False))
 @click.argument("candidate", type=click.Path(dir_okay=False))
 @click.option("--kb", type=click.Path(file_okay=False), default=None, help="Retrieve patterns from this knowledge base.")
-@click.option("--snapshot", default=None, metavar="ID", help="Retrieve from a frozen snapshot instead of the live KB.")
+@click.option("--snapshot", default=None, metavar="ID", help="Retrieve from a frozen snapshot (id, prefix or name; looked up in --kb, else $KB_PATH).")
 @click.option("--eval-mode", is_flag=True, help="Refuse unless the snapshot's excluded cohort contains this operator.")
 @click.option("--worker", default="scripted", show_default=True, help="Worker name (scripted, litellm, rules, ...).")
 @click.option("--model", default=None, help="Model string for the litellm worker (fakellm/NAME: the scripted model).")
@@ -204,7 +204,7 @@ def _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as
 @cli.command("campaign")
 @click.argument("manifest", type=click.Path(dir_okay=False))
 @click.option("--kb", type=click.Path(file_okay=False), default=None, help="Retrieve patterns from this knowledge base.")
-@click.option("--snapshot", default=None, metavar="ID", help="Retrieve from a frozen snapshot instead of the live KB.")
+@click.option("--snapshot", default=None, metavar="ID", help="Retrieve from a frozen snapshot (id, prefix or name; looked up in --kb, else $KB_PATH).")
 @click.option("--ablate", "ablations", multiple=True, metavar="NAME",
               help="Repeatable: no-kb, no-diagnostics, integrity-off, no-full-tier (full tier kept as a shadow).")
 @_executor_options

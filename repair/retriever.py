@@ -94,12 +94,10 @@ def excluded_operators(manifest: dict) -> set[str]:
 def open_retriever(kb: Path | None = None, snapshot: str | None = None, *, eval_mode: bool = False,
                    operator_id: str | None = None) -> Retriever:
     """The retriever for `repair run`'s --kb / --snapshot options (eval-mode checked here, before any work)."""
-    if kb is not None and snapshot is not None:
-        raise BadInput("give --kb or --snapshot, not both")
     if eval_mode and snapshot is None:
         raise BadInput("--eval-mode needs --snapshot ID (a live KB has no excluded cohort)")
-    if snapshot is not None:
-        return _open_snapshot(snapshot, eval_mode=eval_mode, operator_id=operator_id)
+    if snapshot is not None:  # with --kb, the snapshot is looked up in that KB (else under $KB_PATH)
+        return _open_snapshot(snapshot, kb=kb, eval_mode=eval_mode, operator_id=operator_id)
     if kb is not None:
         return _open_kb(Path(kb))
     return NoRetriever()
@@ -121,11 +119,11 @@ class SnapshotRetriever(KBRetriever):
         self.last_query = ""
 
 
-def _open_snapshot(snapshot: str, *, eval_mode: bool, operator_id: str | None) -> Retriever:
-    """The snapshot by id, prefix, name (under $KB_PATH) or directory; in eval mode the cohort is checked first."""
+def _open_snapshot(snapshot: str, *, kb: Path | None, eval_mode: bool, operator_id: str | None) -> Retriever:
+    """The snapshot by id, prefix, name (in --kb, else $KB_PATH) or directory; in eval mode the cohort is checked first."""
     from kbstore.snapshot import Snapshot, read_manifest, resolve_snapshot
 
-    path = resolve_snapshot(snapshot)
+    path = resolve_snapshot(snapshot, kb)
     if eval_mode:
         manifest = read_manifest(path)
         check_eval_mode(manifest.dump(), operator_id or "", where=f"snapshot {manifest.id[:12]} ({manifest.name})")

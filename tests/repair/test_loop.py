@@ -358,7 +358,7 @@ def test_cli_maps_bad_input_and_unavailable_snapshots_to_exit_2(files, tmp_path)
     no_script = runner.invoke(cli, ["run", str(problem), str(source)])
     assert no_script.exit_code == 2 and "--script" in no_script.output
     both = runner.invoke(cli, ["run", str(problem), str(source), "--kb", str(tmp_path), "--snapshot", "abc"])
-    assert both.exit_code == 2 and "not both" in both.output
+    assert both.exit_code == 2 and "abc" in both.output  # the snapshot is looked up in --kb, and is not there
     eval_mode = runner.invoke(cli, ["run", str(problem), str(source), "--eval-mode"])
     assert eval_mode.exit_code == 2 and "--eval-mode needs --snapshot" in eval_mode.output
 
