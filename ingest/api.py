@@ -22,7 +22,7 @@ from pathlib import Path
 from ingest.entry import Pattern, embed_text, lexical_text
 from ingest.gate import DEFAULT_MIN_MATCH
 from ingest.load import Rejection
-from ingest.prepare import Checked, Derived, check, derive, pmap
+from ingest.prepare import Checked, Derived, check, derive, pmap, pmap_iter
 from kbstore.errors import BadInput
 from kbstore.faults import kill_point
 from kbstore.paths import KBPaths
@@ -100,9 +100,8 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
             entries = store.entry_ids()
             previous = store.head_version()
         fresh = {c.sha256: c.loaded.record for c in checked if c.sha256 and c.sha256 not in known}
-        derived = dict(zip(fresh, pmap(derive, [(r, min_match) for r in fresh.values()])))
+        derived, vectors = _derive_and_embed(fresh, entries, embedder, min_match)
         plan = _plan(checked, known, entries, derived)
-        vectors = embedder.embed([embed_text(p) for p in plan.new_entries.values()])
         kill_point("after-embed")
         report = IngestReport(str(kb.root), uuid.uuid4().hex, previous, None, plan.outcomes, len(plan.new_entries),
                               len(plan.admitted))
@@ -114,6 +113,32 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
             kill_point("after-index")
     report.seconds = time.monotonic() - t0
     return report
+
+
+EMBED_CHUNK = 256
+
+
+def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float) -> tuple[dict[str, Derived], dict]:
+    """Derive the new records (process pool) and embed each new entry's text here as results arrive,
+    so the embedder's CPU time overlaps the pool's instead of following it."""
+    derived: dict[str, Derived] = {}
+    vectors: dict[str, object] = {}
+    pending: dict[str, str] = {}  # entry id -> text to embed
+
+    def flush() -> None:
+        for eid, vec in zip(pending, embedder.embed(list(pending.values()))):
+            vectors[eid] = vec
+        pending.clear()
+
+    for sha, d in zip(fresh, pmap_iter(derive, [(r, min_match) for r in fresh.values()])):
+        derived[sha] = d
+        eid = d.pattern.id
+        if eid not in entries and eid not in vectors and eid not in pending:
+            pending[eid] = embed_text(d.pattern)
+            if len(pending) >= EMBED_CHUNK:
+                flush()
+    flush()
+    return derived, vectors
 
 
 @dataclass
@@ -145,7 +170,7 @@ def _plan(checked: list[Checked], known: dict[str, str], entries: set[str], deri
     return plan
 
 
-def _write(store, plan: _Plan, vectors, embedder, report: IngestReport, started: str, min_match: float) -> None:
+def _write(store, plan: _Plan, vectors: dict, embedder, report: IngestReport, started: str, min_match: float) -> None:
     from provenance import ledger
 
     version = report.previous_version + 1 if plan.admitted else None
@@ -155,8 +180,8 @@ def _write(store, plan: _Plan, vectors, embedder, report: IngestReport, started:
                  [(eid, eid, p.schema_, p.canonical(), p.title, p.bug_class, p.symptom.label, p.family, p.language,
                    p.backend, embed_text(p), lexical_text(p), version, now) for eid, p in plan.new_entries.items()])
     store.insert("embeddings", ("entry_id", "model", "fingerprint", "dim", "vector", "text_sha256"),
-                 [(eid, embedder.name, embedder.fingerprint, int(vec.shape[0]), vec.astype("<f4").tobytes(),
-                   sha256_text(embed_text(p))) for (eid, p), vec in zip(plan.new_entries.items(), vectors)])
+                 [(eid, embedder.name, embedder.fingerprint, int(vectors[eid].shape[0]), vectors[eid].astype("<f4").tobytes(),
+                   sha256_text(embed_text(p))) for eid, p in plan.new_entries.items()])
     graph = ledger.Graph()
     records, evidence, fingerprints = [], [], []
     for out, checked, derived in plan.admitted:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ingest.entry import Evidence, Pattern, evidence_from_record, pattern_from_record, record_sha256
 from ingest.gate import gate
@@ -58,18 +58,24 @@ def workers() -> int:
 
 
 def pmap(fn: Callable, args: Sequence[tuple]) -> list:
-    """[fn(*a) for a in args], in order; over a fork-started process pool when the batch is big.
+    """[fn(*a) for a in args], in order; over a fork-started process pool when the batch is big."""
+    return list(pmap_iter(fn, args))
+
+
+def pmap_iter(fn: Callable, args: Sequence[tuple]) -> Iterator:
+    """fn(*a) for a in args, yielded in order as they complete, so the caller can work meanwhile.
 
     Called only while no DuckDB or chromadb handle is open in this process, so the children inherit none.
     """
     n = workers()
     if len(args) < PARALLEL_MIN or n < 2:
-        return [fn(*a) for a in args]
+        yield from (fn(*a) for a in args)
+        return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork")) as pool:
-        return list(pool.map(_star, [(fn, a) for a in args], chunksize=max(1, len(args) // (4 * n))))
+        yield from pool.map(_star, [(fn, a) for a in args], chunksize=max(1, min(64, len(args) // (8 * n))))
 
 
 def _star(item: tuple) -> object:
