@@ -377,7 +377,7 @@ def open_snapshot(ref: str | os.PathLike, kb_path: str | os.PathLike | None = No
 def cache_ok(path: Path, m: SnapshotManifest) -> bool:
     """Does the lexical cache match its recorded digests and the entries it was built from?"""
     cache = m.caches.get(LEXICAL) or {}
-    if cache.get("built_from") != m.identity.data.get(ENTRIES) or not cache.get("files"):
+    if cache.get("built_from") != m.identity.data.get(ENTRIES) or "files" not in cache:  # an empty snapshot has an empty cache
         return False
     on_disk = {f"{LEXICAL}/{p.name}" for p in (path / LEXICAL).iterdir()} if (path / LEXICAL).is_dir() else set()
     if on_disk != set(cache["files"]):

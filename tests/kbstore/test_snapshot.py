@@ -247,3 +247,15 @@ def test_bm25_cache_from_the_forked_builder_equals_an_index_of_the_kept_rows(tmp
     for q in ("mask drops the last column", "tl.exp overflow", "zzyzx"):
         assert np.allclose(cached.scores(q), fresh.scores(q))
     assert "zzyzx" not in (tmp_path / "forked" / "vocab.index.json").read_text()  # nothing of an excluded entry
+
+
+def test_a_snapshot_that_excludes_everything_verifies_and_answers_nothing(tmp_path_factory, monkeypatch):
+    # a cohort frozen before every entry was ingested: the temporal rule empties the snapshot (as in the demo)
+    kb, manifest, _ = fc.build_copy(tmp_path_factory)
+    text = manifest.read_text()
+    manifest.write_text(text[: text.index("frozen_at")] + 'frozen_at: "2000-01-01T00:00:00Z"' + text[text.index("\noperators"):])
+    report = freeze(manifest, kb, name="empty")
+    monkeypatch.setenv("KB_PATH", str(kb))
+    assert verify_snapshot(report.snapshot_id).ok, verify_snapshot(report.snapshot_id).problems
+    s = Snapshot.open(report.snapshot_id)
+    assert len(s.rows) == 0 and s.lexical_cache_ok
