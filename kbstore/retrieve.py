@@ -112,7 +112,7 @@ class Retriever:
         allowed = self._mask(family=family, language=language, backend=backend)
         depth = max(depth, k)
         qvec = self.embedder.embed([text])[0]
-        dense = _ranks(self._dense(qvec, depth, allowed, family=family, language=language, backend=backend))
+        dense = _ranks(self._dense(qvec, depth, allowed))
         lexical = _ranks(self.lexical.search(text, depth, allowed))
         rankings = [dense, lexical]
         if code:
@@ -133,12 +133,12 @@ class Retriever:
             mask = m if mask is None else mask & m
         return mask
 
-    def _dense(self, qvec, depth, allowed, **filters) -> list[tuple[int, float]]:
-        if self.chroma is None:
+    def _dense(self, qvec, depth, allowed) -> list[tuple[int, float]]:
+        # chromadb's `where` filter was 5-10x slower than exact search over the filtered rows (bench_kb:
+        # p99 116 ms vs 11 ms at 10k), so filtered queries always take the exact path
+        if self.chroma is None or allowed is not None:
             return self.dense.search(qvec, depth, allowed)
-        where = [{k: v} for k, v in filters.items() if v is not None]
-        where_doc = None if not where else where[0] if len(where) == 1 else {"$and": where}
-        return [(self._row_of[i], s) for i, s in self.chroma.search(qvec, depth, where_doc) if i in self._row_of]
+        return [(self._row_of[i], s) for i, s in self.chroma.search(qvec, depth) if i in self._row_of]
 
     def _hit(self, row: int, score: float, dense_rank: int | None, lexical_rank: int | None) -> Hit:
         r = self.rows[row]
