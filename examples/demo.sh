@@ -61,12 +61,9 @@ run kb ingest repair/rules/starter
 step "Rules worker over every near-miss of the example suite (zero tokens)"
 say "each run: evaluate, retrieve patterns for the symptom, apply their rules, gate and re-evaluate; exit 0 even"
 say "when some runs end unrepaired (\`repair report\` has the numbers)"
-# NOTE: `repair campaign` has no -k yet (patterns retrieved per query; the loop's default is 5). With -k 10 every
-# starter pattern is offered and the rules also repair matmul/nearmiss_1 and softmax/nearmiss_2 (`repair run -k 10`
-# does). The option is passed as soon as the campaign has it.
-K_OPT=()
-if repair campaign --help | grep -E '^ +-k ' >/dev/null; then K_OPT=(-k 10); fi
-run repair campaign manifests/examples.yaml --worker rules "${K_OPT[@]}" --kb "$KB_PATH" --out "$OUT/rules" --jobs "$JOBS"
+# -k 10: rules cost no tokens, so offer every starter pattern (at -k 5 matmul/nearmiss_1 and
+# softmax/nearmiss_2 miss theirs).
+run repair campaign manifests/examples.yaml --worker rules -k 10 --kb "$KB_PATH" --out "$OUT/rules" --jobs "$JOBS"
 
 step "Scripted worker over the near-misses no starter rule fixes"
 say "replays examples/scripted/<operator>/<candidate>.yaml: unified diffs with a diagnosis, as a user would write"

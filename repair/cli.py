@@ -207,9 +207,10 @@ def _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as
 @click.option("--snapshot", default=None, metavar="ID", help="Retrieve from a frozen snapshot (id, prefix or name; looked up in --kb, else $KB_PATH).")
 @click.option("--ablate", "ablations", multiple=True, metavar="NAME",
               help="Repeatable: no-kb, no-diagnostics, integrity-off, no-full-tier (full tier kept as a shadow).")
+@click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Patterns retrieved per query.")
 @_executor_options
 @_bounds_options
-def campaign_cmd(manifest, kb, snapshot, ablations, out, worker, model, script, jobs, executor, address, backend,
+def campaign_cmd(manifest, kb, snapshot, ablations, k, out, worker, model, script, jobs, executor, address, backend,
                  retry_crashed, as_json, max_attempts, max_turns, max_tokens, max_wall_s):
     """Repair every near-miss of a cohort MANIFEST (every listed file but problem.py), in parallel, resumably.
 
@@ -221,7 +222,7 @@ def campaign_cmd(manifest, kb, snapshot, ablations, out, worker, model, script, 
     from repair.campaign import debug_config
 
     config, specs = debug_config(Path(manifest), worker=worker, model=model, script=Path(script) if script else None,
-                                 kb=Path(kb) if kb else None, snapshot=snapshot, ablations=ablations,
+                                 kb=Path(kb) if kb else None, snapshot=snapshot, ablations=ablations, k=k,
                                  bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s), backend=backend)
     _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as_json)
 

@@ -52,7 +52,7 @@ def _run_debug(spec: RunSpec, config: CampaignConfig, run_dir: Path) -> None:
     worker = make_worker_for(spec, config)
     judge = make_judge(spec, config, run_dir)
     outcome = run_repair(
-        RunConfig(problem=spec.problem, candidate=spec.candidate, bounds=make_bounds(config), out=run_dir),
+        RunConfig(problem=spec.problem, candidate=spec.candidate, bounds=make_bounds(config), k=config.k, out=run_dir),
         worker, make_retriever(spec, config), judge,
     )
     if outcome.source is not None:

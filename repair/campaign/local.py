@@ -46,7 +46,8 @@ class LocalExecutor:
         import multiprocessing as mp
 
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(PRELOAD)
+        retrieves = (config.kb or config.snapshot) and "no-kb" not in config.ablations
+        ctx.set_forkserver_preload(PRELOAD + (["repair.campaign._preload_retrieval"] if retrieves else []))
         pending = deque(specs)
         active: dict[int, _Active] = {}
         limit = run_timeout(config)

@@ -49,7 +49,8 @@ class CampaignSummary:
 
 def debug_config(manifest: Path, *, worker: str = "scripted", model: str | None = None, script: Path | None = None,
                  kb: Path | None = None, snapshot: str | None = None, ablations=(), bounds: dict | None = None,
-                 backend: str = "triton-cpu", run_timeout_s: float | None = None) -> tuple[CampaignConfig, list[RunSpec]]:
+                 backend: str = "triton-cpu", run_timeout_s: float | None = None,
+                 k: int = 5) -> tuple[CampaignConfig, list[RunSpec]]:
     """The settings and runs of `repair campaign MANIFEST`."""
     manifest = Path(manifest).resolve()
     if not manifest.is_file():
@@ -57,7 +58,7 @@ def debug_config(manifest: Path, *, worker: str = "scripted", model: str | None 
     specs = plan_debug(load_operators(manifest))
     if not specs:
         raise BadInput(f"{manifest}: no candidates to repair (every operator lists only its problem.py)")
-    config = _config("debug", worker=worker, model=model, script=script, kb=kb, snapshot=snapshot, ablations=ablations,
+    config = _config("debug", worker=worker, model=model, script=script, kb=kb, snapshot=snapshot, ablations=ablations, k=k,
                      bounds=bounds, backend=backend, run_timeout_s=run_timeout_s,
                      manifest=str(manifest), manifest_sha256=manifest_sha256(manifest))
     check_scripts(specs, worker, script)

@@ -37,6 +37,7 @@ class CampaignConfig(BaseModel):
     script_sha256: str | None = None
     kb: str | None = None
     snapshot: str | None = None
+    k: int = 5  # patterns retrieved per query
     ablations: list[str] = Field(default_factory=list)
     trials: int = 1  # regenerate: independent trials per operator
     bounds: dict = Field(default_factory=dict)  # repair.bounds.Bounds fields; empty: the loop's defaults
