@@ -156,10 +156,16 @@ class Child:
         except WireError as e:  # the child wrote something that is not our protocol: it is not trusted again
             raise ChildDied(self.kill(), reason=f"malformed reply ({e})") from None
 
+    def _known_pid(self) -> int | None:
+        try:
+            return self.pid
+        except EnvironmentMissing:  # the server died before it answered: there is no child to signal
+            return None
+
     def kill(self) -> ExitStatus:
-        if self.status is None:
+        if self.status is None and (pid := self._known_pid()) is not None:
             try:
-                os.killpg(self.pid, signal.SIGKILL)
+                os.killpg(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         return self.reap(grace_s=10.0)
@@ -167,7 +173,8 @@ class Child:
     def reap(self, grace_s: float) -> ExitStatus:
         """Collect the exit status; a child that has not exited within grace_s is killed."""
         if self.status is None:
-            self.status = self.server.wait(self.pid, grace_s)
+            pid = self._known_pid()
+            self.status = self.server.wait(pid, grace_s) if pid is not None else ExitStatus()
             for fd in (self._req, self._resp):
                 try:
                     os.close(fd)
@@ -190,7 +197,8 @@ class Child:
                     os.close(fd)
                 except OSError:
                     pass
-            self.server.detach(self.pid)
+            if (pid := self._known_pid()) is not None:
+                self.server.detach(pid)
         return self.status
 
     def log_tail(self, max_chars: int = 2000) -> str:
