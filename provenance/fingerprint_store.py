@@ -6,6 +6,8 @@ times faster to read, and its hashes can be read without the evidence arrays (a 
 """
 from __future__ import annotations
 
+import struct
+
 from provenance.errors import BadInput
 from provenance.fingerprint import FINGERPRINT_SCHEMA, SCHEME, Fingerprint
 
@@ -113,6 +115,11 @@ class PackedView:
         self.n_tokens, self.hashes, self.positions = n_tokens, hashes, positions
         self.line_start, self.line_end = line_start, line_end
 
+    def as_lists(self) -> "PackedView":
+        """The same fingerprint with its evidence arrays as lists (reading numpy items one by one is slow)."""
+        return PackedView(self.scheme, self.representation, self.language, self.k, self.w, self.n_tokens, self.hashes,
+                          *(a if isinstance(a, list) else a.tolist() for a in (self.positions, self.line_start, self.line_end)))
+
 
 def unpack_views(blob: bytes) -> list[PackedView]:
     """Like unpack_fingerprints, without building pydantic models (for bulk comparison)."""
@@ -158,6 +165,88 @@ def packed_hashes(blob: bytes) -> list[tuple[str, str, int, int, list[int]]]:
             r, _lang, k, w, _nt, n = struct.unpack_from("<BBHHII", blob, off)
             out.append((scheme, ("tokens", "ops")[r], k, w, np.frombuffer(blob, dtype="<i8", count=n, offset=off + 14).tolist()))
             off += 14 + 20 * n
+    except (ValueError, IndexError, struct.error) as e:
+        raise BadInput(f"stored fingerprint blob is damaged: {e}") from e
+    return out
+
+
+class FlatHashes:
+    """The hashes of many fingerprints in one int64 array, segment by segment (a KB scan's first pass).
+
+    Segment i is hashes[starts[i]:starts[i] + lengths[i]]; it belongs to item owners[i] (an entry of the
+    batch), in representation reprs[i] (0 tokens, 1 ops) and language langs[i] (codes of `languages`).
+    """
+
+    __slots__ = ("hashes", "starts", "lengths", "reprs", "langs", "owners")
+
+    def __init__(self, hashes, starts, lengths, reprs, langs, owners):
+        self.hashes, self.starts, self.lengths = hashes, starts, lengths
+        self.reprs, self.langs, self.owners = reprs, langs, owners
+
+
+def language_codes() -> dict[str, int]:
+    """The language codes of packed blobs; flat_hashes extends a copy with languages it meets."""
+    return dict(_LANG_CODES)
+
+
+def flat_hashes(items, check, languages: dict[str, int]) -> FlatHashes:
+    """Every fingerprint of every item (a mapping part -> packed blob or Fingerprint list), hashes only.
+
+    check(scheme, representation, k, w) is called once per distinct key seen (it raises on a key that
+    cannot be compared); languages (from language_codes()) maps a language to its code and is extended
+    by unseen ones. A damaged blob is a BadInput, as in unpack_views.
+    """
+    import numpy as np
+
+    reprs = ("tokens", "ops")
+    chunks: list[bytes] = []
+    meta: list[tuple[int, int, int, int]] = []  # (owner, representation code, language code, n)
+    seen: set[tuple] = set()
+    for owner, parts in enumerate(items):
+        for fps in parts.values():
+            if not isinstance(fps, (bytes, bytearray, memoryview)):
+                for fp in fps:
+                    key = (fp.scheme, fp.representation, fp.k, fp.w)
+                    if key not in seen:
+                        check(*key)
+                        seen.add(key)
+                    chunks.append(np.asarray(fp.hashes, dtype="<i8").tobytes())
+                    lang = languages.setdefault(fp.language, len(languages))
+                    meta.append((owner, reprs.index(fp.representation), lang, len(fp.hashes)))
+                continue
+            blob = bytes(fps)
+            for scheme, r, lang, k, w, off, n in _blob_headers(blob):
+                key = (scheme, r, k, w)
+                if key not in seen:
+                    check(scheme, reprs[r], k, w)
+                    seen.add(key)
+                chunks.append(blob[off:off + 8 * n])
+                meta.append((owner, r, lang, n))
+    m = np.array(meta, dtype=np.int64).reshape(-1, 4)
+    lengths = m[:, 3]
+    starts = np.zeros(len(lengths), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return FlatHashes(np.frombuffer(b"".join(chunks), dtype="<i8"), starts, lengths, m[:, 1].astype(np.int8),
+                      m[:, 2].astype(np.int32), m[:, 0])
+
+
+def _blob_headers(blob: bytes) -> list[tuple[str, int, int, int, int, int, int]]:
+    """(scheme, representation code, language code, k, w, offset of the hashes, n) of each packed fingerprint."""
+    out = []
+    try:
+        if blob[:4] != _PACK_MAGIC:
+            raise ValueError("not a packed fingerprint blob")
+        ls = blob[4]
+        scheme = blob[5:5 + ls].decode("ascii")
+        count, off = blob[5 + ls], 6 + ls
+        for _ in range(count):
+            r, lang, k, w, _nt, n = struct.unpack_from("<BBHHII", blob, off)
+            if r > 1 or lang > 1 or off + 14 + 20 * n > len(blob):
+                raise ValueError("bad fingerprint header")
+            out.append((scheme, r, lang, k, w, off + 14, n))
+            off += 14 + 20 * n
+        if off != len(blob):
+            raise ValueError("trailing bytes")
     except (ValueError, IndexError, struct.error) as e:
         raise BadInput(f"stored fingerprint blob is damaged: {e}") from e
     return out

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from provenance.errors import BadInput, StaleFingerprint
 from provenance.fingerprint import PARAMS, SCHEME, Fingerprint, fingerprints, kernel_units, shifted
-from provenance.fingerprint_store import packed_hashes, unpack_views
+from provenance.fingerprint_store import PackedView, unpack_views
 
 REPRESENTATIONS = ("tokens", "ops")
 
@@ -193,41 +193,11 @@ class OverlapIndex:
         return self._score(entry_id, parts, self._static)[0]
 
     def scan(self, entries: Iterable[tuple[str, Parts]]) -> OverlapScan:
-        """Two passes over the KB (see the module docstring); entries may be a one-shot generator."""
-        keys = {r: set(self._inv[r]) - self._static[r] for r in REPRESENTATIONS}
-        need = self._min_hits()
-        df: dict[str, Counter] = {r: Counter() for r in REPRESENTATIONS}
-        candidates, n = [], 0
-        for entry_id, parts in entries:
-            n += 1
-            seen: dict[str, set[int]] = {r: set() for r in REPRESENTATIONS}
-            for fps in parts.values():
-                if isinstance(fps, (bytes, bytearray, memoryview)):  # packed: read the hashes only
-                    for scheme, r, k, w, hashes in packed_hashes(bytes(fps)):
-                        _check_key(scheme, r, k, w)
-                        seen[r].update(keys[r].intersection(hashes))
-                    continue
-                for fp in fps:
-                    self._check(fp)
-                    seen[fp.representation].update(keys[fp.representation].intersection(fp.hashes))
-            for r in REPRESENTATIONS:
-                df[r].update(seen[r])
-            if any(len(seen[r]) >= need[r] for r in REPRESENTATIONS):
-                candidates.append((entry_id, parts))
-        limit = max(self.config.boilerplate_share * n, self.config.boilerplate_min_entries)
-        ignored = {r: self._static[r] | {h for h, c in df[r].items() if c > limit} for r in REPRESENTATIONS}
-        hist = {r: [0] * 20 for r in REPRESENTATIONS}
-        matches: list[OverlapMatch] = []
-        cache: dict = {}
-        for eid, parts in candidates:
-            found, top = self._score(eid, parts, ignored, cache=cache)
-            matches.extend(found)
-            for r in REPRESENTATIONS:
-                hist[r][min(19, int(top[r] * 20))] += 1
-        for r in REPRESENTATIONS:
-            hist[r][0] += n - len(candidates)
-        return OverlapScan(n_entries=n, n_candidates=len(candidates), matches=matches, histogram=hist,
-                           boilerplate={r: len(ignored[r] & set(self._inv[r])) for r in REPRESENTATIONS})
+        """Two passes over the KB (see the module docstring; vectorised in provenance.overlap_scan); entries may be
+        a one-shot generator."""
+        from provenance.overlap_scan import scan
+
+        return scan(self, entries)
 
     def _min_hits(self) -> dict[str, int]:
         """The fewest shared fingerprints that could still be flagged or reported (the first pass's filter)."""
@@ -293,6 +263,8 @@ class OverlapIndex:
 
     def _pair(self, entry_id, part, fp, c: _CohortFP, mine, shared, ign, nc, where, keep) -> OverlapMatch:
         ne = len(mine)
+        if isinstance(fp, PackedView):
+            fp = fp.as_lists()
         run, e_span, c_span = _longest_run(fp, c.fp, ign, where, keep)
         common = mine & c.distinct
         m = OverlapMatch(
