@@ -100,7 +100,10 @@ else:
 EOF
 
 step "Report"
-run repair report "$OUT/rules" "$OUT/scripted" --html "$OUT/report.html"
+say "one report per campaign: the scripted campaign only holds what the rules could not fix, so a paired"
+say "comparison of the two (what \`repair report A B\` prints for two methods on the same near-misses) would mislead"
+run repair report "$OUT/rules" --html "$OUT/report.html"
+run repair report "$OUT/scripted"
 say "per near-miss, from each run's trajectory.jsonl (evals: compact and full tier evaluations; wall: the loop's own)"
 python - "$OUT" <<'EOF'
 import json, sys
