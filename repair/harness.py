@@ -12,7 +12,6 @@ import secrets
 import shutil
 import time
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,7 +46,7 @@ class _Job:
 
 @dataclass
 class _Ran:
-    """What the candidate process returned for a job (outputs decoded in the worker thread)."""
+    """What the candidate process returned for a job, its outputs decoded."""
 
     job: _Job
     out: Outcome
@@ -57,8 +56,8 @@ class _Ran:
 class _Session:
     """One candidate against one reference: candidate processes, case runs, runtime findings.
 
-    The candidate process is driven from one worker thread, so that while it runs case i the engine
-    runs the reference on case i-1 (whose candidate run is over), compares, and prepares case i+1.
+    A run is started (its request written) and collected later, so that while the candidate
+    process runs case i the engine compares case i-1 and the reference prepares case i+1.
     """
 
     def __init__(self, be: Backend, ref: ReferenceProcess, candidate: str, scratch: str, *, seed: int,
@@ -70,7 +69,6 @@ class _Session:
         self.n_procs = 0
         self.findings: list[IntegrityFinding] = []
         self.candidate_seconds = 0.0
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="candidate")
         self.proc: CandidateProcess | None = self._spawn()  # imports while the reference builds inputs
 
     def _spawn(self) -> CandidateProcess:
@@ -79,43 +77,9 @@ class _Session:
                                 timeout_s=self.timeout_s, cpu_seconds=self.cpu_seconds,
                                 rules_off=self.rules_off, index=self.n_procs)
 
-    # -- in the worker thread: everything that touches the candidate process --
-
-    def _process(self) -> CandidateProcess | Outcome:
-        if self.startup_failure is not None:
-            return self.startup_failure  # importing failed once: it will fail the same way again
-        if self.proc is None:
-            self.proc = self._spawn()
-        startup = self.proc.startup()
-        if startup.kind != "ok":
-            self.proc.kill()
-            self.proc = None
-            self.startup_failure = startup
-        return startup if startup.kind != "ok" else self.proc
-
     def _drop_process(self) -> None:
         self.proc.kill()
         self.proc = None
-
-    def _run_candidate(self, job: _Job) -> _Ran:
-        from repair._wire import decode_values
-
-        proc = self._process()
-        if isinstance(proc, Outcome):
-            return _Ran(job, proc)
-        out = proc.run(job.values, job.payload, job.seed)
-        if out.fatal:  # the next case gets a fresh process
-            self._drop_process()
-        if out.kind != "ok":
-            return _Ran(job, out)
-        try:
-            float(out.header["seconds"])
-            return _Ran(job, out, decode_values(out.header["outputs"], out.payload))
-        except (KeyError, TypeError, ValueError) as e:  # WireError included: the process is not trusted again
-            self._drop_process()
-            return _Ran(job, Outcome("crash", f"malformed outputs from the candidate process: {e}"))
-
-    # -- in the engine thread --
 
     def prepare(self, index: int, case: CaseSpec, salt: str = "") -> _Job:
         """The reference builds the case's inputs from a fresh seed (it keeps its own copy)."""
@@ -124,8 +88,36 @@ class _Session:
         values, payload = self.ref.prepare(case, seed, key)
         return _Job(index, case, salt, seed, key, values, payload)
 
-    def submit(self, job: _Job) -> Future:
-        return self.worker.submit(self._run_candidate, job)
+    def start(self, job: _Job) -> _Job | _Ran:
+        """Send the job to the candidate process (the job is then in flight), or its outcome when it cannot run."""
+        if self.startup_failure is not None:
+            return _Ran(job, self.startup_failure)  # importing failed once: it would fail the same way again
+        if self.proc is None:
+            self.proc = self._spawn()
+        self.proc.send(job.values, job.payload, job.seed)
+        return job
+
+    def collect(self, started: _Job | _Ran) -> _Ran:
+        """The outcome of a started job, outputs decoded; a process that failed is not used again."""
+        from repair._wire import decode_values
+
+        if isinstance(started, _Ran):
+            return started
+        out = self.proc.receive()
+        if self.proc.startup().kind != "ok":
+            self.startup_failure = out
+            self._drop_process()
+            return _Ran(started, out)
+        if out.fatal:  # the next case gets a fresh process
+            self._drop_process()
+        if out.kind != "ok":
+            return _Ran(started, out)
+        try:
+            float(out.header["seconds"])
+            return _Ran(started, out, decode_values(out.header["outputs"], out.payload))
+        except (KeyError, TypeError, ValueError) as e:  # WireError included: the process is not trusted again
+            self._drop_process()
+            return _Ran(started, Outcome("crash", f"malformed outputs from the candidate process: {e}"))
 
     def reference(self, ran: _Ran) -> list | None:
         """The reference's forward on its own copy of the job's inputs (the candidate's run is over)."""
@@ -157,12 +149,11 @@ class _Session:
                           guard_log=out.header.get("guard_log"))
 
     def close(self, ok: bool = True) -> None:
-        if not ok and self.proc is not None:
-            self.proc.kill()  # a worker still waiting on it returns at once
-        self.worker.shutdown(wait=True)
-        if self.proc is not None:
+        if self.proc is not None and not ok:
+            self.proc.kill()  # after an error a run may still be in flight
+        elif self.proc is not None:
             self.proc.close()
-            self.proc = None
+        self.proc = None
 
 
 def _integrity_fn(module: str, name: str):
@@ -263,17 +254,17 @@ def _run_cases(session: _Session, cases: list[CaseSpec], *, reseed: bool, meanwh
     case i, and meanwhile the engine compares case i-1 and the reference prepares case i+1. The
     first compact case that passes runs again on inputs from a second seed (re-verification plus
     the insensitivity check); a failure there replaces its result. `meanwhile()` (the static scan)
-    runs in this thread while the candidate's first case runs. Returns (results, its value).
+    runs while the candidate's first case runs. Returns (results, its value).
     """
     todo = deque((i, c, "") for i, c in enumerate(cases))
     results: list[CaseResult | None] = [None] * len(cases)
     first: dict[int, tuple[list, list]] = {}  # the reseeded case's outputs on its first seed
     reseeded, background = not reseed, None
-    running, ready = None, session.prepare(*todo.popleft()) if todo else None
-    while running is not None or ready is not None:
-        ran = running.result() if running is not None else None
+    started, ready = None, session.prepare(*todo.popleft()) if todo else None
+    while started is not None or ready is not None:
+        ran = session.collect(started) if started is not None else None
         expected = session.reference(ran) if ran is not None else None
-        running = session.submit(ready) if ready is not None else None
+        started = session.start(ready) if ready is not None else None
         if meanwhile is not None:
             background, meanwhile = meanwhile(), None
         if ran is not None:

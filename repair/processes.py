@@ -10,6 +10,7 @@ import atexit
 import os
 import shutil
 import threading
+import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from repair.problem import CaseSpec, ProblemSpec, check_problem_file, spec_from_
 from repair.sandbox import ChildDied, ChildTimeout, fork_server
 
 _FSIZE_MB = 1024
+_LATE_READ_S = 1.0
 _REF_CACHE_SIZE = 4
 
 
@@ -183,6 +185,7 @@ class CandidateProcess:
         self.child = fork_server(be).spawn("candidate", config,
                                            log_path=os.path.join(scratch, f"candidate-{index}.log"))
         self._startup: Outcome | None = None
+        self._sent = time.monotonic()
 
     def startup(self) -> Outcome:
         """The import's outcome (waits for the greeting the first time)."""
@@ -212,25 +215,46 @@ class CandidateProcess:
 
     def _greeting(self) -> Outcome:
         try:
-            reply, payload = self.child.receive(timeout=self.timeout_s, max_payload=self.max_payload)
+            reply, payload = self.child.receive(timeout=self._wait_s(), max_payload=self.max_payload)
         except ChildTimeout:
             return self._timed_out("importing the candidate")
         except ChildDied as e:
             return self._died(e)
+        self._sent = time.monotonic()  # the forward's time starts once the import is over
         if reply.get("status") == "bad-input":
             self.child.close()
             raise BadInput(f"{self.candidate}: {reply['error']}")
         return self._reply_outcome(reply, payload) if reply.get("status") != "ready" else Outcome("ok")
 
-    def run(self, values: dict, payload: bytearray, seed: int) -> Outcome:
+    def _wait_s(self) -> float:
+        # the engine may come back to read a little after the deadline (it was comparing meanwhile):
+        # an answer already there still counts
+        return max(self._sent + self.timeout_s - time.monotonic(), _LATE_READ_S)
+
+    def send(self, values: dict, payload: bytearray, seed: int) -> None:
+        """Start a run; the request waits in the pipe while the process is still importing."""
+        self._sent = time.monotonic()
         try:
-            reply, out = self.child.request({"op": "run", "values": values, "seed": seed}, payload,
-                                            timeout=self.timeout_s, max_payload=self.max_payload)
+            self.child.send({"op": "run", "values": values, "seed": seed}, payload, timeout=self.timeout_s)
+        except ChildTimeout:
+            pass  # receive() tells what happened: the import's outcome, or a timeout
+
+    def receive(self) -> Outcome:
+        """The outcome of the run that `send` started."""
+        startup = self.startup()
+        if startup.kind != "ok":
+            return startup
+        try:
+            reply, out = self.child.receive(timeout=self._wait_s(), max_payload=self.max_payload)
         except ChildTimeout:
             return self._timed_out("the candidate's forward")
         except ChildDied as e:
             return self._died(e)
         return self._reply_outcome(reply, out)
+
+    def run(self, values: dict, payload: bytearray, seed: int) -> Outcome:
+        self.send(values, payload, seed)
+        return self.receive()
 
     def close(self) -> None:
         self.child.close()

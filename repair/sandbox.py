@@ -142,8 +142,21 @@ class Child:
             raise ChildDied(self.reap(grace_s=5.0)) from None
         return self._receive(deadline, max_payload)
 
+    def send(self, header: dict, payload: bytes = b"", timeout: float | None = None) -> None:
+        """Send a frame without waiting for the reply; ChildTimeout when it could not be written in time.
+
+        A child that is gone is not reported here: the next receive() reads what it wrote before it
+        went (its greeting, say), then raises ChildDied.
+        """
+        try:
+            send_frame(self._req, header, payload, None if timeout is None else time.monotonic() + timeout)
+        except WireTimeout:
+            raise ChildTimeout() from None
+        except WireClosed:
+            pass
+
     def receive(self, timeout: float | None = None, max_payload: int = 1 << 36) -> tuple[dict, bytearray]:
-        """Wait for an unrequested frame (the child's greeting)."""
+        """Wait for the next frame: the child's greeting, or the reply to what `send` sent."""
         return self._receive(None if timeout is None else time.monotonic() + timeout, max_payload)
 
     def _receive(self, deadline: float | None, max_payload: int) -> tuple[dict, bytearray]:
