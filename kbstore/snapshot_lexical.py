@@ -12,6 +12,7 @@ same work runs inline.
 """
 from __future__ import annotations
 
+import gc
 import os
 from itertools import chain
 from pathlib import Path
@@ -186,6 +187,9 @@ class LexicalBuilder:
             ctx = multiprocessing.get_context("fork")
             self.conn, child = ctx.Pipe()
             self.proc = ctx.Process(target=_child, args=(documents, child), daemon=True, name="kb-freeze-bm25")
+            # objects that exist now are left to reference counting until the child is done: a collection in
+            # either process would write to every object's header, copying the pages both still share
+            gc.freeze()
             self.proc.start()
             child.close()
 
@@ -215,6 +219,7 @@ class LexicalBuilder:
                 self.proc.kill()
                 self.proc.join()
             self.proc = None
+            gc.unfreeze()
 
 
 def _child(documents: list[str], conn) -> None:
