@@ -180,7 +180,7 @@ class LexicalBuilder:
 
     def __init__(self, documents: list[str], *, workers: int | None = None):
         workers = workers or max(1, int(os.environ.get("KB_INGEST_WORKERS", os.cpu_count() or 1)))
-        self.documents, self.proc, self.conn = documents, None, None
+        self.documents, self.proc, self.conn, self.froze = documents, None, None, False
         if workers >= 2 and len(documents) >= FORK_MIN:
             import multiprocessing
 
@@ -189,7 +189,9 @@ class LexicalBuilder:
             self.proc = ctx.Process(target=_child, args=(documents, child), daemon=True, name="kb-freeze-bm25")
             # objects that exist now are left to reference counting until the child is done: a collection in
             # either process would write to every object's header, copying the pages both still share
-            gc.freeze()
+            self.froze = gc.get_freeze_count() == 0  # (an application's own frozen objects are left as they are)
+            if self.froze:
+                gc.freeze()
             self.proc.start()
             child.close()
 
@@ -219,7 +221,8 @@ class LexicalBuilder:
                 self.proc.kill()
                 self.proc.join()
             self.proc = None
-            gc.unfreeze()
+            if self.froze:
+                gc.unfreeze()
 
 
 def _child(documents: list[str], conn) -> None:
