@@ -45,9 +45,10 @@ def outcome_facts(o) -> dict:
 EXPECTED = {
     "add_relu/nearmiss_1": {
         "status": "repaired", "stop_reason": "repaired", "attempts": 1, "turns": 1, "tokens": (1000, 200, 400),
-        # the near-miss passes the compact tier; on a full case smaller than a block its grid is empty
-        # (no kernel launched: an integrity finding) and the output wrong (the full tier); the fix passes
-        "gates": (2, 1, 1, 1), "findings": [(0, "runtime.no-launch")], "attempt_outcomes": ["accepted"],
+        # the near-miss passes the compact tier; on a full case smaller than a block its grid is empty, so
+        # its output stays unwritten (the full tier rejects it; an empty launch is no integrity finding);
+        # the fix passes
+        "gates": (2, 0, 1, 1), "findings": [], "attempt_outcomes": ["accepted"],
     },
     "leaky_relu/nearmiss_1": {
         "status": "failed", "stop_reason": "attempts", "attempts": 1, "turns": 1, "tokens": (800, 100, 0),

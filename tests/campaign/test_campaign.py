@@ -109,15 +109,15 @@ def test_report_numbers_match_a_hand_count(resumed, tmp_path):
     (c,) = json.loads(proc.stdout)["campaigns"]
     # add_relu repaired in one attempt (1000+200 tokens, 400 cached); leaky_relu's cheat was rejected and the
     # attempt bound ended it (800+100 tokens). Workflow-accepted candidates: both near-misses (they pass the
-    # compact tier), the add_relu fix and the cheat. Integrity rejected the cheat (static) and add_relu's
-    # near-miss (it launches no kernel on a full case smaller than a block); the full tier both near-misses.
+    # compact tier), the add_relu fix and the cheat. Integrity rejected the cheat (static); the full tier
+    # both near-misses (add_relu's leaves a full case smaller than a block unwritten: an empty grid).
     assert (c["finished"], c["repaired"]) == (2, 1)
     assert c["pass_at_1"]["value"] == 0.5
     assert (round(c["pass_at_1"]["low"], 4), round(c["pass_at_1"]["high"], 4)) == (0.0945, 0.9055)
     assert (c["tokens"], c["uncached_tokens"]) == (2100, 1700)
     assert (c["tokens_per_success"], c["uncached_tokens_per_success"]) == (2100, 1700)
     assert c["mean_attempts"] == 1.0
-    assert (c["workflow_accepted"], c["integrity_rejected"], c["full_rejected"], c["gate_rejected"]) == (4, 2, 2, 3)
+    assert (c["workflow_accepted"], c["integrity_rejected"], c["full_rejected"], c["gate_rejected"]) == (4, 1, 2, 3)
     assert c["patterns_cited_per_success"] == 0
     assert c["stop_reasons"] == {"attempts": 1, "repaired": 1}
     page = (tmp_path / "r.html").read_text()
@@ -137,7 +137,7 @@ def test_regeneration_baseline_and_paired_report(resumed, tmp_path):
         "add_relu/trial-0": "repaired", "add_relu/trial-1": "failed", "add_relu/trial-2": "failed"}
     assert regen.pass_at_1.value == pytest.approx(1 / 3) and regen.pass_at_k.value == 1.0
     assert regen.tokens == 300 * 3 + 700 + 650 + 20
-    assert regen.stop_reasons == {"integrity-violation": 1, "patch-rejected": 1, "repaired": 1}
+    assert regen.stop_reasons == {"full-failed": 1, "patch-rejected": 1, "repaired": 1}
     (cmp,) = report.comparisons
     assert (cmp.level, cmp.pairs, cmp.both) == ("task", 1, 1)  # add_relu's near-miss vs add_relu's regeneration
 

@@ -199,7 +199,6 @@ def test_audit_reports_exclusions_scores_and_timeline(snap, tmp_path):
 
 
 def test_eval_mode_guard_uses_the_snapshot_cohort(snap, monkeypatch, tmp_path):
-    from repair.errors import BadInput
     from repair.retriever import LeakageRefused, SnapshotRetriever, open_retriever
 
     kb, path, report, _ = snap
@@ -212,8 +211,8 @@ def test_eval_mode_guard_uses_the_snapshot_cohort(snap, monkeypatch, tmp_path):
     with pytest.raises(LookupError, match="no snapshot") as e:
         open_retriever(snapshot="nope-not-a-snapshot")
     assert e.value.exit_code == 2
-    with pytest.raises(BadInput, match="not both"):
-        open_retriever(kb, snapshot="planted-eval")
+    # with --kb too, the snapshot is looked up in that KB
+    assert open_retriever(kb, snapshot="planted-eval").source.snapshot_id == report.snapshot_id
 
     from repair.cli import cli as repair_cli
 
