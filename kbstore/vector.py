@@ -127,6 +127,12 @@ def _refusing_embedding_function():
         def build_from_config(config: dict) -> "RefuseToEmbed":
             return RefuseToEmbed()
 
+    # registered so that reopening a collection rebuilds this function from its stored config instead of
+    # warning "Could not reconstruct embedding function" (and setting it to None)
+    from chromadb.utils.embedding_functions import known_embedding_functions, register_embedding_function
+
+    if RefuseToEmbed.name() not in known_embedding_functions:
+        register_embedding_function(RefuseToEmbed)
     return RefuseToEmbed()
 
 
