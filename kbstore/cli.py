@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 
 import click
 
@@ -42,18 +43,19 @@ def ingest(paths, min_match, strict, kb_path, as_json) -> None:
         click.echo(f"{len(report.outcomes)} records: {report.count('admitted')} admitted ({report.entries_added} new entries), "
                    f"{report.count('duplicate')} duplicate, {report.count('rejected')} rejected -> {made}  [{report.kb_path}]")
         for o in report.outcomes:
-            for r in o.reasons:
-                click.echo(f"  rejected {o.path}: {r.code}: {r.message}")
+            if o.reasons:  # one line per rejected record, every reason on it
+                click.echo(f"  rejected {o.path}: " + "; ".join(f"{r.code}: {r.message}" for r in o.reasons))
         click.echo(f"index: {report.index}")
     if strict and report.count("rejected"):
         sys.exit(1)
 
 
 @cli.command()
+@click.option("-v", "--verbose", is_flag=True, help="List every rejected record with its reasons.")
 @kb_option
 @json_option
-def log(kb_path, as_json) -> None:
-    """The version timeline: version, time, batch, records admitted and rejected with reasons."""
+def log(verbose, kb_path, as_json) -> None:
+    """The version timeline: version, time, batch, records admitted and rejected (reasons counted; -v lists them)."""
     from kbstore.views import log as version_log
 
     versions = version_log(kb_path)
@@ -63,8 +65,12 @@ def log(kb_path, as_json) -> None:
         click.echo(f"v{v['version']}  {v['created_at']}  batch {v['batch_id'][:12]}  +{v['entries_added']} entries  "
                    f"+{v['evidence_added']} evidence  admitted {v['admitted']}  duplicate {v['duplicates']}  "
                    f"rejected {v['rejected']}")
-        for r in v["rejections"]:
-            click.echo(f"      rejected {r['path']}: {r['code']}: {r['message']}")
+        if verbose:
+            for r in v["rejections"]:
+                click.echo(f"      rejected {r['path']}: {r['code']}: {r['message']}")
+        elif v["rejections"]:
+            codes = Counter(r["code"] for r in v["rejections"])
+            click.echo("      rejection reasons: " + ", ".join(f"{c} x{n}" for c, n in sorted(codes.items())))
     if not versions:
         click.echo("(no versions yet)")
 
