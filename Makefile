@@ -11,7 +11,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export TRITON_INTERPRET := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test clean
 
 setup: $(STAMP)
 
@@ -28,9 +28,6 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -n 2 tests
-
-bench: $(STAMP)
-	$(PY) bench/run_all.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache
