@@ -35,14 +35,20 @@ class Tokenized:
         import numpy as np
 
         words = np.frombuffer(self.words, dtype=np.int64)
-        per_doc = np.frombuffer(self.doc_words, dtype=np.int64)
+        per_doc = np.frombuffer(self.doc_words, dtype=np.int64)  # at least one word each (see token_ids)
         n_tok = np.fromiter(map(len, self.word_tokens), dtype=np.int64, count=len(self.word_tokens))
         flat_tokens = np.fromiter(chain.from_iterable(self.word_tokens), dtype=np.int64, count=int(n_tok.sum()))
         kept = np.asarray(keep, dtype=np.int64)
-        kept_words = words[_ranges(np.cumsum(per_doc)[kept] - per_doc[kept], per_doc[kept])]
-        tokens = flat_tokens[_ranges(np.cumsum(n_tok)[kept_words] - n_tok[kept_words], n_tok[kept_words])]
-        lens = np.bincount(np.repeat(np.arange(len(kept)), per_doc[kept]), weights=n_tok[kept_words],
-                           minlength=len(kept)).astype(np.int64)
+        if len(kept) > 1 and bool(np.any(kept[1:] <= kept[:-1])):
+            kept_words = words[_ranges(np.cumsum(per_doc)[kept] - per_doc[kept], per_doc[kept])]
+        else:  # ascending (a freeze's): a mask, no index arrays
+            mask = np.zeros(len(per_doc), dtype=bool)
+            mask[kept] = True
+            kept_words = words[np.repeat(mask, per_doc)]
+        word_len = n_tok[kept_words]
+        tokens = flat_tokens[_ranges((np.cumsum(n_tok) - n_tok)[kept_words], word_len)]
+        offsets = np.cumsum(per_doc[kept]) - per_doc[kept]
+        lens = np.add.reduceat(word_len, offsets) if len(kept) else np.zeros(0, dtype=np.int64)
         return tokens, lens
 
 
@@ -157,7 +163,9 @@ def _lucene_scores(flat, lens, n_vocab: int, k1: float, b: float, dtype: str, in
 
     n_docs = len(lens)
     avg_doc_len = np.asarray(lens).mean()
-    pairs = np.sort(flat * n_docs + np.repeat(np.arange(n_docs), lens))  # (token, document), as the CSC is ordered
+    pairs = flat * n_docs
+    pairs += np.repeat(np.arange(n_docs), lens)
+    pairs.sort()  # (token, document), as the CSC is ordered
     first = np.ones(len(pairs), dtype=bool)
     np.not_equal(pairs[1:], pairs[:-1], out=first[1:])
     starts = np.flatnonzero(first)

@@ -6,10 +6,12 @@
 
 Each cohort file is indexed whole and kernel by kernel (a kernel pasted into a larger entry is
 contained in its own unit). An inverted index maps each cohort hash to those units. A scan makes two
-passes over the KB: the first intersects each entry's hashes with the cohort's (a set operation per
-fingerprint; packed fingerprints are read hashes-only) and counts, for every cohort hash, how many
-entries hold it; the second scores only entries with enough hits to be flagged or reported, and
-computes evidence only for pairs that could be. Hashes ignored as boilerplate, in three layers:
+passes over the KB: the first intersects each entry's hashes with the cohort's (packed fingerprints
+are read hashes-only) and counts, for every cohort hash, how many entries hold it; the second scores
+only entries with enough hits to be flagged or reported, and computes evidence only for pairs that
+could be. Both run over numpy arrays a batch of entries at a time (provenance.overlap_scan: 100k
+entries in about 4 s here); the evidence is computed here, in _score. Hashes ignored as boilerplate,
+in three layers:
 - the seed idioms of provenance.boilerplate (the pid/offs/mask launch, host wrappers, scaffolding);
 - hashes found in the files of several cohort operators (30% of them, at least 3: the KernelBench
   scaffolding of every problem.py, one author's house style across a cohort);
@@ -219,15 +221,23 @@ class OverlapIndex:
         return got
 
     def _score(self, entry_id: str, parts: Parts, ignored: Mapping[str, set[int]], per_unit: bool = False,
-               cache: dict | None = None) -> tuple[list[OverlapMatch], dict[str, float]]:
-        """(the best match per cohort file and representation worth reporting, the best containment per representation)."""
+               cache: dict | None = None, only: set[int] | None = None) -> tuple[list[OverlapMatch], dict[str, float]]:
+        """(the best match per cohort file and representation worth reporting, the best containment per representation).
+
+        only: the fingerprints to score, by position across the parts (the scan knows which can match);
+        the best containment then covers those only.
+        """
         cache = {} if cache is None else cache
         best: dict[tuple[str, ...], OverlapMatch] = {}
         top = {r: 0.0 for r in REPRESENTATIONS}
+        slot = -1
         for part, fps in parts.items():
             if isinstance(fps, (bytes, bytearray, memoryview)):
                 fps = unpack_views(bytes(fps))
             for fp in fps:
+                slot += 1
+                if only is not None and slot not in only:
+                    continue
                 self._check(fp)
                 r, ign = fp.representation, ignored[fp.representation]
                 mine = set(fp.hashes) - ign

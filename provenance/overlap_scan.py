@@ -7,9 +7,10 @@ A 100,000-entry KB holds about 22 million stored hashes; a Python set operation 
   cohort hashes and distinct seed-boilerplate count, and each entry's distinct cohort hashes (they make
   it a candidate and count towards the KB's boilerplate statistics);
 - pass two: the containment of every (candidate fingerprint, cohort unit) pair that shares a hash, all
-  at once. Entries with a pair worth evidence (OverlapIndex._worth) are then scored by
-  OverlapIndex._score, which computes the evidence (and the same scores), so the result is the one of
-  scoring every candidate there; the others contribute only their best containment to the histogram.
+  at once: each candidate's best containment (the histogram). The fingerprints with a pair worth
+  evidence (OverlapIndex._worth) are then scored again by OverlapIndex._score, which computes the
+  evidence and keeps the best match per cohort file, in the same order as scoring every candidate
+  there would (the others cannot make a match), so the matches are those too.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from collections.abc import Iterable
 
 from provenance.fingerprint import PARAMS
 
-BATCH = 16384  # entries per batch: about 3.7 M hashes (30 MB) of the bench's KB
+BATCH = 8192  # entries per batch: about 1.8 M hashes (15 MB) of the bench's KB
 _BITS = 22  # the bitmap of target hashes' low bits: 4 MB, a few per cent of stored hashes pass it
 REPRS = ("tokens", "ops")
 
@@ -99,23 +100,21 @@ def scan(index, entries: Iterable[tuple[str, object]]):
     n = len(items)
     cand = np.concatenate(cand) if cand else np.zeros(0, dtype=bool)
     seg = {k: np.concatenate([s[k] for s in segs]) if segs else np.zeros(0, dtype=np.int64)
-           for k in ("owner", "repr", "lang", "base", "pair_seg", "pair_key")}
+           for k in ("owner", "slot", "repr", "lang", "base", "pair_seg", "pair_key")}
 
     cfg = index.config
     limit = max(cfg.boilerplate_share * n, cfg.boilerplate_min_entries)
     kb_boiler = df > limit
     ignored = {r: index._static[r] | set(targets.key_hash[kb_boiler & (targets.key_repr == ri)].tolist())
                for ri, r in enumerate(REPRS)}
-    top, worth_owners = _containment(index, targets, seg, kb_boiler, ignored, languages, n)
+    top, worth = _containment(index, targets, seg, kb_boiler, ignored, languages, n)
 
     hist = {r: [0] * 20 for r in REPRS}
     matches = []
     cache: dict = {}
-    for i in worth_owners.tolist():
+    for i, slots in worth.items():  # in entry order
         eid, parts = items[i]
-        found, best = index._score(eid, parts, ignored, cache=cache)
-        matches.extend(found)
-        top[i] = [best[r] for r in REPRS]
+        matches.extend(index._score(eid, parts, ignored, cache=cache, only=slots)[0])
     for ri, r in enumerate(REPRS):
         bins = np.minimum(19, (top[cand, ri] * 20).astype(np.int64))
         hist[r] = np.bincount(bins, minlength=20).tolist()
@@ -147,13 +146,14 @@ def _first_pass(t: _Targets, flat, n_items: int, first: int, need, df, segs: lis
     p_local = np.repeat(np.arange(len(scored)), counts)
     base = _distinct(flat.hashes, flat.starts[scored], flat.lengths[scored]) - n_static[scored]
     offset = sum(len(s["owner"]) for s in segs)
-    segs.append({"owner": flat.owners[scored] + first, "repr": flat.reprs[scored].astype(np.int64),
+    slot = scored - np.searchsorted(flat.owners, flat.owners[scored])  # the fingerprint's position in its entry
+    segs.append({"owner": flat.owners[scored] + first, "slot": slot, "repr": flat.reprs[scored].astype(np.int64),
                  "lang": flat.langs[scored].astype(np.int64), "base": base, "pair_seg": p_local + offset,
                  "pair_key": p_key})
 
 
 def _containment(index, t: _Targets, seg: dict, kb_boiler, ignored: dict, languages: dict, n: int):
-    """(best containment per entry and representation, entries with a pair worth evidence), from pass one."""
+    """(best containment per entry and representation, {entry: its fingerprints with a pair worth evidence})."""
     import numpy as np
 
     top = np.zeros((n, 2))
@@ -177,7 +177,10 @@ def _containment(index, t: _Targets, seg: dict, kb_boiler, ignored: dict, langua
     owner = seg["owner"][s]
     np.maximum.at(top, (owner, r), containment)
     worth = _worth(index.config, r, containment, shared)
-    return top, _unique(owner[worth])[0]
+    out: dict[int, set[int]] = {}
+    for i, slot in zip(owner[worth].tolist(), seg["slot"][s[worth]].tolist()):
+        out.setdefault(i, set()).add(slot)
+    return top, dict(sorted(out.items()))
 
 
 def _worth(cfg, r, containment, shared):
