@@ -6,8 +6,7 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
-from repair.integrity.astutil import (FuncNode, assignments, module_level_stmts, params, fold_str,
-                                      forward_tensor_params, is_main_guard)
+from repair.integrity.astutil import FuncNode, assignments, module_level_stmts, params, fold_str
 from repair.integrity.names import (NN_CONTAINERS, TENSOR_META_ATTRS, TENSOR_VIEW_ATTRS, TORCH_PLUMBING,
                                     TORCH_VALUES, TRITON_KERNEL_DECORATORS)
 
