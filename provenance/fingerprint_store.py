@@ -69,34 +69,10 @@ def pack_fingerprints(fps: list[Fingerprint]) -> bytes:
 
 def unpack_fingerprints(blob: bytes) -> list[Fingerprint]:
     """The inverse of pack_fingerprints; a truncated or foreign blob is a BadInput."""
-    import struct
-
-    import numpy as np
-
-    reprs = {v: k for k, v in _REPR_CODES.items()}
-    langs = {v: k for k, v in _LANG_CODES.items()}
-    try:
-        if blob[:4] != _PACK_MAGIC:
-            raise ValueError("not a packed fingerprint blob")
-        ls = blob[4]
-        scheme = blob[5:5 + ls].decode("ascii")
-        count, off = blob[5 + ls], 6 + ls
-        out = []
-        for _ in range(count):
-            r, lang, k, w, n_tokens, n = struct.unpack_from("<BBHHII", blob, off)
-            off += 14
-            hashes = np.frombuffer(blob, dtype="<i8", count=n, offset=off)
-            ints = np.frombuffer(blob, dtype="<i4", count=3 * n, offset=off + 8 * n)
-            off += 20 * n
-            out.append(Fingerprint.model_construct(
-                schema_=FINGERPRINT_SCHEMA, scheme=scheme, representation=reprs[r], language=langs[lang], k=k, w=w,
-                n_tokens=n_tokens, hashes=hashes.tolist(), positions=ints[:n].tolist(),
-                line_start=ints[n:2 * n].tolist(), line_end=ints[2 * n:].tolist()))
-        if off != len(blob):
-            raise ValueError("trailing bytes")
-        return out
-    except (ValueError, KeyError, IndexError, struct.error) as e:
-        raise BadInput(f"stored fingerprint blob is damaged: {e}") from e
+    return [Fingerprint.model_construct(
+        schema_=FINGERPRINT_SCHEMA, scheme=v.scheme, representation=v.representation, language=v.language, k=v.k,
+        w=v.w, n_tokens=v.n_tokens, hashes=v.hashes, positions=v.positions, line_start=v.line_start,
+        line_end=v.line_end) for v in (view.as_lists() for view in unpack_views(blob))]
 
 
 class PackedView:
