@@ -190,25 +190,22 @@ def verify(snapshot, kb_path, as_json) -> None:
     from kbstore.verify import verify as run_verify
 
     r = run_verify(kb_path)
-    if as_json:
-        _print_json(r.as_dict())
-    else:
-        click.echo(f"{r.kb_path}: version {r.version}, {r.entries} entries; index: {r.index.get('summary')}")
-        for p in r.problems:
-            click.echo(f"  FAIL {p['check']}: {p['message']}")
-        click.echo("ok" if r.ok else f"{len(r.problems)} problems")
-    if not r.ok:
-        sys.exit(1)
+    _report_verify(r, f"{r.kb_path}: version {r.version}, {r.entries} entries; index: {r.index.get('summary')}", as_json)
 
 
 def _verify_snapshot(snapshot, kb_path, as_json) -> None:
     from kbstore.snapshot_verify import verify_snapshot
 
     r = verify_snapshot(snapshot, kb_path)
+    _report_verify(r, f"{r.path}: snapshot {r.id}, {r.entries} entries", as_json)
+
+
+def _report_verify(r, header: str, as_json: bool) -> None:
+    """Print a verify report (KB or snapshot) and exit 1 when it lists problems."""
     if as_json:
         _print_json(r.as_dict())
     else:
-        click.echo(f"{r.path}: snapshot {r.id}, {r.entries} entries")
+        click.echo(header)
         for p in r.problems:
             click.echo(f"  FAIL {p['check']}: {p['message']}")
         click.echo("ok" if r.ok else f"{len(r.problems)} problems")
