@@ -41,14 +41,14 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 def write_manifest(work: Path) -> tuple[Path, list[str]]:
     """bench_overlap's 30 cohort files as a manifest, one operator per file."""
     corpus = bench_overlap.corpus
-    files = [corpus.DATA / "triton" / f"{op}.py" for op in corpus.originals()]
-    files += [p for p in corpus.independents() if p.suffix == ".py" and not p.stem.startswith("boiler")][:10]
-    ops = [f"  - id: {p.stem}\n    family: bench\n    files: [{p}]" for p in files]
+    files = [(op, corpus.kernel_path(op)) for op in corpus.originals()]
+    files += [(p.stem, p) for p in corpus.independents() if p.suffix == ".py" and not p.stem.startswith("boiler")][:10]
+    ops = [f"  - id: {op}\n    family: bench\n    files: [{p}]" for op, p in files]
     frozen_at = T0 + timedelta(days=99)
     path = work / "cohort30.yaml"
     path.write_text(f'cohort: bench30\nfrozen_at: "{frozen_at.isoformat().replace("+00:00", "Z")}"\noperators:\n'
                     + "\n".join(ops) + "\n")
-    return path, [p.stem for p in files]
+    return path, [op for op, _ in files]
 
 
 def _patterns(n_base: int = 200):

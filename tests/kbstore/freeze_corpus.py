@@ -24,6 +24,12 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "provenance" / "data"
 COHORT = {"softmax": "softmax", "layernorm": "normalization", "sum_lastdim": "reduction", "log_softmax": "softmax",
           "sigmoid": "activation"}
+def kernel(op: str) -> Path:
+    """The cohort kernel of op, as tests/provenance/planted_corpus.kernel_path finds it (examples/ first)."""
+    example = ROOT / "examples" / op / "correct.py"
+    return example if example.is_file() else DATA / "triton" / f"{op}.py"
+
+
 PROBLEM = ROOT / "examples" / "sigmoid" / "problem.py"  # listed under the sigmoid operator: its hash is a cohort problem hash
 COPY_KINDS = ("rename", "reformat", "reorder", "small-edit", "disguise", "paste", "kernel-only")
 PORTS = ("softmax.c", "softmax__rowthread.cu", "layernorm.c", "sigmoid.c")
@@ -64,7 +70,7 @@ def planted() -> list[Planted]:
     i = 1000
     host = (DATA / "independent" / "attention_fwd.py").read_text()
     for n, op in enumerate(["softmax", "layernorm", "sum_lastdim"]):
-        code = (DATA / "triton" / f"{op}.py").read_text()
+        code = kernel(op).read_text()
         for kind, copy in _copies(op, code, host, seed=n).items():
             i += 1
             out.append(Planted(f"copy:{op}:{kind}", _record(i, copy, family="misc"), {"overlap"}))
@@ -74,7 +80,7 @@ def planted() -> list[Planted]:
                            {"overlap"}))
     for op in OTHER_OPS:  # other operators of the same author: never the cohort's
         i += 1
-        out.append(Planted(f"other-op:{op}", _record(i, (DATA / "triton" / f"{op}.py").read_text(), family=op)))
+        out.append(Planted(f"other-op:{op}", _record(i, kernel(op).read_text(), family=op)))
     for p in sorted((DATA / "independent").iterdir()):  # other implementations, boilerplate-only files
         i += 1
         lang = "triton" if p.suffix == ".py" else "cpp"
@@ -98,7 +104,7 @@ def planted() -> list[Planted]:
 def manifest_yaml(frozen_at: str) -> str:
     ops = []
     for op, family in COHORT.items():
-        files = [str(DATA / "triton" / f"{op}.py")] + ([str(PROBLEM)] if op == "sigmoid" else [])
+        files = [str(kernel(op))] + ([str(PROBLEM)] if op == "sigmoid" else [])
         ops.append(f"  - id: {op}\n    family: {family}\n    files: [{', '.join(files)}]")
     return f'cohort: planted\nfrozen_at: "{frozen_at}"\noperators:\n' + "\n".join(ops) + "\n"
 

@@ -59,7 +59,7 @@ def test_overlap_evidence_names_the_cohort_file_and_scores(frozen):
             continue
         evidence = by_id[p.entry_id].evidence["overlap"]
         source = p.name.split(":")[1].split(".")[0].split("__")[0]
-        assert any(ev["operator_id"] == source and ev["cohort_file"].endswith(f"{source}.py") for ev in evidence), p.name
+        assert any(ev["operator_id"] == source and ev["cohort_file"] == str(fc.kernel(source)) for ev in evidence), p.name
         for ev in evidence:
             assert ev["reason"] in ("containment", "run")
             assert ev["representation"] in ("tokens", "ops") and 0 < ev["dice"] <= 1
@@ -125,7 +125,7 @@ def test_bad_input_is_named(tmp_path, planted):
     with pytest.raises(ProvBadInput, match="missing.yaml"):
         freeze(tmp_path / "missing.yaml", kb)
     broken = tmp_path / "broken.yaml"
-    broken.write_text(manifest.read_text().replace(str(fc.DATA / "triton" / "softmax.py"), str(tmp_path / "gone.py")))
+    broken.write_text(manifest.read_text().replace(str(fc.kernel("softmax")), str(tmp_path / "gone.py")))
     with pytest.raises(ProvBadInput, match="gone.py"):
         freeze(broken, kb)
     with pytest.raises(BadInput, match="outside"):

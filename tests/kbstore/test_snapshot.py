@@ -183,7 +183,7 @@ def test_audit_reports_exclusions_scores_and_timeline(snap, tmp_path):
     for e in m.excluded:
         assert e.id[:12] in text
     for needle in ("## Exclusion rules", "## Overlap score distribution", "<- threshold", "## Ingestion timeline",
-                   m.cohort["frozen_at"], "containment", "softmax.py", "problem_sha256 of run"):
+                   m.cohort["frozen_at"], "containment", "softmax/correct.py", "problem_sha256 of run"):
         assert needle in text, needle
     assert "| after |" in text and "| before / at |" in text
     page = html.read_text()

@@ -1,6 +1,7 @@
 """The planted-copy corpus: cohort kernels, disguised copies of them, and independent code.
 
-data/triton/      20 operators (15 from examples/ as of this commit, 5 written for this corpus)
+examples/<op>/correct.py  15 operators, read in place from the example suite
+data/triton/      the 5 operators written for this corpus
 data/ports/       C/C++/CUDA/AscendC ports of 13 of them, written as a porting engineer would
 data/independent/ other implementations of the same families, other operators, boilerplate-only code
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from provenance import disguise as D
 
 DATA = Path(__file__).parent / "data"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 _LANG = {".py": "python", ".c": "cpp", ".cpp": "cpp", ".cu": "cpp"}
 
 FAMILY = {
@@ -50,8 +52,14 @@ def _read(p: Path) -> tuple[str, str]:
     return p.read_text(), _LANG[p.suffix]
 
 
+def kernel_path(op: str) -> Path:
+    """An operator's cohort kernel: the example suite's correct.py where the suite has it, else data/triton/<op>.py."""
+    example = EXAMPLES / op / "correct.py"
+    return example if example.is_file() else DATA / "triton" / f"{op}.py"
+
+
 def originals() -> dict[str, str]:
-    return {p.stem: p.read_text() for p in sorted((DATA / "triton").glob("*.py"))}
+    return {op: kernel_path(op).read_text() for op in sorted(FAMILY)}
 
 
 def ports() -> dict[str, list[Path]]:

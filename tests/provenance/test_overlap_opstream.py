@@ -1,15 +1,15 @@
 import pytest
 
-from planted_corpus import DATA, ports
+from planted_corpus import DATA, kernel_path, ports
 from provenance.opstream import ops_of
 
-TRITON_SOFTMAX = (DATA / "triton" / "softmax.py").read_text()
+TRITON_SOFTMAX = kernel_path("softmax").read_text()
 
 
 @pytest.mark.parametrize("port", [p for paths in ports().values() for p in paths], ids=lambda p: p.name)
 def test_every_port_has_the_op_stream_of_its_triton_kernel(port):
     op = port.stem.split("__")[0]
-    assert ops_of(port.read_text(), "cpp") == ops_of((DATA / "triton" / f"{op}.py").read_text(), "triton")
+    assert ops_of(port.read_text(), "cpp") == ops_of(kernel_path(op).read_text(), "triton")
 
 
 def test_softmax_stream():
