@@ -13,14 +13,13 @@ The manifest hash covers the files' contents, so editing a cohort file changes i
 """
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from provenance.canonical import content_hash
+from provenance.canonical import content_hash, sha256_text
 from provenance.errors import BadInput
 
 MANIFEST_SCHEMA = "cohort.manifest/v1"
@@ -99,7 +98,7 @@ def _read(path: Path, manifest: str, op_id: str) -> tuple[str, str]:
     except OSError as e:
         raise BadInput(f"{manifest}: operator {op_id!r}: cannot read {path}: {e.strerror or e}") from e
     try:
-        return data.decode("utf-8"), hashlib.sha256(data).hexdigest()
+        return data.decode("utf-8"), sha256_text(data)
     except UnicodeDecodeError as e:
         raise BadInput(f"{manifest}: operator {op_id!r}: {path} is not UTF-8 text") from e
 
