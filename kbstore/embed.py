@@ -17,6 +17,7 @@ from typing import Callable, Protocol, runtime_checkable
 import numpy as np
 
 from kbstore.errors import EnvironmentMissing
+from provenance.canonical import sha256_text
 
 DIM = 384
 DEFAULT_EMBEDDER = "minilm"
@@ -46,7 +47,7 @@ class HashEmbedder:
 
     @property
     def fingerprint(self) -> str:
-        return hashlib.sha256(f"nearmiss.hash-embedder/v1 dim={self.dim} tokens=words+bigrams presence".encode()).hexdigest()
+        return sha256_text(f"nearmiss.hash-embedder/v1 dim={self.dim} tokens=words+bigrams presence")
 
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
