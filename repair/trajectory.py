@@ -42,9 +42,9 @@ class Trajectory:
 
 
 def read_trajectory(path: Path) -> list[dict]:
-    """Every complete line; a line cut short by a kill is dropped."""
+    """Every complete line; a line cut short by a kill (even inside a UTF-8 character) ends the list."""
     events = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             events.append(json.loads(line))
         except json.JSONDecodeError:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repair.result import EvalResult, IntegrityVerdict
+from repair.trajectory import read_trajectory
 
 
 @dataclass
@@ -87,15 +88,8 @@ def _findings(verdict: IntegrityVerdict) -> list[dict]:
 
 
 def read_gate_log(path: Path) -> list[dict]:
-    if not path.is_file():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:  # a line cut short by a kill
-            break
-    return out
+    """The gate log's complete lines ([] before the first verdict; a line cut short by a kill ends it)."""
+    return read_trajectory(path) if path.is_file() else []
 
 
 def gate_accounting(events: list[dict]) -> tuple[int, int, int, int]:

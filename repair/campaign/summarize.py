@@ -7,6 +7,7 @@ from pathlib import Path
 from provenance.canonical import sha256_text
 from repair.campaign.judge import gate_accounting, read_gate_log
 from repair.campaign.outcome import AttemptRow, FindingRow, PatternRow, RunOutcome
+from repair.trajectory import read_trajectory
 
 TRAJECTORY = "trajectory.jsonl"
 GATE_LOG = "gates.jsonl"
@@ -140,12 +141,4 @@ def _sum_usage(events: list[dict]) -> dict:
 
 
 def _read_jsonl(path: Path) -> list[dict]:
-    if not path.is_file():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            break
-    return out
+    return read_trajectory(path) if path.is_file() else []
