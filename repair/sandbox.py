@@ -230,7 +230,6 @@ class ForkServer:
     """A warm interpreter with torch and triton imported that forks sandboxed children on request."""
 
     def __init__(self, backend):
-        self.backend_name = backend.name
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = dict(os.environ)
         for k in backend.env_remove:
