@@ -5,9 +5,11 @@ It never imports a problem or a candidate itself, so every child starts from the
 """
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -15,16 +17,10 @@ import time
 import traceback
 
 
-def _fork_child(sock: socket.socket, req: dict, fds: list[int]) -> int:
-    pid = os.fork()
-    if pid:
-        for fd in fds:
-            os.close(fd)
-        return pid
+def _child(req: dict, fds: list[int]) -> None:
+    """In a forked process: become the requested child; never returns."""
     code = 70
     try:
-        sock.close()  # a child cannot ask for more children
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         from repair import _procmain
 
         code = _procmain.child_main(req["role"], req["config"], fds[0], fds[1], req.get("log"))
@@ -36,6 +32,72 @@ def _fork_child(sock: socket.socket, req: dict, fds: list[int]) -> int:
             pass
     finally:
         os._exit(code)
+
+
+def _fork_child(sock: socket.socket, spares: list, req: dict, fds: list[int]) -> int:
+    pid = os.fork()
+    if pid:
+        for fd in fds:
+            os.close(fd)
+        return pid
+    try:
+        _forget_server(sock, spares)
+    finally:
+        _child(req, fds)
+
+
+def _forget_server(sock: socket.socket, spares: list) -> None:
+    """In a forked process: drop the server's sockets (a child cannot ask for more children)."""
+    sock.close()
+    for _, ctl in spares:
+        ctl.close()  # another spare must see its control socket close when the server goes
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+# Forking a server with torch imported takes ~10 ms (its page tables); a spawn request that finds a
+# spare ready skips that wait: the spare, forked earlier, only receives its role and pipes.
+_SPARES = 2
+
+
+def _fork_spare(sock: socket.socket, spares: list) -> tuple[int, socket.socket]:
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid:
+        theirs.close()
+        return pid, ours
+    try:
+        ours.close()
+        _forget_server(sock, spares)
+        from repair.sandbox import set_parent_death_signal
+
+        set_parent_death_signal()  # a spare nobody will use dies with the server
+        msg, fds, _flags, _addr = socket.recv_fds(theirs, 1 << 16, 8)
+        theirs.close()
+        if not msg or len(fds) != 2:
+            os._exit(0)
+    except BaseException:  # noqa: BLE001
+        os._exit(0)
+    _child(json.loads(msg), fds)
+
+
+def _spawn(sock: socket.socket, spares: list, req: dict, fds: list[int]) -> int:
+    """A child for the request: a spare when one is ready (forked afresh otherwise)."""
+    while spares:
+        pid, ctl = spares.pop(0)
+        try:
+            socket.send_fds(ctl, [json.dumps(req).encode()], fds)
+        except OSError:  # that spare is gone
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+            continue
+        finally:
+            ctl.close()
+        for fd in fds:
+            os.close(fd)
+        return pid
+    return _fork_child(sock, spares, req, fds)
 
 
 _DETACH_GRACE_S = 10.0  # a detached child still alive after this long is killed
@@ -58,9 +120,12 @@ def _reap_detached(detached: dict[int, float]) -> None:
 
 def serve(sock: socket.socket) -> None:
     detached: dict[int, float] = {}  # children the engine will not wait for: reaped here
+    spares: list[tuple[int, socket.socket]] = []
     while True:
         if detached:
             _reap_detached(detached)
+        while len(spares) < _SPARES and not select.select([sock], [], [], 0)[0]:  # only while no request waits
+            spares.append(_fork_spare(sock, spares))
         sock.settimeout(0.5 if detached else None)
         try:
             msg, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 8)
@@ -72,7 +137,7 @@ def serve(sock: socket.socket) -> None:
             return  # the engine went away
         req = json.loads(msg)
         if req["op"] == "spawn":
-            pid = _fork_child(sock, req, fds)
+            pid = _spawn(sock, spares, req, fds)
             sock.send(json.dumps({"op": "spawn", "id": req.get("id"), "pid": pid}).encode())
             continue
         for fd in fds:
@@ -98,12 +163,23 @@ def main() -> None:
 
     signal.signal(signal.SIGTERM, _exit_on_term)
     set_parent_death_signal(signal.SIGTERM)  # the engine died: clean up (children die with us) and go
+    code = 0
     try:
         _start_and_serve(sock, backend_name)
+    except SystemExit:
+        pass
+    except BaseException:  # noqa: BLE001 — into the server log, which the engine shows
+        traceback.print_exc()
+        code = 1
     finally:
         import shutil
 
         shutil.rmtree(root, ignore_errors=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # no interpreter finalisation: nothing is left to flush, and frozen objects are never
+        # freed, which extension modules (triton's nanobind) would report as leaks
+        os._exit(code)
 
 
 def _start_and_serve(sock: socket.socket, backend_name: str) -> None:
@@ -114,9 +190,18 @@ def _start_and_serve(sock: socket.socket, backend_name: str) -> None:
         from repair.backends import get_backend
 
         backend = get_backend(backend_name)
-        for name in [*backend.preload, "repair._procmain"]:
-            importlib.import_module(name)
+        # Importing torch and triton makes ~10^6 objects that live as long as the server: collecting
+        # them during the import (or after it) costs ~0.3 s of ~2. Frozen, no collection here or in a
+        # child ever walks them again, and their pages stay shared with the children.
+        gc.disable()
+        try:
+            for name in [*backend.preload, "repair._procmain"]:
+                importlib.import_module(name)
+        finally:
+            gc.freeze()
+            gc.enable()
         sys.modules["repair._procmain"].warm_up(backend)
+        gc.freeze()
     except BaseException:  # noqa: BLE001 — reported to the engine as a missing environment
         sock.send(json.dumps({"ready": False, "error": traceback.format_exc()}).encode())
         return
