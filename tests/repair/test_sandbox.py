@@ -100,3 +100,35 @@ def test_apply_limits_in_a_child():
             os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def _server_children(server) -> set[int]:
+    import os
+
+    pid = server.proc.pid
+    kids = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            kids |= {int(x) for x in f.read().split()}
+    return kids
+
+
+def test_spare_children_are_used_and_a_dead_spare_is_replaced():
+    import os
+    import signal
+
+    server = fork_server(get_backend("triton-cpu"))
+    deadline = time.monotonic() + 10
+    while len(_server_children(server)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    spares = _server_children(server)
+    assert len(spares) >= 2  # forked ahead, between requests
+    child = server.spawn("reference", {"backend": "triton-cpu", "cwd": server.scratch("spare-"),
+                                       "path": str(PROBLEM.resolve())})
+    assert child.pid in spares  # a spare took the request: no fork on the engine's path
+    assert child.receive(timeout=30)[0]["status"] == "ready"
+    child.close(wait=True)
+    for pid in _server_children(server):  # spares killed behind the server's back: it forks afresh
+        os.kill(pid, signal.SIGKILL)
+    r = evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=1, integrity=False)
+    assert r.passed
