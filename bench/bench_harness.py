@@ -52,6 +52,9 @@ def main() -> None:
     apply_offline_env()
     load0 = os.getloadavg()[0]
     t_start = time.perf_counter()
+    from repair.sandbox import prestart
+
+    prestart(args.backend)  # as `repair eval` does: the fork server's imports overlap the engine's
     from repair.harness import evaluate
 
     rows, wall, kern = [], 0.0, 0.0

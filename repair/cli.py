@@ -55,6 +55,9 @@ def eval_cmd(problem, candidate, tier, backend, as_json, seed, timeout_s, mem_li
     Exit 0 when every case of the tier passes and integrity is clean, 1 when not,
     2 for bad input, 3 when the backend is missing.
     """
+    from repair.sandbox import prestart
+
+    prestart(backend)  # torch and triton import in the fork server while the engine imports its own modules
     from repair.harness import evaluate
 
     result = evaluate(problem, candidate, tier=tier, backend=backend, seed=seed, timeout_s=timeout_s,
@@ -125,6 +128,9 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
     from pathlib import Path
 
     from repair.bounds import Bounds
+    from repair.sandbox import prestart
+
+    prestart(backend)
     from repair.run import repair_run, summary
 
     outcome = repair_run(Path(problem), Path(candidate), worker=worker, model=model,

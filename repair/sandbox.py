@@ -363,6 +363,8 @@ class ForkServer:
     def close(self) -> None:
         try:
             self._sock.close()
+            if not self._ready:  # still importing (started ahead, then not needed): nothing to wind down
+                self.proc.kill()
         finally:
             try:
                 self.proc.wait(timeout=5)
@@ -388,6 +390,20 @@ def fork_server(backend) -> ForkServer:
                 server.close()
             server = _SERVERS[backend.name] = ForkServer(backend)
         return server
+
+
+def prestart(backend_name: str) -> None:
+    """Start the backend's fork server now, so that its imports (seconds) overlap the engine's own.
+
+    Nothing is reported here: an unknown or missing backend is evaluate()'s to report.
+    """
+    from repair.backends import get_backend
+    from repair.errors import BadInput
+
+    try:
+        fork_server(get_backend(backend_name))
+    except (BadInput, OSError):
+        pass
 
 
 @atexit.register
