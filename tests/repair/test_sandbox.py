@@ -113,10 +113,21 @@ def _server_children(server) -> set[int]:
     return kids
 
 
+def _state(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
 def test_spare_children_are_used_and_a_dead_spare_is_replaced():
     import os
     import signal
 
+    from repair.processes import close_references
+
+    close_references()  # the server's children are then its spares (and children on their way out)
     server = fork_server(get_backend("triton-cpu"))
     deadline = time.monotonic() + 10
     while len(_server_children(server)) < 2 and time.monotonic() < deadline:
@@ -128,7 +139,10 @@ def test_spare_children_are_used_and_a_dead_spare_is_replaced():
     assert child.pid in spares  # a spare took the request: no fork on the engine's path
     assert child.receive(timeout=30)[0]["status"] == "ready"
     child.close(wait=True)
-    for pid in _server_children(server):  # spares killed behind the server's back: it forks afresh
+    killed = _server_children(server) - {child.pid}
+    for pid in killed:  # spares killed behind its back: it forks afresh
         os.kill(pid, signal.SIGKILL)
+    while any(_state(pid) not in ("Z", None) for pid in killed):  # dead, not just signalled
+        time.sleep(0.01)
     r = evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=1, integrity=False)
     assert r.passed
