@@ -115,29 +115,41 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
     return report
 
 
-EMBED_CHUNK = 256
+EMBED_CHUNK = 64  # records per pool task: derived, then their texts embedded as one batch
 
 
 def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float) -> tuple[dict[str, Derived], dict]:
-    """Derive the new records (process pool) and embed each new entry's text here as results arrive,
-    so the embedder's CPU time overlaps the pool's instead of following it."""
+    """Derive the new records and embed each new entry's text once.
+
+    A big batch goes to the process pool in chunks, each process deriving its chunk and embedding the
+    chunk's texts (inference is most of an ingest's CPU: this puts it on every CPU); a small one is
+    done here."""
+    from ingest import prepare
+
     derived: dict[str, Derived] = {}
     vectors: dict[str, object] = {}
+    shas, records = list(fresh), list(fresh.values())
+    if prepare.parallel(len(records)):
+        chunks = [records[i:i + EMBED_CHUNK] for i in range(0, len(records), EMBED_CHUNK)]
+        prepare._EMBEDDER = embedder  # the pool's processes fork after this and inherit it
+        try:
+            results = pmap_iter(prepare.derive_and_embed_chunk, [(c, min_match) for c in chunks],
+                                force=True, chunksize=1)
+            done = (pair for ds, vecs in results for pair in ((d, vecs[d.pattern.id]) for d in ds))
+            for sha, (d, vec) in zip(shas, done):
+                derived[sha] = d
+                if d.pattern.id not in entries:
+                    vectors.setdefault(d.pattern.id, vec)
+        finally:
+            prepare._EMBEDDER = None
+        return derived, vectors
     pending: dict[str, str] = {}  # entry id -> text to embed
-
-    def flush() -> None:
-        for eid, vec in zip(pending, embedder.embed(list(pending.values()))):
-            vectors[eid] = vec
-        pending.clear()
-
-    for sha, d in zip(fresh, pmap_iter(derive, [(r, min_match) for r in fresh.values()])):
-        derived[sha] = d
-        eid = d.pattern.id
-        if eid not in entries and eid not in vectors and eid not in pending:
-            pending[eid] = embed_text(d.pattern)
-            if len(pending) >= EMBED_CHUNK:
-                flush()
-    flush()
+    for sha, record in zip(shas, records):
+        d = derived[sha] = derive(record, min_match)
+        if d.pattern.id not in entries:
+            pending.setdefault(d.pattern.id, embed_text(d.pattern))
+    for eid, vec in zip(pending, embedder.embed(list(pending.values())) if pending else []):
+        vectors[eid] = vec
     return derived, vectors
 
 

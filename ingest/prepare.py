@@ -53,6 +53,29 @@ def derive(record: RepairRecord, min_match: float) -> Derived:
     return Derived(pattern_from_record(record), evidence_from_record(record, min_match=min_match), fps)
 
 
+# The embedder the pool's processes use: set by the parent before the pool forks, inherited (never pickled:
+# a loaded MiniLM is ~90 MB).
+_EMBEDDER = None
+
+
+def derive_and_embed_chunk(records: list[RepairRecord], min_match: float) -> tuple[list[Derived], dict]:
+    """derive() each record, then embed the chunk's distinct pattern texts in one batch (in a pool process,
+    so the embedder's inference, most of an ingest's CPU time, runs on every CPU). Returns (derived, {entry id: vector})."""
+    from ingest.entry import embed_text
+
+    derived = [derive(r, min_match) for r in records]
+    texts: dict[str, str] = {}
+    for d in derived:
+        texts.setdefault(d.pattern.id, embed_text(d.pattern))
+    vectors = _EMBEDDER.embed(list(texts.values())) if texts else []
+    return derived, dict(zip(texts, vectors))
+
+
+def parallel(n_items: int) -> bool:
+    """Whether a batch this big goes to the process pool."""
+    return n_items >= PARALLEL_MIN and workers() >= 2
+
+
 def workers() -> int:
     return max(1, int(os.environ.get("KB_INGEST_WORKERS", os.cpu_count() or 1)))
 
@@ -62,20 +85,23 @@ def pmap(fn: Callable, args: Sequence[tuple]) -> list:
     return list(pmap_iter(fn, args))
 
 
-def pmap_iter(fn: Callable, args: Sequence[tuple]) -> Iterator:
+def pmap_iter(fn: Callable, args: Sequence[tuple], *, force: bool = False, chunksize: int | None = None) -> Iterator:
     """fn(*a) for a in args, yielded in order as they complete, so the caller can work meanwhile.
 
-    Called only while no DuckDB or chromadb handle is open in this process, so the children inherit none.
+    Over the process pool when the batch is big (or `force`). Called only while no DuckDB or chromadb
+    handle is open in this process, so the children inherit none.
     """
     n = workers()
-    if len(args) < PARALLEL_MIN or n < 2:
+    if not (force and n >= 2) and not parallel(len(args)):
         yield from (fn(*a) for a in args)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    if chunksize is None:
+        chunksize = max(1, min(64, len(args) // (8 * n)))
     with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork")) as pool:
-        yield from pool.map(_star, [(fn, a) for a in args], chunksize=max(1, min(64, len(args) // (8 * n))))
+        yield from pool.map(_star, [(fn, a) for a in args], chunksize=chunksize)
 
 
 def _star(item: tuple) -> object:

@@ -89,6 +89,8 @@ class MiniLMEmbedder:
             apply_offline_env()
             os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            # ingest embeds in forked pool processes: tokenizers' thread pool must not exist before a fork
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError as e:

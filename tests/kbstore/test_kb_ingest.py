@@ -144,11 +144,12 @@ def test_embedder_mismatch_is_refused(tmp_path, monkeypatch):
 
 
 def test_the_process_pool_gives_the_same_kb_as_serial_work(tmp_path, monkeypatch):
-    from ingest import prepare
+    from ingest import api, prepare
 
     write_records(tmp_path / "recs", [make_record(i) for i in range(6)] + [make_record(1, run_id="dup-pattern")])
     serial = ingest([tmp_path / "recs"], tmp_path / "serial")
     monkeypatch.setattr(prepare, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(api, "EMBED_CHUNK", 3)  # three chunks, the duplicate pattern in another chunk
     monkeypatch.setenv("KB_INGEST_WORKERS", "2")
     pooled = ingest([tmp_path / "recs"], tmp_path / "pooled")
     assert [o.as_dict() for o in pooled.outcomes] == [o.as_dict() for o in serial.outcomes]
@@ -157,5 +158,8 @@ def test_the_process_pool_gives_the_same_kb_as_serial_work(tmp_path, monkeypatch
         with Store.open(kb) as s:
             return (s.rows("SELECT id, canonical_json FROM entries ORDER BY id"),
                     s.rows("SELECT entry_id, record_sha256, canonical_json FROM evidence ORDER BY 1, 2"),
-                    s.rows("SELECT entry_id, record_sha256, role, data FROM fingerprints ORDER BY 1, 2, 3"))
-    assert dump(tmp_path / "pooled") == dump(tmp_path / "serial")
+                    s.rows("SELECT entry_id, record_sha256, role, data FROM fingerprints ORDER BY 1, 2, 3"),
+                    s.rows("SELECT entry_id, fingerprint, vector, text_sha256 FROM embeddings ORDER BY 1"))
+    pooled_kb, serial_kb = dump(tmp_path / "pooled"), dump(tmp_path / "serial")
+    assert len(pooled_kb[3]) == 6  # one vector per entry, each embedded in the pool
+    assert pooled_kb == serial_kb
