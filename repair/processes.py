@@ -89,7 +89,8 @@ class ReferenceProcess:
         self._call({"op": "discard", "key": key}, "discard")
 
     def alive(self) -> bool:
-        return self.child.status is None
+        """Still running: a warm process the OOM killer (or anything else) took is never reused."""
+        return self.child.status is None and self.child.running()
 
     def close(self) -> None:
         self.child.close()

@@ -214,6 +214,18 @@ class Child:
                 self.server.detach(pid)
         return self.status
 
+    def running(self) -> bool:
+        """The process exists and has not exited (it is the fork server's child: /proc tells, not waitpid)."""
+        pid = self._known_pid()
+        if self.status is not None or pid is None:
+            return False
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        return state not in (b"Z", b"X")
+
     def log_tail(self, max_chars: int = 2000) -> str:
         if not self.log_path:
             return ""

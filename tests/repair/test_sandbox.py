@@ -146,3 +146,17 @@ def test_spare_children_are_used_and_a_dead_spare_is_replaced():
         time.sleep(0.01)
     r = evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=1, integrity=False)
     assert r.passed
+
+
+def test_a_warm_reference_that_died_is_replaced_not_reported_as_bad_input():
+    import os
+    import signal
+
+    from repair.processes import _REFS
+
+    assert evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=1, integrity=False).passed
+    (ref,) = [r for key, r in _REFS.items() if key[1] == str(PROBLEM.resolve())]
+    os.kill(ref.child.pid, signal.SIGKILL)  # the OOM killer, say, between two evaluations
+    while _state(ref.child.pid) not in ("Z", None):
+        time.sleep(0.01)
+    assert evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=2, integrity=False).passed
