@@ -186,7 +186,8 @@ class _Role:
 class _Reference(_Role):
     def start(self) -> bool:
         _not_dumpable()  # other processes of this user (a candidate) cannot read its memory through /proc
-        self.store: dict[str, tuple] = {}
+        self.store: dict[str, tuple] = {}  # prepared inputs, by case key
+        self.kept: dict[str, tuple] = {}  # (candidate outputs, expected outputs) kept for a second-seed run
         try:
             self.module = _import_file(self.config["path"], "_repair_reference_problem")
         except BaseException:  # noqa: BLE001
@@ -228,8 +229,18 @@ class _Reference(_Role):
         self.store.pop(header["key"], None)
         return ({"status": "ok"},)
 
-    def op_run(self, header: dict, payload) -> tuple[dict, bytes]:
+    def op_judge(self, header: dict, payload) -> tuple[dict]:
+        """Run Model on the prepared copy (timed), then compare the candidate's outputs (the payload) with it.
+
+        The expected outputs never leave this process. The candidate's run is over when this is asked.
+        `keep` holds this case's outputs (both sides) for a later run on a second seed, which names
+        them in `against`: the insensitivity check compares the two runs.
+        """
         import torch
+
+        from repair._wire import WireError
+        from repair.compare import compare_outputs
+        from repair.tolerance import resolve_tolerance
 
         init, inputs = self.store.pop(header["key"])
         device = self.backend.device
@@ -244,9 +255,28 @@ class _Reference(_Role):
             out = model(*inputs)
             self.backend.synchronize()
             seconds = time.perf_counter() - t0
-        outs, is_tuple = _as_output_list(out)
-        desc, data = encode_values(outs, keep_layout=False)
-        return {"status": "ok", "outputs": desc, "is_tuple": is_tuple, "seconds": seconds}, data
+        expected, _ = _as_output_list(out)
+        expected = [e.detach().cpu() for e in expected]
+        reply = {"status": "ok", "seconds": seconds}
+        try:
+            actual = decode_values(header["actual"], payload)
+            if not isinstance(actual, list) or not all(isinstance(a, torch.Tensor) for a in actual):
+                raise WireError("not a list of tensors")
+        except (WireError, KeyError, TypeError, ValueError) as e:
+            reply["malformed"] = f"malformed outputs from the candidate process: {e}"
+            return (reply,)
+        tolerance = header.get("tolerance")
+        reply["comparison"] = compare_outputs(expected, actual, lambda d: resolve_tolerance(tolerance, d)).as_dict()
+        if header.get("against"):
+            from repair.integrity.runtime import insensitivity_findings
+
+            first_actual, first_expected = self.kept.pop(header["against"], (None, None))
+            if first_actual is not None:
+                found = insensitivity_findings(first_actual, actual, first_expected, expected)
+                reply["insensitivity"] = [f.model_dump(mode="json") for f in found]
+        if header.get("keep"):
+            self.kept[header["keep"]] = (actual, expected)
+        return (reply,)
 
 
 def _runtime_guard(rules_off: list[str]):

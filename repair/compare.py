@@ -42,6 +42,12 @@ class Comparison:
     message: str = ""
     diagnostics: Diagnostics | None = None
 
+    def as_dict(self) -> dict:
+        """JSON-ready (the comparison is made in the reference process and travels to the engine)."""
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "diagnostics"}
+        d["diagnostics"] = self.diagnostics.model_dump(mode="json") if self.diagnostics is not None else None
+        return d
+
 
 def element_failures(e, a, atol: float, rtol: float):
     """(fail mask, abs err with non-finite pairs zeroed) for float64 tensors e (expected) and a (actual).

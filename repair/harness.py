@@ -1,8 +1,10 @@
-"""evaluate(): the engine. It plans cases, drives the reference and candidate processes, compares.
+"""evaluate(): the engine. It plans cases, drives the reference and candidate processes, judges.
 
-The engine imports neither the problem nor the candidate. Per case: the reference process builds
-inputs from the case seed; the candidate process runs on them first (the expected outputs do not
-exist yet); then the reference runs Model on its own pristine copy; the engine compares.
+The engine imports neither the problem nor the candidate (nor torch: it handles no tensor). Per
+case: the reference process builds inputs from the case seed; the candidate process runs on them
+first (the expected outputs do not exist yet); the candidate's outputs, as bytes, go to the
+reference process, which runs Model on its own pristine copy and compares there, so the expected
+outputs never leave it; the engine turns the comparison and the runtime findings into the result.
 """
 from __future__ import annotations
 
@@ -46,11 +48,10 @@ class _Job:
 
 @dataclass
 class _Ran:
-    """What the candidate process returned for a job, its outputs decoded."""
+    """What the candidate process returned for a job (its outputs as they came off the wire)."""
 
     job: _Job
     out: Outcome
-    actual: list | None = None
 
 
 class _Session:
@@ -98,9 +99,7 @@ class _Session:
         return job
 
     def collect(self, started: _Job | _Ran) -> _Ran:
-        """The outcome of a started job, outputs decoded; a process that failed is not used again."""
-        from repair._wire import decode_values
-
+        """The outcome of a started job; a process that failed is not used again."""
         if isinstance(started, _Ran):
             return started
         out = self.proc.receive()
@@ -114,23 +113,36 @@ class _Session:
             return _Ran(started, out)
         try:
             float(out.header["seconds"])
-            return _Ran(started, out, decode_values(out.header["outputs"], out.payload))
-        except (KeyError, TypeError, ValueError) as e:  # WireError included: the process is not trusted again
-            self._drop_process()
-            return _Ran(started, Outcome("crash", f"malformed outputs from the candidate process: {e}"))
+            if not isinstance(out.header["outputs"], dict):
+                raise TypeError("no output description")
+        except (KeyError, TypeError, ValueError) as e:
+            return self._malformed(started, str(e))
+        return _Ran(started, out)
 
-    def reference(self, ran: _Ran) -> list | None:
-        """The reference's forward on its own copy of the job's inputs (the candidate's run is over)."""
+    def _malformed(self, job: _Job, why: str) -> _Ran:
+        if self.proc is not None:
+            self._drop_process()  # the process is not trusted again
+        return _Ran(job, Outcome("crash", why if why.startswith("malformed") else
+                                 f"malformed outputs from the candidate process: {why}"))
+
+    def reference(self, ran: _Ran, *, keep: bool, against: bool) -> tuple[_Ran, dict | None]:
+        """The reference's forward on its own copy of the job's inputs (the candidate's run is over), and the
+        comparison, made there; `keep`/`against`: the first seed's outputs for the insensitivity check."""
         if ran.out.kind != "ok":
             self.ref.discard(ran.job.key)
-            return None
+            return ran, None
+        reply = self.ref.judge(ran.job.key, ran.job.seed, ran.job.case.case_id, ran.out.header["outputs"],
+                               ran.out.payload or b"", keep="first-seed" if keep else None,
+                               against="first-seed" if against else None)
+        if "malformed" in reply:
+            return self._malformed(ran.job, reply["malformed"]), None
         self.candidate_seconds += float(ran.out.header["seconds"])
-        return self.ref.run(ran.job.key, ran.job.seed, ran.job.case.case_id)
+        for f in reply.get("insensitivity", []):
+            self.findings.append(IntegrityFinding(**f))
+        return ran, reply["comparison"]
 
-    def judge(self, ran: _Ran, expected: list | None) -> CaseResult:
+    def judge(self, ran: _Ran, c: dict | None) -> CaseResult:
         """The case's result: the candidate's outcome, runtime findings and the comparison."""
-        from repair.compare import compare_outputs
-
         out, case = ran.out, ran.job.case
         base = {"case_id": case.case_id, "tier": case.tier, "params": case.params}
         if out.kind != "ok":
@@ -140,13 +152,7 @@ class _Session:
             f = dict(f, phase="runtime")
             f["evidence"] = f"{f.get('evidence', '')} [case {case.case_id}]".strip()
             self.findings.append(IntegrityFinding(**f))
-        c = compare_outputs(expected, ran.actual, self.ref.spec.tolerance_for)
-        return CaseResult(**base, status=c.status, max_abs_err=c.max_abs_err, max_rel_err=c.max_rel_err,
-                          mismatch_frac=c.mismatch_frac, nan_count=c.nan_count, inf_count=c.inf_count,
-                          first_mismatch=c.first_mismatch, shape=c.shape, expected_shape=c.expected_shape,
-                          dtype=c.dtype, expected_dtype=c.expected_dtype, message=c.message,
-                          diagnostics=c.diagnostics, seconds=float(out.header["seconds"]),
-                          guard_log=out.header.get("guard_log"))
+        return CaseResult(**base, **c, seconds=float(out.header["seconds"]), guard_log=out.header.get("guard_log"))
 
     def close(self, ok: bool = True) -> None:
         if self.proc is not None and not ok:
@@ -197,26 +203,6 @@ def _summary(results: list[CaseResult], tier: str) -> tuple[dict[str, TierSummar
     return summary, match
 
 
-def _import_torch() -> None:
-    """Import torch with the collector paused, then freeze what exists: the ~10^6 objects torch makes
-    live as long as the process, and walking them costs ~0.3 s during the import and ~50 ms per full
-    collection after it (the fork server does the same)."""
-    import sys
-
-    if "torch" in sys.modules:
-        return
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        import torch  # noqa: F401
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
-
-
 def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", backend: str = "triton-cpu",
              seed: int | None = None, timeout_s: float = 60.0, mem_limit_mb: int = 4096, rules_off=(),
              integrity: bool = True) -> EvalResult:
@@ -232,8 +218,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     candidate_sha, parses = check_candidate_file(candidate)
     rules_off = _resolve_rules_off(rules_off)
     be.check_available()
-    server = fork_server(be)  # starts importing torch + triton in its own process...
-    _import_torch()  # ...while the engine imports the torch it compares with
+    server = fork_server(be)  # torch and triton import there (or were imported long ago, in a shared server)
 
     seed = secrets.randbits(31) if seed is None else int(seed)
     scan = _integrity_fn("static", "scan") if integrity and parses else None
@@ -278,24 +263,24 @@ def _run_cases(session: _Session, cases: list[CaseSpec], *, reseed: bool, meanwh
     """
     todo = deque((i, c, "") for i, c in enumerate(cases))
     results: list[CaseResult | None] = [None] * len(cases)
-    first: dict[int, tuple[list, list]] = {}  # the reseeded case's outputs on its first seed
     reseeded, background = not reseed, None
     started, ready = None, session.prepare(*todo.popleft()) if todo else None
     while started is not None or ready is not None:
         ran = session.collect(started) if started is not None else None
-        expected = session.reference(ran) if ran is not None else None
+        if ran is not None:  # the reference keeps each compact case's outputs until one passes (and reruns)
+            ran, compared = session.reference(ran, keep=not reseeded and ran.job.case.tier == "compact",
+                                              against=bool(ran.job.salt))
         started = session.start(ready) if ready is not None else None
         if meanwhile is not None:
             background, meanwhile = meanwhile(), None
         if ran is not None:
             job = ran.job
-            result = session.judge(ran, expected)
+            result = session.judge(ran, compared)
             if job.salt:
-                results[job.index] = _reseeded(session, results[job.index], result, first.pop(job.index),
-                                               ran.actual, expected)
+                results[job.index] = _reseeded(results[job.index], result)
             elif not reseeded and job.case.tier == "compact" and result.status == "pass":
                 reseeded = True
-                results[job.index], first[job.index] = result, (ran.actual, expected)
+                results[job.index] = result
                 todo.appendleft((job.index, job.case, "reseed"))
             else:
                 results[job.index] = result
@@ -305,13 +290,8 @@ def _run_cases(session: _Session, cases: list[CaseSpec], *, reseed: bool, meanwh
     return results, background
 
 
-def _reseeded(session: _Session, first: CaseResult, again: CaseResult, first_outputs: tuple[list, list],
-              actual2: list | None, expected2: list | None) -> CaseResult:
-    """The case's result after its second seed; the insensitivity check compares the two runs."""
-    fn = _integrity_fn("runtime", "insensitivity_findings")
-    if fn is not None and actual2 is not None:
-        actual, expected = first_outputs
-        session.findings += fn(actual, actual2, expected, expected2)
+def _reseeded(first: CaseResult, again: CaseResult) -> CaseResult:
+    """The case's result after its second seed (the insensitivity check ran in the reference process)."""
     if again.status != "pass":
         again.message = f"passed its first seed, failed with a second: {again.message}".strip()
         return again

@@ -15,15 +15,9 @@ from pydantic import BaseModel, Field
 from provenance.canonical import content_hash, sha256_text
 from repair.errors import BadInput
 from repair.result import Tier
+from repair.tolerance import DEFAULT_TOLERANCE, resolve_tolerance  # noqa: F401  (part of this module's interface)
 
 TIERS = ("compact", "full")
-DEFAULT_TOLERANCE = {  # by expected output dtype; integers and bool compare exactly
-    "float64": {"atol": 1e-4, "rtol": 1e-4},
-    "float32": {"atol": 1e-4, "rtol": 1e-4},
-    "float16": {"atol": 1e-2, "rtol": 1e-2},
-    "bfloat16": {"atol": 1e-2, "rtol": 1e-2},
-}
-EXACT = {"atol": 0.0, "rtol": 0.0}
 
 
 class CaseSpec(BaseModel):
@@ -51,18 +45,6 @@ class ProblemSpec(BaseModel):
 
 def case_set_sha256(cases: list[CaseSpec]) -> str:
     return content_hash([c.model_dump(mode="json") for c in cases])
-
-
-def resolve_tolerance(tolerance: dict | None, dtype: str) -> dict[str, float]:
-    base = dict(DEFAULT_TOLERANCE.get(dtype, EXACT))
-    if not tolerance:
-        return base
-    if dtype in tolerance:
-        return {**base, **tolerance[dtype]}
-    flat = {k: v for k, v in tolerance.items() if k in ("atol", "rtol")}
-    if flat and dtype in DEFAULT_TOLERANCE:  # a flat tolerance speaks for floating outputs only
-        return {**base, **flat}
-    return base
 
 
 # -- static checks (no import) ------------------------------------------------------------------

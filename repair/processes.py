@@ -43,9 +43,9 @@ class ReferenceProcess:
         config = {"backend": be.name, "cwd": self.scratch, "path": str(Path(problem).resolve())}
         self.child = server.spawn("reference", config, log_path=os.path.join(self.scratch, "reference.log"))
 
-    def _call(self, header: dict, what: str) -> tuple[dict, bytearray]:
+    def _call(self, header: dict, what: str, payload=b"") -> tuple[dict, bytearray]:
         try:
-            reply, payload = self.child.request(header, timeout=self.timeout_s)
+            reply, payload = self.child.request(header, payload, timeout=self.timeout_s)
         except ChildTimeout:
             self.child.kill()
             raise BadInput(f"{self.problem}: reference {what} took longer than {self.timeout_s:g}s") from None
@@ -77,13 +77,15 @@ class ReferenceProcess:
                                     f"get_init_inputs/get_inputs on case {case.case_id}")
         return reply["values"], payload
 
-    def run(self, key: str, seed: int, case_id: str) -> list:
-        """Run Model on the prepared copy; the expected outputs."""
-        from repair._wire import decode_values
-
-        reply, payload = self._call({"op": "run", "key": key, "seed": seed}, f"Model forward on case {case_id}")
+    def judge(self, key: str, seed: int, case_id: str, actual: dict, payload, *, keep: str | None = None,
+              against: str | None = None) -> dict:
+        """Run Model on the prepared copy and compare the candidate's outputs (as they came off the wire)
+        with it, in the reference process: {"seconds", "comparison" | "malformed", "insensitivity"?}."""
+        reply, _ = self._call({"op": "judge", "key": key, "seed": seed, "actual": actual,
+                               "tolerance": self.spec.tolerance, "keep": keep, "against": against},
+                              f"Model forward on case {case_id}", payload)
         self.seconds += reply["seconds"]
-        return decode_values(reply["outputs"], payload)
+        return reply
 
     def discard(self, key: str) -> None:
         self._call({"op": "discard", "key": key}, "discard")
