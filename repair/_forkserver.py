@@ -1,7 +1,10 @@
-"""Fork server entry: `python -P -m repair._forkserver FD BACKEND ROOT`.
+"""Fork server entry: `python -P -m repair._forkserver FD BACKEND ROOT` (one engine's private server), or
+`python -P -m repair._forkserver --listen SOCKET BACKEND IDLE_S` (a shared server: `repair server start`).
 
 Imports the heavy modules once, then forks a child per spawn request and reports exit statuses.
 It never imports a problem or a candidate itself, so every child starts from the same clean state.
+A shared server serves one engine at a time on a Unix socket (the engine holds a lock while
+connected); when that engine goes, every child it left is killed and its scratch root removed.
 """
 from __future__ import annotations
 
@@ -46,9 +49,14 @@ def _fork_child(sock: socket.socket, spares: list, req: dict, fds: list[int]) ->
         _child(req, fds)
 
 
+_INHERITED: list[socket.socket] = []  # a shared server's listening socket: no child keeps it
+
+
 def _forget_server(sock: socket.socket, spares: list) -> None:
     """In a forked process: drop the server's sockets (a child cannot ask for more children)."""
     sock.close()
+    for other in _INHERITED:
+        other.close()
     for _, ctl in spares:
         ctl.close()  # another spare must see its control socket close when the server goes
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -103,7 +111,7 @@ def _spawn(sock: socket.socket, spares: list, req: dict, fds: list[int]) -> int:
 _DETACH_GRACE_S = 10.0  # a detached child still alive after this long is killed
 
 
-def _reap_detached(detached: dict[int, float]) -> None:
+def _reap_detached(detached: dict[int, float], live: set[int]) -> None:
     for pid, since in list(detached.items()):
         try:
             done, _ = os.waitpid(pid, os.WNOHANG)
@@ -111,6 +119,7 @@ def _reap_detached(detached: dict[int, float]) -> None:
             done = pid
         if done:
             del detached[pid]
+            live.discard(pid)
         elif time.monotonic() - since > _DETACH_GRACE_S:
             try:
                 os.killpg(pid, signal.SIGKILL)
@@ -118,12 +127,18 @@ def _reap_detached(detached: dict[int, float]) -> None:
                 pass
 
 
-def serve(sock: socket.socket) -> None:
+def serve(sock: socket.socket, spares: list | None = None, live: set[int] | None = None) -> None:
+    """Answer one engine until it goes.
+
+    `live` collects the children not yet reaped (a shared server kills them once the engine is gone);
+    `spares` may outlive the engine (a shared server keeps them for the next one).
+    """
     detached: dict[int, float] = {}  # children the engine will not wait for: reaped here
-    spares: list[tuple[int, socket.socket]] = []
+    spares = [] if spares is None else spares
+    live = set() if live is None else live
     while True:
         if detached:
-            _reap_detached(detached)
+            _reap_detached(detached, live)
         while len(spares) < _SPARES and not select.select([sock], [], [], 0)[0]:  # only while no request waits
             spares.append(_fork_spare(sock, spares))
         sock.settimeout(0.5 if detached else None)
@@ -138,6 +153,7 @@ def serve(sock: socket.socket) -> None:
         req = json.loads(msg)
         if req["op"] == "spawn":
             pid = _spawn(sock, spares, req, fds)
+            live.add(pid)
             sock.send(json.dumps({"op": "spawn", "id": req.get("id"), "pid": pid}).encode())
             continue
         for fd in fds:
@@ -149,6 +165,7 @@ def serve(sock: socket.socket) -> None:
                 _, status = os.waitpid(req["pid"], 0)
             except ChildProcessError:
                 status = None
+            live.discard(req["pid"])
             sock.send(json.dumps({"op": "wait", "id": req.get("id"), "pid": req["pid"], "status": status}).encode())
 
 
@@ -157,6 +174,8 @@ def _exit_on_term(signum, frame) -> None:
 
 
 def main() -> None:
+    if sys.argv[1] == "--listen":
+        _finish(_shared_main(sys.argv[2], sys.argv[3], float(sys.argv[4])), None)
     fd, backend_name, root = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     sock = socket.socket(fileno=fd)
     from repair.sandbox import set_parent_death_signal
@@ -165,24 +184,38 @@ def main() -> None:
     set_parent_death_signal(signal.SIGTERM)  # the engine died: clean up (children die with us) and go
     code = 0
     try:
-        _start_and_serve(sock, backend_name)
+        error = _preload(backend_name)
+        if error is not None:  # reported to the engine as a missing environment
+            sock.send(json.dumps({"ready": False, "error": error}).encode())
+        else:
+            sock.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
+            serve(sock)
     except SystemExit:
         pass
     except BaseException:  # noqa: BLE001 — into the server log, which the engine shows
         traceback.print_exc()
         code = 1
-    finally:
-        import shutil
+    _finish(code, root)
 
+
+def _finish(code: int, root: str | None) -> None:
+    import shutil
+
+    if root:
         shutil.rmtree(root, ignore_errors=True)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        # no interpreter finalisation: nothing is left to flush, and frozen objects are never
-        # freed, which extension modules (triton's nanobind) would report as leaks
-        os._exit(code)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # no interpreter finalisation: nothing is left to flush, and frozen objects are never
+    # freed, which extension modules (triton's nanobind) would report as leaks
+    os._exit(code)
 
 
-def _start_and_serve(sock: socket.socket, backend_name: str) -> None:
+# what children use besides the backend's modules: the reference process compares and checks insensitivity
+_PRELOAD = ("repair._procmain", "repair.compare", "repair.tolerance", "repair.integrity.runtime")
+
+
+def _preload(backend_name: str) -> str | None:
+    """Import what every child needs; the traceback when that fails."""
     from provenance.offline import apply_offline_env
 
     apply_offline_env()
@@ -195,18 +228,97 @@ def _start_and_serve(sock: socket.socket, backend_name: str) -> None:
         # child ever walks them again, and their pages stay shared with the children.
         gc.disable()
         try:
-            for name in [*backend.preload, "repair._procmain"]:
+            for name in [*backend.preload, *_PRELOAD]:
                 importlib.import_module(name)
         finally:
             gc.freeze()
             gc.enable()
         sys.modules["repair._procmain"].warm_up(backend)
         gc.freeze()
-    except BaseException:  # noqa: BLE001 — reported to the engine as a missing environment
-        sock.send(json.dumps({"ready": False, "error": traceback.format_exc()}).encode())
-        return
-    sock.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
-    serve(sock)
+    except BaseException:  # noqa: BLE001
+        return traceback.format_exc()
+    return None
+
+
+def _shared_main(path: str, backend_name: str, idle_s: float) -> int:
+    """A shared server: engines connect to `path` one at a time; exits after idle_s without one."""
+    signal.signal(signal.SIGTERM, _exit_on_term)
+    listener = None
+    try:
+        error = _preload(backend_name)
+        if error is not None:
+            print(error, file=sys.stderr)
+            return 1
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        listener.bind(tmp)
+        os.chmod(tmp, 0o600)
+        listener.listen(8)
+        _INHERITED.append(listener)
+        with open(f"{path}.pid", "w") as f:
+            f.write(f"{os.getpid()}\n")
+        os.replace(tmp, path)  # the socket appears once the server is ready
+        print(f"shared fork server {os.getpid()} ready on {path}", flush=True)
+        spares: list = []
+        while True:
+            listener.settimeout(idle_s)
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                print("idle: exiting", flush=True)
+                return 0
+            _serve_engine(conn, spares)
+    except SystemExit:
+        return 0
+    finally:
+        if listener is not None:
+            _unlink_if_ours(path)
+
+
+def _serve_engine(conn: socket.socket, spares: list) -> None:
+    """One engine's session; afterwards nothing it started is left running."""
+    import shutil
+
+    live: set[int] = set()
+    root = None
+    try:
+        conn.settimeout(10.0)
+        hello = json.loads(conn.recv(1 << 16) or b"{}")
+        root = hello.get("root") if isinstance(hello, dict) else None
+        conn.settimeout(None)
+        conn.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
+        serve(conn, spares, live)
+    except (OSError, ValueError):
+        pass
+    finally:
+        conn.close()
+        for pid in live:
+            for kill in (os.killpg, os.kill):  # its group (it made one), and itself (if it had not yet)
+                try:
+                    kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        # the engine's scratch root (its own temporary directory): removed even when the engine was killed
+        if isinstance(root, str) and os.path.basename(root).startswith("repair-sandbox-") and os.path.isdir(root):
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _unlink_if_ours(path: str) -> None:
+    try:
+        with open(f"{path}.pid") as f:
+            ours = int(f.read().strip() or 0) == os.getpid()
+    except (OSError, ValueError):
+        ours = False
+    if ours:
+        for p in (path, f"{path}.pid"):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
 
 
 if __name__ == "__main__":

@@ -267,6 +267,55 @@ def report_cmd(dirs, html, as_json):
     click.echo(report.to_json() if as_json else markdown, nl=not as_json)
 
 
+@cli.group("server", cls=RepairGroup)
+def server_group() -> None:
+    """A fork server shared by engine processes: torch and triton imported once, not once per command.
+
+    While one runs, `repair eval`, `repair run` and campaigns connect to it (one engine at a time;
+    others start their own). It exits after --idle seconds without an engine.
+    """
+
+
+@server_group.command("start")
+@click.option("--backend", default="triton-cpu", show_default=True, help="triton-cpu, cuda or npu.")
+@click.option("--idle", "idle_s", type=click.FloatRange(min=1), default=1800, show_default=True,
+              help="Seconds without an engine before it exits.")
+def server_start_cmd(backend, idle_s):
+    """Start a shared fork server (or report the one running); returns once it accepts engines."""
+    from repair import shared_server
+
+    info = shared_server.start(backend, idle_s)
+    click.echo(f"shared fork server for {info.backend}: pid {info.pid}, {info.socket}")
+
+
+@server_group.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def server_status_cmd(as_json):
+    """List shared fork servers; `current` ones are used by engines started here now."""
+    import json
+
+    from repair import shared_server
+
+    infos = shared_server.status()
+    if as_json:
+        click.echo(json.dumps([i.as_dict() for i in infos], indent=2))
+        return
+    if not infos:
+        click.echo("no shared fork server")
+    for i in infos:
+        state = "running" if i.pid else "gone"
+        click.echo(f"{i.backend:<11} {state:<8} pid {i.pid or '-':<8} {'current' if i.current else 'stale'}  {i.socket}")
+
+
+@server_group.command("stop")
+def server_stop_cmd():
+    """Stop every shared fork server (an engine connected to one loses its session)."""
+    from repair import shared_server
+
+    stopped = shared_server.stop()
+    click.echo(f"stopped {sum(1 for i in stopped if i.pid)} shared fork server(s)")
+
+
 def main() -> None:
     from provenance.offline import apply_offline_env
 

@@ -243,16 +243,12 @@ class ForkServer:
 
     def __init__(self, backend):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = dict(os.environ)
-        for k in backend.env_remove:
-            env.pop(k, None)
-        env.update(backend.env)
-        env.setdefault("MALLOC_ARENA_MAX", "2")  # fewer per-thread arenas: less address space per thread
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_ROOT, env.get("PYTHONPATH")) if p)
+        env = server_env(backend)
         # every scratch directory of this server's children lives under root; the server removes it when it
         # exits, so an engine killed mid-evaluation leaves nothing behind
         self.root = tempfile.mkdtemp(prefix="repair-sandbox-")
-        self._log = open(os.path.join(self.root, "server.log"), "wb")
+        self._log_path = os.path.join(self.root, "server.log")
+        self._log = open(self._log_path, "wb")
         # -P: the server's cwd is not on sys.path (children chdir, and must not import from there)
         self.proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "repair._forkserver", str(theirs.fileno()), backend.name, self.root],
@@ -264,6 +260,47 @@ class ForkServer:
         self._ready = False
         self._next_id = 0
         self._mail: dict[int, dict] = {}  # replies read while waiting for another one
+        self._shared: tuple[int, object] | None = None  # a shared server's pid and the lock held on it
+
+    @classmethod
+    def connect_shared(cls, backend) -> "ForkServer | None":
+        """This engine's session on a running shared server (`repair server start`) for the backend, or
+        None: none is running for this code and environment, another engine holds it, or it does not answer."""
+        import fcntl
+        import shutil
+
+        from repair import shared_server
+
+        path = shared_server.socket_path(backend, create=False)
+        if path is None or not path.exists():
+            return None
+        lock = open(f"{path}.lock", "ab")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released when this process closes it or dies
+        except OSError:
+            lock.close()
+            return None
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        root = tempfile.mkdtemp(prefix="repair-sandbox-")
+        try:
+            sock.settimeout(5.0)
+            sock.connect(str(path))
+            sock.send(json.dumps({"op": "hello", "root": root}).encode())
+            reply = json.loads(sock.recv(1 << 16) or b"{}")
+            if not reply.get("ready"):
+                raise ValueError("not ready")
+            sock.settimeout(None)
+        except (OSError, ValueError):
+            sock.close()
+            lock.close()
+            shutil.rmtree(root, ignore_errors=True)
+            return None
+        self = cls.__new__(cls)
+        self.root, self.proc, self._sock = root, None, sock
+        self._log_path, self._log = shared_server.log_path(path), None
+        self._lock, self._ready, self._next_id, self._mail = threading.Lock(), True, 0, {}
+        self._shared = (int(reply["pid"]), lock)
+        return self
 
     def _send(self, msg: dict, fds: list[int] | None = None) -> int:
         """Send a request (caller holds the lock); returns its id, which the server's reply carries."""
@@ -296,7 +333,7 @@ class ForkServer:
 
     def _server_log(self) -> str:
         try:
-            return Path(self._log.name).read_text(errors="replace").strip()[-1500:] or "(no output)"
+            return Path(self._log_path).read_text(errors="replace").strip()[-1500:] or "(no output)"
         except OSError:
             return "(no log)"
 
@@ -313,7 +350,18 @@ class ForkServer:
             self._ready = True
 
     def alive(self) -> bool:
+        if self._shared is not None:
+            try:
+                os.kill(self._shared[0], 0)
+                return self._sock.fileno() != -1
+            except OSError:
+                return False
         return self.proc.poll() is None
+
+    @property
+    def shared(self) -> bool:
+        """A session on a shared server (`repair server start`), not this engine's own server."""
+        return self._shared is not None
 
     def scratch(self, prefix: str) -> str:
         """A fresh directory under this server's root (removed with it at the latest)."""
@@ -373,6 +421,15 @@ class ForkServer:
         return ExitStatus(signal=-code) if code < 0 else ExitStatus(code=code)
 
     def close(self) -> None:
+        import shutil
+
+        if self._shared is not None:  # the shared server kills what this session left and goes on
+            try:
+                self._sock.close()
+            finally:
+                self._shared[1].close()
+                shutil.rmtree(self.root, ignore_errors=True)
+            return
         try:
             self._sock.close()
             if not self._ready:  # still importing (started ahead, then not needed): nothing to wind down
@@ -384,23 +441,49 @@ class ForkServer:
                 self.proc.kill()
                 self.proc.wait()
             self._log.close()
-            import shutil
-
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+def server_env(backend) -> dict[str, str]:
+    """The environment a fork server (and so every child) starts with."""
+    env = dict(os.environ)
+    for k in backend.env_remove:
+        env.pop(k, None)
+    env.update(backend.env)
+    env.setdefault("MALLOC_ARENA_MAX", "2")  # fewer per-thread arenas: less address space per thread
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_ROOT, env.get("PYTHONPATH")) if p)
+    return env
 
 
 _SERVERS: dict[str, ForkServer] = {}
 _SERVERS_LOCK = threading.Lock()
+_AT_FORK: list[bool] = []  # the at-fork hook is registered once
+
+
+def _forget_servers_in_child() -> None:
+    """A process forked from an engine is not that engine: it drops the handles (its parent keeps them)."""
+    for server in _SERVERS.values():
+        for f in (server._sock, server._shared[1] if server._shared else None):
+            try:
+                if f is not None:
+                    f.close()
+            except OSError:
+                pass
+    _SERVERS.clear()
 
 
 def fork_server(backend) -> ForkServer:
     """The engine process's fork server for this backend, started on first use and reused after."""
     with _SERVERS_LOCK:
+        if not _AT_FORK:
+            os.register_at_fork(after_in_child=_forget_servers_in_child)
+            _AT_FORK.append(True)
         server = _SERVERS.get(backend.name)
         if server is None or not server.alive():
             if server is not None:
                 server.close()
-            server = _SERVERS[backend.name] = ForkServer(backend)
+            server = ForkServer.connect_shared(backend) or ForkServer(backend)
+            _SERVERS[backend.name] = server
         return server
 
 

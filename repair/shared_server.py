@@ -1,0 +1,170 @@
+"""A fork server shared by engine processes: `repair server start|stop|status`.
+
+Every engine process otherwise starts its own fork server and pays torch's and triton's imports
+(~1.5-2 s here) before its first case; a pipeline that calls `repair eval` once per candidate pays
+them every time. A shared server pays them once: while it runs, an engine connects to it instead
+(one engine at a time, under a lock; others start their own as before). When an engine's session
+ends, however it ends, the server kills every process that engine left and removes its scratch
+directory. The server exits after an idle timeout.
+
+A server is found by a key over what its children would inherit: the Python executable, the
+backend, the environment variables that steer torch/triton/devices, and the size and mtime of every
+source file of the packages it imports. Edit the code or change the environment and engines no
+longer find the old server (`repair server status` lists it as stale).
+
+Sockets live in $REPAIR_SERVER_DIR, else $XDG_RUNTIME_DIR/nearmiss, else /tmp/nearmiss-UID: a
+directory only this user can enter.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from repair.errors import BadInput, EnvironmentMissing
+
+_PKG_ROOT = Path(__file__).resolve().parent.parent
+_PACKAGES = ("repair", "provenance")  # what a fork server and its children import from this checkout
+_ENV_PREFIXES = ("TRITON_", "TORCH_", "PYTORCH_", "CUDA_", "ASCEND_", "NPU_", "HF_", "OMP_", "MKL_",
+                 "LD_", "PYTHON", "MALLOC_", "KB_", "LITELLM_")
+DEFAULT_IDLE_S = 1800.0
+
+
+def server_dir(create: bool = True) -> Path | None:
+    """The directory of this user's server sockets; None (or BadInput when creating) if it is not safely ours."""
+    if os.environ.get("REPAIR_SERVER_DIR"):
+        d = Path(os.environ["REPAIR_SERVER_DIR"])
+    elif os.environ.get("XDG_RUNTIME_DIR"):
+        d = Path(os.environ["XDG_RUNTIME_DIR"]) / "nearmiss"
+    else:
+        d = Path(tempfile.gettempdir()) / f"nearmiss-{os.getuid()}"
+    if create:
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        st = d.stat()
+    except OSError:
+        return None
+    if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
+        if create:
+            raise BadInput(f"{d}: the server directory must belong to this user and be private (mode 700)")
+        return None
+    return d
+
+
+def server_key(backend) -> str:
+    """What a server's children inherit, hashed: a server whose key differs is never used."""
+    h = hashlib.sha256(f"{sys.executable}\0{backend.name}\0".encode())
+    for k in sorted(os.environ):
+        if k.startswith(_ENV_PREFIXES):
+            h.update(f"{k}={os.environ[k]}\0".encode())
+    for pkg in _PACKAGES:
+        for p in sorted((_PKG_ROOT / pkg).rglob("*.py")):
+            st = p.stat()
+            h.update(f"{p.relative_to(_PKG_ROOT)} {st.st_mtime_ns} {st.st_size}\0".encode())
+    return h.hexdigest()[:16]
+
+
+def socket_path(backend, create: bool = True) -> Path | None:
+    d = server_dir(create)
+    return None if d is None else d / f"{backend.name}-{server_key(backend)}.sock"
+
+
+def log_path(sock: Path | str) -> str:
+    return str(sock)[: -len(".sock")] + ".log"
+
+
+def _pid(sock: Path) -> int | None:
+    """The server's pid while it runs (an exited server not yet reaped by its parent counts as gone)."""
+    try:
+        pid = int(Path(f"{sock}.pid").read_text().strip())
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, ValueError, IndexError):
+        return None
+    return None if state in (b"Z", b"X") else pid
+
+
+@dataclass
+class ServerInfo:
+    backend: str
+    socket: str
+    pid: int | None
+    current: bool  # its key matches this code and environment: engines use it
+
+    def as_dict(self) -> dict:
+        return {"backend": self.backend, "socket": self.socket, "pid": self.pid, "current": self.current}
+
+
+def start(backend_name: str = "triton-cpu", idle_s: float = DEFAULT_IDLE_S, timeout_s: float = 300.0) -> ServerInfo:
+    """Start a shared server for the backend (or find the one running); returns once it accepts engines."""
+    from repair.backends import get_backend
+    from repair.sandbox import server_env
+
+    if idle_s <= 0:
+        raise BadInput("the idle timeout must be positive")
+    be = get_backend(backend_name)
+    be.check_available()
+    path = socket_path(be)
+    if path.exists() and (pid := _pid(path)) is not None:
+        return ServerInfo(be.name, str(path), pid, True)
+    with open(log_path(path), "ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-P", "-m", "repair._forkserver", "--listen", str(path), be.name, str(idle_s)],
+            env=server_env(be), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            cwd=str(path.parent), start_new_session=True)  # outlives this command
+    deadline = time.monotonic() + timeout_s
+    while not path.exists():
+        if proc.poll() is not None:
+            tail = Path(log_path(path)).read_text(errors="replace").strip()[-1500:]
+            raise EnvironmentMissing(f"the shared fork server could not start: {tail}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise EnvironmentMissing(f"the shared fork server did not start within {timeout_s:.0f}s")
+        time.sleep(0.05)
+    return ServerInfo(be.name, str(path), proc.pid, True)
+
+
+def status() -> list[ServerInfo]:
+    """Every server socket in the directory, running or left behind, and whether engines here would use it."""
+    from repair.backends import get_backend
+
+    d = server_dir(create=False)
+    if d is None:
+        return []
+    out, current = [], {}
+    for sock in sorted(d.glob("*.sock")):
+        name = sock.name.rsplit("-", 1)[0]
+        if name not in current:
+            try:
+                current[name] = socket_path(get_backend(name), create=False)
+            except BadInput:
+                current[name] = None
+        out.append(ServerInfo(name, str(sock), _pid(sock), sock == current[name]))
+    return out
+
+
+def stop(wait_s: float = 10.0) -> list[ServerInfo]:
+    """Stop every shared server (SIGTERM, then SIGKILL); their engines' sessions end with them."""
+    stopped = []
+    for info in status():
+        if info.pid is not None:
+            os.kill(info.pid, signal.SIGTERM)
+            deadline = time.monotonic() + wait_s
+            while _pid(Path(info.socket)) is not None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if _pid(Path(info.socket)) is not None:
+                os.kill(info.pid, signal.SIGKILL)
+        for p in (info.socket, f"{info.socket}.pid", f"{info.socket}.lock"):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+        stopped.append(info)
+    return stopped

@@ -1,0 +1,92 @@
+"""The shared fork server: engines in other processes use it, one at a time, and a session that ends
+(however it ends) leaves nothing running."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from repair import shared_server
+from repair.backends import get_backend
+from repair.sandbox import ForkServer
+
+DATA = Path(__file__).parent / "data"
+PROBLEM = DATA / "addrelu_problem.py"
+BE = get_backend("triton-cpu")
+
+
+@pytest.fixture(scope="module")
+def server_dir():
+    d = tempfile.mkdtemp(prefix="rs-")  # short: a Unix socket path has ~107 bytes
+    old = os.environ.get("REPAIR_SERVER_DIR")
+    os.environ["REPAIR_SERVER_DIR"] = d
+    try:
+        info = shared_server.start("triton-cpu", idle_s=120)
+        assert info.pid and Path(info.socket).exists()
+        yield Path(d)
+    finally:
+        shared_server.stop()
+        os.environ["REPAIR_SERVER_DIR"] = old if old is not None else ""
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _gone(pid: int, within_s: float = 15.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_an_engine_in_another_process_evaluates_on_the_shared_server(server_dir):
+    code = ("import sys, json\nfrom repair.harness import evaluate\nfrom repair.sandbox import fork_server\n"
+            "from repair.backends import get_backend\n"
+            f"r = evaluate({str(PROBLEM)!r}, {str(DATA / 'addrelu_correct.py')!r}, seed=1)\n"
+            "print(json.dumps([r.passed, fork_server(get_backend('triton-cpu')).shared, 'torch' in sys.modules]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "REPAIR_SERVER_DIR": str(server_dir)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[true, true, false]"  # passed, shared, the engine never imported torch
+
+
+def test_one_engine_at_a_time_and_a_closed_session_leaves_nothing_running(server_dir):
+    first = ForkServer.connect_shared(BE)
+    assert first is not None and first.shared
+    assert ForkServer.connect_shared(BE) is None  # held: another engine starts its own server
+    child = first.spawn("reference", {"backend": "triton-cpu", "cwd": first.scratch("ref-"),
+                                      "path": str(PROBLEM.resolve())})
+    assert child.receive(timeout=30)[0]["status"] == "ready"
+    pid, root = child.pid, first.root
+    first.close()  # the session ends with a child still running (an engine killed mid-evaluation, say)
+    assert _gone(pid)
+    assert not Path(root).exists()
+    again = ForkServer.connect_shared(BE)  # free again
+    assert again is not None
+    again.close()
+
+
+def test_a_server_started_for_other_code_or_environment_is_not_used(server_dir, monkeypatch):
+    monkeypatch.setenv("TRITON_SOMETHING_NEW", "1")
+    assert ForkServer.connect_shared(BE) is None
+    assert [i.current for i in shared_server.status()] == [False]
+
+
+def test_an_unsafe_server_directory_is_refused(tmp_path, monkeypatch):
+    d = tmp_path / "open"
+    d.mkdir(mode=0o777)
+    d.chmod(0o777)
+    monkeypatch.setenv("REPAIR_SERVER_DIR", str(d))
+    assert shared_server.socket_path(BE, create=False) is None
+    with pytest.raises(Exception, match="private"):
+        shared_server.start("triton-cpu")
