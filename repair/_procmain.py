@@ -230,7 +230,8 @@ class _Reference(_Role):
         return ({"status": "ok"},)
 
     def op_judge(self, header: dict, payload) -> tuple[dict]:
-        """Run Model on the prepared copy (timed), then compare the candidate's outputs (the payload) with it.
+        """Run Model on the prepared copy (timed) and say so at once (the engine starts the candidate's next
+        case), then compare the candidate's outputs (the payload) with it and reply again with the verdict.
 
         The expected outputs never leave this process. The candidate's run is over when this is asked.
         `keep` holds this case's outputs (both sides) for a later run on a second seed, which names
@@ -257,7 +258,8 @@ class _Reference(_Role):
             seconds = time.perf_counter() - t0
         expected, _ = _as_output_list(out)
         expected = [e.detach().cpu() for e in expected]
-        reply = {"status": "ok", "seconds": seconds}
+        self.reply({"status": "ok", "seconds": seconds})
+        reply = {"status": "ok"}
         try:
             actual = decode_values(header["actual"], payload)
             if not isinstance(actual, list) or not all(isinstance(a, torch.Tensor) for a in actual):

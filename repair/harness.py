@@ -68,6 +68,7 @@ class _Session:
         self.cpu_seconds = int(timeout_s * (n_runs + 2) * (os.cpu_count() or 1)) + 30  # a backstop, not the timeout
         self.startup_failure: Outcome | None = None
         self.n_procs = 0
+        self.distrusted = False  # the process sent outputs the reference could not read
         self.findings: list[IntegrityFinding] = []
         self.candidate_seconds = 0.0
         self.proc: CandidateProcess | None = self._spawn()  # imports while the reference builds inputs
@@ -103,6 +104,11 @@ class _Session:
         if isinstance(started, _Ran):
             return started
         out = self.proc.receive()
+        if self.distrusted:  # it sent garbage for the case before this one: the case runs again elsewhere
+            self.distrusted = False
+            self._drop_process()
+            self.start(started)
+            out = self.proc.receive()
         if self.proc.startup().kind != "ok":
             self.startup_failure = out
             self._drop_process()
@@ -116,26 +122,28 @@ class _Session:
             if not isinstance(out.header["outputs"], dict):
                 raise TypeError("no output description")
         except (KeyError, TypeError, ValueError) as e:
-            return self._malformed(started, str(e))
+            self._drop_process()  # the process is not trusted again
+            return _Ran(started, Outcome("crash", f"malformed outputs from the candidate process: {e}"))
         return _Ran(started, out)
 
-    def _malformed(self, job: _Job, why: str) -> _Ran:
-        if self.proc is not None:
-            self._drop_process()  # the process is not trusted again
-        return _Ran(job, Outcome("crash", why if why.startswith("malformed") else
-                                 f"malformed outputs from the candidate process: {why}"))
-
-    def reference(self, ran: _Ran, *, keep: bool, against: bool) -> tuple[_Ran, dict | None]:
-        """The reference's forward on its own copy of the job's inputs (the candidate's run is over), and the
-        comparison, made there; `keep`/`against`: the first seed's outputs for the insensitivity check."""
+    def reference(self, ran: _Ran, *, keep: bool, against: bool) -> bool:
+        """The reference's forward on its own copy of the job's inputs (the candidate's run is over); returns
+        whether a comparison follows (`compared`). `keep`/`against`: the first seed's outputs, kept in the
+        reference process for the insensitivity check of the second seed's run."""
         if ran.out.kind != "ok":
             self.ref.discard(ran.job.key)
-            return ran, None
-        reply = self.ref.judge(ran.job.key, ran.job.seed, ran.job.case.case_id, ran.out.header["outputs"],
-                               ran.out.payload or b"", keep="first-seed" if keep else None,
-                               against="first-seed" if against else None)
-        if "malformed" in reply:
-            return self._malformed(ran.job, reply["malformed"]), None
+            return False
+        self.ref.judge(ran.job.key, ran.job.seed, ran.job.case.case_id, ran.out.header["outputs"],
+                       ran.out.payload or b"", keep="first-seed" if keep else None,
+                       against="first-seed" if against else None)
+        return True
+
+    def compared(self, ran: _Ran) -> tuple[_Ran, dict | None]:
+        """The reference process's comparison of the run's outputs (made while the candidate ran on)."""
+        reply = self.ref.judged(ran.job.case.case_id)
+        if "malformed" in reply:  # the process is not trusted again (its next case is already under way)
+            self.distrusted = self.proc is not None
+            return _Ran(ran.job, Outcome("crash", reply["malformed"])), None
         self.candidate_seconds += float(ran.out.header["seconds"])
         for f in reply.get("insensitivity", []):
             self.findings.append(IntegrityFinding(**f))
@@ -267,13 +275,15 @@ def _run_cases(session: _Session, cases: list[CaseSpec], *, reseed: bool, meanwh
     started, ready = None, session.prepare(*todo.popleft()) if todo else None
     while started is not None or ready is not None:
         ran = session.collect(started) if started is not None else None
+        pending = False
         if ran is not None:  # the reference keeps each compact case's outputs until one passes (and reruns)
-            ran, compared = session.reference(ran, keep=not reseeded and ran.job.case.tier == "compact",
-                                              against=bool(ran.job.salt))
+            pending = session.reference(ran, keep=not reseeded and ran.job.case.tier == "compact",
+                                        against=bool(ran.job.salt))
         started = session.start(ready) if ready is not None else None
         if meanwhile is not None:
             background, meanwhile = meanwhile(), None
         if ran is not None:
+            ran, compared = session.compared(ran) if pending else (ran, None)
             job = ran.job
             result = session.judge(ran, compared)
             if job.salt:

@@ -43,9 +43,13 @@ class ReferenceProcess:
         config = {"backend": be.name, "cwd": self.scratch, "path": str(Path(problem).resolve())}
         self.child = server.spawn("reference", config, log_path=os.path.join(self.scratch, "reference.log"))
 
-    def _call(self, header: dict, what: str, payload=b"") -> tuple[dict, bytearray]:
+    def _call(self, header: dict | None, what: str, payload=b"") -> tuple[dict, bytearray]:
+        """Send a request and read its reply (header None: read the next reply of the last request)."""
         try:
-            reply, payload = self.child.request(header, payload, timeout=self.timeout_s)
+            if header is None:
+                reply, payload = self.child.receive(timeout=self.timeout_s)
+            else:
+                reply, payload = self.child.request(header, payload, timeout=self.timeout_s)
         except ChildTimeout:
             self.child.kill()
             raise BadInput(f"{self.problem}: reference {what} took longer than {self.timeout_s:g}s") from None
@@ -79,13 +83,18 @@ class ReferenceProcess:
 
     def judge(self, key: str, seed: int, case_id: str, actual: dict, payload, *, keep: str | None = None,
               against: str | None = None) -> dict:
-        """Run Model on the prepared copy and compare the candidate's outputs (as they came off the wire)
-        with it, in the reference process: {"seconds", "comparison" | "malformed", "insensitivity"?}."""
+        """Run Model on the prepared copy; returns once that forward is over ({"seconds"}), while the
+        reference process goes on comparing the candidate's outputs (as they came off the wire) with it:
+        `judged()` reads that verdict."""
         reply, _ = self._call({"op": "judge", "key": key, "seed": seed, "actual": actual,
                                "tolerance": self.spec.tolerance, "keep": keep, "against": against},
                               f"Model forward on case {case_id}", payload)
         self.seconds += reply["seconds"]
         return reply
+
+    def judged(self, case_id: str) -> dict:
+        """The comparison that `judge` started: {"comparison" | "malformed", "insensitivity"?}."""
+        return self._call(None, f"comparing case {case_id}")[0]
 
     def discard(self, key: str) -> None:
         self._call({"op": "discard", "key": key}, "discard")

@@ -160,3 +160,9 @@ def test_a_warm_reference_that_died_is_replaced_not_reported_as_bad_input():
     while _state(ref.child.pid) not in ("Z", None):
         time.sleep(0.01)
     assert evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=2, integrity=False).passed
+
+
+def test_outputs_the_reference_cannot_read_are_a_crash_and_the_process_is_replaced():
+    r = evaluate(PROBLEM, DATA / "cand_lying_outputs.py", seed=1, timeout_s=20, integrity=False)
+    assert [c.status for c in r.cases] == ["pass", "crash", "pass"]
+    assert "malformed outputs" in r.cases[1].message
