@@ -41,50 +41,100 @@ def candidates(examples: Path) -> list[tuple[Path, Path]]:
     return pairs
 
 
+def suite(examples: Path, backend: str, quiet: bool = False) -> dict:
+    """Evaluate every candidate (full tier) in this process; the totals, this process's start included."""
+    from provenance.offline import apply_offline_env
+
+    apply_offline_env()
+    t_start = time.perf_counter()
+    from repair.sandbox import fork_server, prestart
+
+    prestart(backend)  # as `repair eval` does: the fork server's imports overlap the engine's
+    from repair.harness import evaluate
+
+    rows = []
+    if not quiet:
+        print(f"{'operator':<20} {'candidate':<16} {'compact':>7} {'full':>6} {'wall_s':>7} {'kernel_s':>8} {'ratio':>6}")
+    for problem, cand in candidates(examples):
+        r = evaluate(problem, cand, tier="full", backend=backend, seed=0)
+        rows.append(r)
+        if not quiet:
+            c, f = r.summary["compact"], r.summary["full"]
+            ratio = r.wall_seconds / r.kernel_seconds if r.kernel_seconds else float("inf")
+            print(f"{problem.parent.name:<20} {cand.name:<16} {c.passed:>3}/{c.total:<3} {f.passed:>2}/{f.total:<3} "
+                  f"{r.wall_seconds:>7.2f} {r.kernel_seconds:>8.2f} {ratio:>6.2f}", flush=True)
+    from repair.backends import get_backend
+
+    return {"total": time.perf_counter() - t_start + _PROCESS_START_S, "walls": [r.wall_seconds for r in rows],
+            "kernels": [r.kernel_seconds for r in rows], "passed": sum(r.passed for r in rows),
+            "shared": fork_server(get_backend(backend)).shared}
+
+
+_PROCESS_START_S = 0.0  # set by --suite-only: the interpreter's own start, before main() ran
+
+
+def _line(label: str, s: dict) -> str:
+    kern, walls = sum(s["kernels"]), s["walls"]
+    warm_w, warm_k = sum(walls[1:]), sum(s["kernels"][1:])
+    return (f"{label:<34} suite {s['total']:6.2f} s  forwards {kern:5.2f} s  ratio {s['total'] / kern:5.2f}   "
+            f"first evaluate {walls[0]:5.2f} s   later ones: ratio {warm_w / warm_k:4.2f}, "
+            f"{(warm_w - warm_k) / max(1, len(walls) - 1) * 1000:3.0f} ms overhead each")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--examples", type=Path, default=ROOT / "examples")
     ap.add_argument("--backend", default="triton-cpu")
     ap.add_argument("--help-runs", type=int, default=7)
+    ap.add_argument("--no-shared", action="store_true", help="Skip the run against a shared fork server.")
+    ap.add_argument("--suite-only", action="store_true", help=argparse.SUPPRESS)  # the second engine process
     args = ap.parse_args()
-    from provenance.offline import apply_offline_env
+    if args.suite_only:
+        global _PROCESS_START_S
+        _PROCESS_START_S = float(os.environ.get("BENCH_T0", "0")) and time.time() - float(os.environ["BENCH_T0"])
+        import json
 
-    apply_offline_env()
+        print(json.dumps(suite(args.examples, args.backend, quiet=True)))
+        return
     load0 = os.getloadavg()[0]
-    t_start = time.perf_counter()
-    from repair.sandbox import prestart
-
-    prestart(args.backend)  # as `repair eval` does: the fork server's imports overlap the engine's
-    from repair.harness import evaluate
-
-    rows, wall, kern = [], 0.0, 0.0
-    print(f"{'operator':<20} {'candidate':<16} {'compact':>7} {'full':>6} {'wall_s':>7} {'kernel_s':>8} {'ratio':>6}")
-    for problem, cand in candidates(args.examples):
-        r = evaluate(problem, cand, tier="full", backend=args.backend, seed=0)
-        wall += r.wall_seconds
-        kern += r.kernel_seconds
-        c, f = r.summary["compact"], r.summary["full"]
-        ratio = r.wall_seconds / r.kernel_seconds if r.kernel_seconds else float("inf")
-        rows.append(r)
-        print(f"{problem.parent.name:<20} {cand.name:<16} {c.passed:>3}/{c.total:<3} {f.passed:>2}/{f.total:<3} "
-              f"{r.wall_seconds:>7.2f} {r.kernel_seconds:>8.2f} {ratio:>6.2f}", flush=True)
-    total = time.perf_counter() - t_start
-    first = rows[0].wall_seconds if rows else 0.0
-    warm = [r for r in rows[1:]]
+    cold = suite(args.examples, args.backend)
     print()
-    print(f"candidates evaluated        {len(rows)}  ({sum(r.passed for r in rows)} passed)  cpus {os.cpu_count()}"
-          f"  load average {load0:.1f} -> {os.getloadavg()[0]:.1f}")
-    print(f"suite wall (whole process)  {total:8.2f} s   forwards {kern:8.2f} s   ratio {total / kern if kern else float('inf'):6.2f}")
-    print(f"sum of evaluate() walls     {wall:8.2f} s   ratio {wall / kern if kern else float('inf'):6.2f}")
-    if warm:
-        wk = sum(r.kernel_seconds for r in warm)
-        ww = sum(r.wall_seconds for r in warm)
-        print(f"warm evaluates (all but 1st) {ww:7.2f} s   forwards {wk:8.2f} s   ratio {ww / wk if wk else float('inf'):6.2f}"
-              f"   overhead/eval {(ww - wk) / len(warm):.3f} s")
-    print(f"first evaluate (cold start) {first:8.2f} s")
+    print(f"candidates evaluated  {len(cold['walls'])}  ({cold['passed']} passed)  cpus {os.cpu_count()}")
+    lines = [_line("engine with its own fork server", cold)]
+    if not args.no_shared:
+        lines.append(_shared_run(args))
+    for line in lines:
+        print(line)
     hs = help_seconds(args.help_runs)
-    print(f"repair --help               median {statistics.median(hs):.3f} s  min {min(hs):.3f}  max {max(hs):.3f}"
-          f"  ({len(hs)} runs)")
+    print(f"repair --help                      median {statistics.median(hs):.3f} s  min {min(hs):.3f}  "
+          f"max {max(hs):.3f}  ({len(hs)} runs)")
+    print(f"load average {load0:.1f} -> {os.getloadavg()[0]:.1f}")
+
+
+_REPAIR = [sys.executable, "-c", "from repair.cli import main; main()"]
+
+
+def _shared_run(args) -> str:
+    """A second engine process, started after `repair server start`: what each later command pays."""
+    import json
+    import tempfile
+
+    d = tempfile.mkdtemp(prefix="bench-rs-")
+    env = {**os.environ, "REPAIR_SERVER_DIR": d}
+    t0 = time.perf_counter()
+    subprocess.run([*_REPAIR, "server", "start", "--backend", args.backend, "--idle", "120"],
+                   check=True, capture_output=True, env=env)
+    started = time.perf_counter() - t0
+    try:
+        env["BENCH_T0"] = repr(time.time())
+        out = subprocess.run([sys.executable, __file__, "--suite-only", "--examples", str(args.examples),
+                              "--backend", args.backend], check=True, capture_output=True, text=True, env=env)
+        s = json.loads(out.stdout.strip().splitlines()[-1])
+    finally:
+        subprocess.run([*_REPAIR, "server", "stop"], capture_output=True, env=env)
+        shutil.rmtree(d, ignore_errors=True)
+    assert s["shared"], "the second engine did not use the shared fork server"
+    return _line(f"new engine, shared server (start {started:.1f} s)", s)
 
 
 if __name__ == "__main__":

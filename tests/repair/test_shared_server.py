@@ -90,3 +90,14 @@ def test_an_unsafe_server_directory_is_refused(tmp_path, monkeypatch):
     assert shared_server.socket_path(BE, create=False) is None
     with pytest.raises(Exception, match="private"):
         shared_server.start("triton-cpu")
+
+
+def test_the_key_ignores_what_every_entry_point_sets(monkeypatch):
+    from provenance.offline import OFFLINE_ENV
+
+    before = shared_server.server_key(BE)
+    for k in OFFLINE_ENV:
+        monkeypatch.setenv(k, "something else")
+    assert shared_server.server_key(BE) == before  # `repair server start` and an engine agree
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "7")
+    assert shared_server.server_key(BE) != before
