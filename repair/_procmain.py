@@ -1,7 +1,8 @@
 """What a forked sandbox process does: the reference role and the candidate role.
 
 The reference imports the problem, builds each case's constructor arguments and inputs from a
-seed, and later runs `Model` on its own pristine copy of them. The candidate imports only the
+seed, and later runs `Model` on its own pristine copy of them and compares the candidate's outputs
+with its own (which never leave it). The candidate imports only the
 candidate file (after its limits are set), builds `ModelNew` under the same seed and returns its
 outputs and the runtime guard's findings. Neither sees the other's module; the candidate never
 sees expected outputs.

@@ -58,7 +58,7 @@ class _Session:
     """One candidate against one reference: candidate processes, case runs, runtime findings.
 
     A run is started (its request written) and collected later, so that while the candidate
-    process runs case i the engine compares case i-1 and the reference prepares case i+1.
+    process runs case i the reference compares case i-1 and prepares case i+1.
     """
 
     def __init__(self, be: Backend, ref: ReferenceProcess, candidate: str, scratch: str, *, seed: int,
@@ -264,7 +264,7 @@ def _run_cases(session: _Session, cases: list[CaseSpec], *, reseed: bool, meanwh
     """Every case once, pipelined; no two forwards ever run at once, so each one's time is its own.
 
     Per step: the reference runs case i-1 (its candidate run is over), the candidate process starts
-    case i, and meanwhile the engine compares case i-1 and the reference prepares case i+1. The
+    case i, and meanwhile the reference compares case i-1 and prepares case i+1. The
     first compact case that passes runs again on inputs from a second seed (re-verification plus
     the insensitivity check); a failure there replaces its result. `meanwhile()` (the static scan)
     runs while the candidate's first case runs. Returns (results, its value).
