@@ -101,3 +101,18 @@ def test_the_key_ignores_what_every_entry_point_sets(monkeypatch):
     assert shared_server.server_key(BE) == before  # `repair server start` and an engine agree
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "7")
     assert shared_server.server_key(BE) != before
+
+
+def test_cli_start_finds_the_running_server_and_status_lists_it(server_dir):
+    import json
+
+    from click.testing import CliRunner
+
+    from repair.cli import cli
+
+    running = [i for i in shared_server.status() if i.current]
+    out = CliRunner().invoke(cli, ["server", "start"], catch_exceptions=False)
+    assert out.exit_code == 0 and f"pid {running[0].pid}" in out.output  # not a second one
+    out = CliRunner().invoke(cli, ["server", "status", "--json"], catch_exceptions=False)
+    listed = json.loads(out.output)
+    assert [(i["backend"], i["pid"], i["current"]) for i in listed] == [("triton-cpu", running[0].pid, True)]
