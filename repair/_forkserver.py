@@ -127,6 +127,11 @@ def _reap_detached(detached: dict[int, float], live: set[int]) -> None:
                 pass
 
 
+# every child of this server that may still run: spares, and children not yet reaped (killed on exit)
+_SPARE_PIDS: list = []  # (pid, control socket) of the pre-forked spares
+_LIVE: set[int] = set()
+
+
 def serve(sock: socket.socket, spares: list | None = None, live: set[int] | None = None) -> None:
     """Answer one engine until it goes.
 
@@ -134,8 +139,8 @@ def serve(sock: socket.socket, spares: list | None = None, live: set[int] | None
     `spares` may outlive the engine (a shared server keeps them for the next one).
     """
     detached: dict[int, float] = {}  # children the engine will not wait for: reaped here
-    spares = [] if spares is None else spares
-    live = set() if live is None else live
+    spares = _SPARE_PIDS if spares is None else spares
+    live = _LIVE if live is None else live
     while True:
         if detached:
             _reap_detached(detached, live)
@@ -169,38 +174,73 @@ def serve(sock: socket.socket, spares: list | None = None, live: set[int] | None
             sock.send(json.dumps({"op": "wait", "id": req.get("id"), "pid": req["pid"], "status": status}).encode())
 
 
+_TERM_RAISES = [True]  # SIGTERM ends the server's work; once it is winding down, it changes nothing
+
+
 def _exit_on_term(signum, frame) -> None:
-    raise SystemExit(0)
+    if _TERM_RAISES[0]:
+        raise SystemExit(0)
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, _exit_on_term)
     if sys.argv[1] == "--listen":
-        _finish(_shared_main(sys.argv[2], sys.argv[3], float(sys.argv[4])), None)
+        _run_then_finish(lambda: _shared_main(sys.argv[2], sys.argv[3], float(sys.argv[4])), None)
     fd, backend_name, root = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     sock = socket.socket(fileno=fd)
-    from repair.sandbox import set_parent_death_signal
 
-    signal.signal(signal.SIGTERM, _exit_on_term)
-    set_parent_death_signal(signal.SIGTERM)  # the engine died: clean up (children die with us) and go
-    code = 0
-    try:
+    def work() -> int:
+        from repair.sandbox import set_parent_death_signal
+
+        set_parent_death_signal(signal.SIGTERM)  # the engine died: clean up (children die with us) and go
         error = _preload(backend_name)
         if error is not None:  # reported to the engine as a missing environment
             sock.send(json.dumps({"ready": False, "error": error}).encode())
         else:
             sock.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
             serve(sock)
+        return 0
+
+    _run_then_finish(work, root)
+
+
+def _run_then_finish(work, root: str | None) -> None:
+    """work(), then _finish: whatever happens, and however the SIGTERMs fall (an engine's death both closes
+    the server's socket and signals it, so serve() may return and the signal land just after)."""
+    code = 0
+    try:
+        code = work()
     except SystemExit:
         pass
     except BaseException:  # noqa: BLE001 — into the server log, which the engine shows
         traceback.print_exc()
         code = 1
-    _finish(code, root)
+    while True:
+        try:
+            _finish(code, root)
+        except SystemExit:  # landed before _finish disarmed it: finish again
+            continue
+
+
+def _kill(pid: int) -> None:
+    """SIGKILL a child, its process group (it made one) and all, and reap it."""
+    for kill in (os.killpg, os.kill):  # its group, and itself (if it had not made one yet)
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def _finish(code: int, root: str | None) -> None:
     import shutil
 
+    _TERM_RAISES[0] = False  # from here a SIGTERM cannot cut the clean-up short
+    for pid in [*_LIVE, *(pid for pid, _ in _SPARE_PIDS)]:  # none may write into root while it goes
+        _kill(pid)
     if root:
         shutil.rmtree(root, ignore_errors=True)
     sys.stdout.flush()
@@ -242,7 +282,6 @@ def _preload(backend_name: str) -> str | None:
 
 def _shared_main(path: str, backend_name: str, idle_s: float) -> int:
     """A shared server: engines connect to `path` one at a time; exits after idle_s without one."""
-    signal.signal(signal.SIGTERM, _exit_on_term)
     listener = None
     try:
         error = _preload(backend_name)
@@ -259,7 +298,7 @@ def _shared_main(path: str, backend_name: str, idle_s: float) -> int:
             f.write(f"{os.getpid()}\n")
         os.replace(tmp, path)  # the socket appears once the server is ready
         print(f"shared fork server {os.getpid()} ready on {path}", flush=True)
-        spares: list = []
+        spares = _SPARE_PIDS
         while True:
             listener.settimeout(idle_s)
             try:
@@ -293,15 +332,7 @@ def _serve_engine(conn: socket.socket, spares: list) -> None:
     finally:
         conn.close()
         for pid in live:
-            for kill in (os.killpg, os.kill):  # its group (it made one), and itself (if it had not yet)
-                try:
-                    kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
+            _kill(pid)
         # the engine's scratch root (its own temporary directory): removed even when the engine was killed
         if isinstance(root, str) and os.path.basename(root).startswith("repair-sandbox-") and os.path.isdir(root):
             shutil.rmtree(root, ignore_errors=True)

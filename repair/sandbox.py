@@ -253,7 +253,10 @@ class ForkServer:
         self.proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "repair._forkserver", str(theirs.fileno()), backend.name, self.root],
             pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL, stdout=self._log,
-            stderr=subprocess.STDOUT, cwd=self.root)
+            stderr=subprocess.STDOUT, cwd=self.root,
+            # its own session: a SIGKILL to the engine's process group (a campaign killing a run) leaves it
+            # the moment to kill its children and remove root once it sees the engine gone
+            start_new_session=True)
         theirs.close()
         self._sock = ours
         self._lock = threading.Lock()

@@ -166,3 +166,32 @@ def test_outputs_the_reference_cannot_read_are_a_crash_and_the_process_is_replac
     r = evaluate(PROBLEM, DATA / "cand_lying_outputs.py", seed=1, timeout_s=20, integrity=False)
     assert [c.status for c in r.cases] == ["pass", "crash", "pass"]
     assert "malformed outputs" in r.cases[1].message
+
+
+def test_an_engine_killed_mid_evaluation_leaves_no_server_children_or_scratch():
+    """A campaign kills a run's process group with SIGKILL: the run's fork server (its own session)
+    sees the engine gone, kills its children and removes its scratch root, whatever order the EOF on
+    its socket and its parent-death signal arrive in."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    code = ("import os, sys\nos.setpgid(0, 0)\nfrom repair.backends import get_backend\n"
+            "from repair.harness import evaluate\nfrom repair.sandbox import fork_server\n"
+            "s = fork_server(get_backend('triton-cpu')); s.ensure_ready()\n"
+            "print(s.root, s.proc.pid, flush=True)\n"
+            f"while True: evaluate({str(PROBLEM)!r}, {str(DATA / 'addrelu_correct.py')!r}, seed=1)\n")
+    engines = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    seen = []
+    for i, p in enumerate(engines):
+        root, server = p.stdout.readline().split()
+        seen.append((root, int(server)))
+        time.sleep(0.05 * i)  # killed at different points of an evaluation
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(Path(r).exists() or _state(s) not in ("Z", None) for r, s in seen):
+        time.sleep(0.05)
+    assert not [r for r, _ in seen if Path(r).exists()]
+    assert all(_state(s) in ("Z", None) for _, s in seen)
