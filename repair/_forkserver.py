@@ -3,8 +3,9 @@
 
 Imports the heavy modules once, then forks a child per spawn request and reports exit statuses.
 It never imports a problem or a candidate itself, so every child starts from the same clean state.
-A shared server serves one engine at a time on a Unix socket (the engine holds a lock while
-connected); when that engine goes, every child it left is killed and its scratch root removed.
+A shared server listens on a Unix socket and hands each engine that connects a session process of
+its own, forked ahead from itself; when that engine goes, its session process kills every child
+the engine left, removes its scratch root and exits.
 """
 from __future__ import annotations
 
@@ -281,7 +282,8 @@ def _preload(backend_name: str) -> str | None:
 
 
 def _shared_main(path: str, backend_name: str, idle_s: float) -> int:
-    """A shared server: engines connect to `path` one at a time; exits after idle_s without one."""
+    """A shared server: every engine that connects to `path` gets a session process of its own, forked
+    ahead from this warm one (with its spares ready); exits after idle_s with no session."""
     listener = None
     try:
         error = _preload(backend_name)
@@ -292,21 +294,42 @@ def _shared_main(path: str, backend_name: str, idle_s: float) -> int:
         tmp = f"{path}.{os.getpid()}.tmp"
         listener.bind(tmp)
         os.chmod(tmp, 0o600)
-        listener.listen(8)
+        listener.listen(16)
         _INHERITED.append(listener)
         with open(f"{path}.pid", "w") as f:
             f.write(f"{os.getpid()}\n")
         os.replace(tmp, path)  # the socket appears once the server is ready
         print(f"shared fork server {os.getpid()} ready on {path}", flush=True)
-        spares = _SPARE_PIDS
+        ready = None  # (pid, control socket) of the session process the next engine gets
+        sessions: set[int] = set()
+        idle_since = time.monotonic()
         while True:
-            listener.settimeout(idle_s)
+            if ready is None:
+                ready = _fork_session()
+            for pid in list(sessions):
+                if _exited(pid):
+                    sessions.discard(pid)
+            if sessions:
+                idle_since = time.monotonic()
+            left = idle_s - (time.monotonic() - idle_since)
+            if left <= 0:
+                print("idle: exiting", flush=True)
+                return 0
+            listener.settimeout(min(left, 1.0))
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
-                print("idle: exiting", flush=True)
-                return 0
-            _serve_engine(conn, spares)
+                continue
+            pid, ctl = ready
+            ready = None
+            try:
+                socket.send_fds(ctl, [b"engine"], [conn.fileno()])
+                sessions.add(pid)
+            except OSError:  # that session process is gone: this engine's hello goes unanswered, it starts its own
+                _exited(pid)
+            finally:
+                conn.close()
+                ctl.close()
     except SystemExit:
         return 0
     finally:
@@ -314,11 +337,44 @@ def _shared_main(path: str, backend_name: str, idle_s: float) -> int:
             _unlink_if_ours(path)
 
 
-def _serve_engine(conn: socket.socket, spares: list) -> None:
-    """One engine's session; afterwards nothing it started is left running."""
+def _exited(pid: int) -> bool:
+    try:
+        return os.waitpid(pid, os.WNOHANG)[0] != 0
+    except ChildProcessError:
+        return True
+
+
+def _fork_session() -> tuple[int, socket.socket]:
+    """A session process: forked from the warm shared server, it forks its spares, waits for its engine's
+    connection, serves it, then kills whatever the engine left and removes the engine's scratch root."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid:
+        theirs.close()
+        return pid, ours
+    try:
+        ours.close()
+        for other in _INHERITED:
+            other.close()  # the listener is the shared server's alone
+        _INHERITED.clear()
+        from repair.sandbox import set_parent_death_signal
+
+        set_parent_death_signal(signal.SIGTERM)  # the shared server stopped: end this session cleanly
+        while len(_SPARE_PIDS) < _SPARES:
+            _SPARE_PIDS.append(_fork_spare(theirs, _SPARE_PIDS))
+        _msg, fds, _flags, _addr = socket.recv_fds(theirs, 64, 1)
+        theirs.close()
+    except BaseException:  # noqa: BLE001
+        _run_then_finish(lambda: 0, None)
+    if not fds:
+        _run_then_finish(lambda: 0, None)
+    _run_then_finish(lambda: _serve_engine(socket.socket(fileno=fds[0])), None)
+
+
+def _serve_engine(conn: socket.socket) -> int:
+    """One engine's session (in its session process); afterwards nothing it started is left running."""
     import shutil
 
-    live: set[int] = set()
     root = None
     try:
         conn.settimeout(10.0)
@@ -326,16 +382,18 @@ def _serve_engine(conn: socket.socket, spares: list) -> None:
         root = hello.get("root") if isinstance(hello, dict) else None
         conn.settimeout(None)
         conn.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
-        serve(conn, spares, live)
+        serve(conn)
     except (OSError, ValueError):
         pass
     finally:
         conn.close()
-        for pid in live:
+        for pid in list(_LIVE):
             _kill(pid)
+        _LIVE.clear()
         # the engine's scratch root (its own temporary directory): removed even when the engine was killed
         if isinstance(root, str) and os.path.basename(root).startswith("repair-sandbox-") and os.path.isdir(root):
             shutil.rmtree(root, ignore_errors=True)
+    return 0
 
 
 def _unlink_if_ours(path: str) -> None:

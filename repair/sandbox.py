@@ -263,25 +263,18 @@ class ForkServer:
         self._ready = False
         self._next_id = 0
         self._mail: dict[int, dict] = {}  # replies read while waiting for another one
-        self._shared: tuple[int, object] | None = None  # a shared server's pid and the lock held on it
+        self._shared: int | None = None  # on a shared server: the pid of this engine's session process
 
     @classmethod
     def connect_shared(cls, backend) -> "ForkServer | None":
-        """This engine's session on a running shared server (`repair server start`) for the backend, or
-        None: none is running for this code and environment, another engine holds it, or it does not answer."""
-        import fcntl
+        """A session of this engine's own on a running shared server (`repair server start`) for the backend,
+        or None: none is running for this code and environment, or it does not answer."""
         import shutil
 
         from repair import shared_server
 
         path = shared_server.socket_path(backend, create=False)
         if path is None or not path.exists():
-            return None
-        lock = open(f"{path}.lock", "ab")
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released when this process closes it or dies
-        except OSError:
-            lock.close()
             return None
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         root = tempfile.mkdtemp(prefix="repair-sandbox-")
@@ -295,14 +288,13 @@ class ForkServer:
             sock.settimeout(None)
         except (OSError, ValueError):
             sock.close()
-            lock.close()
             shutil.rmtree(root, ignore_errors=True)
             return None
         self = cls.__new__(cls)
         self.root, self.proc, self._sock = root, None, sock
         self._log_path, self._log = shared_server.log_path(path), None
         self._lock, self._ready, self._next_id, self._mail = threading.Lock(), True, 0, {}
-        self._shared = (int(reply["pid"]), lock)
+        self._shared = int(reply["pid"])  # the session process serving this engine
         return self
 
     def _send(self, msg: dict, fds: list[int] | None = None) -> int:
@@ -355,7 +347,7 @@ class ForkServer:
     def alive(self) -> bool:
         if self._shared is not None:
             try:
-                os.kill(self._shared[0], 0)
+                os.kill(self._shared, 0)
                 return self._sock.fileno() != -1
             except OSError:
                 return False
@@ -426,11 +418,10 @@ class ForkServer:
     def close(self) -> None:
         import shutil
 
-        if self._shared is not None:  # the shared server kills what this session left and goes on
+        if self._shared is not None:  # the session process kills what this engine left and exits
             try:
                 self._sock.close()
             finally:
-                self._shared[1].close()
                 shutil.rmtree(self.root, ignore_errors=True)
             return
         try:
@@ -466,12 +457,10 @@ _AT_FORK: list[bool] = []  # the at-fork hook is registered once
 def _forget_servers_in_child() -> None:
     """A process forked from an engine is not that engine: it drops the handles (its parent keeps them)."""
     for server in _SERVERS.values():
-        for f in (server._sock, server._shared[1] if server._shared else None):
-            try:
-                if f is not None:
-                    f.close()
-            except OSError:
-                pass
+        try:
+            server._sock.close()
+        except OSError:
+            pass
     _SERVERS.clear()
 
 

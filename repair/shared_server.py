@@ -2,10 +2,11 @@
 
 Every engine process otherwise starts its own fork server and pays torch's and triton's imports
 (~1.5-2 s here) before its first case; a pipeline that calls `repair eval` once per candidate pays
-them every time. A shared server pays them once: while it runs, an engine connects to it instead
-(one engine at a time, under a lock; others start their own as before). When an engine's session
-ends, however it ends, the server kills every process that engine left and removes its scratch
-directory. The server exits after an idle timeout.
+them every time. A shared server pays them once: while it runs, engines connect to it instead,
+each getting a session process of its own (forked ahead from the warm server, its spare children
+ready), so any number of engines (a campaign's runs, say) use it at once. When an engine's session
+ends, however it ends, its session process kills every process that engine left and removes its
+scratch directory. The server exits after an idle timeout with no session.
 
 A server is found by a key over what its children would inherit: the Python executable, the
 backend, the environment variables that steer torch/triton/devices, and the size and mtime of every
@@ -162,7 +163,7 @@ def stop(wait_s: float = 10.0) -> list[ServerInfo]:
                 time.sleep(0.05)
             if _pid(Path(info.socket)) is not None:
                 os.kill(info.pid, signal.SIGKILL)
-        for p in (info.socket, f"{info.socket}.pid", f"{info.socket}.lock"):
+        for p in (info.socket, f"{info.socket}.pid"):
             try:
                 os.unlink(p)
             except OSError:

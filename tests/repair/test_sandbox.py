@@ -141,7 +141,10 @@ def test_spare_children_are_used_and_a_dead_spare_is_replaced():
     child.close(wait=True)
     killed = _server_children(server) - {child.pid}
     for pid in killed:  # spares killed behind its back: it forks afresh
-        os.kill(pid, signal.SIGKILL)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:  # a child on its way out anyway
+            pass
     while any(_state(pid) not in ("Z", None) for pid in killed):  # dead, not just signalled
         time.sleep(0.01)
     r = evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=1, integrity=False)

@@ -60,20 +60,23 @@ def test_an_engine_in_another_process_evaluates_on_the_shared_server(server_dir)
     assert out.stdout.strip().splitlines()[-1] == "[true, true, false]"  # passed, shared, the engine never imported torch
 
 
-def test_one_engine_at_a_time_and_a_closed_session_leaves_nothing_running(server_dir):
+def test_engines_get_sessions_of_their_own_and_a_closed_session_leaves_nothing_running(server_dir):
     first = ForkServer.connect_shared(BE)
-    assert first is not None and first.shared
-    assert ForkServer.connect_shared(BE) is None  # held: another engine starts its own server
+    second = ForkServer.connect_shared(BE)  # at the same time: a session each
+    assert first is not None and second is not None and first.shared and second.shared
+    assert first._shared != second._shared
     child = first.spawn("reference", {"backend": "triton-cpu", "cwd": first.scratch("ref-"),
                                       "path": str(PROBLEM.resolve())})
     assert child.receive(timeout=30)[0]["status"] == "ready"
-    pid, root = child.pid, first.root
+    pid, root, session = child.pid, first.root, first._shared
     first.close()  # the session ends with a child still running (an engine killed mid-evaluation, say)
-    assert _gone(pid)
+    assert _gone(pid) and _gone(session)
     assert not Path(root).exists()
-    again = ForkServer.connect_shared(BE)  # free again
-    assert again is not None
-    again.close()
+    other = second.spawn("reference", {"backend": "triton-cpu", "cwd": second.scratch("ref-"),
+                                       "path": str(PROBLEM.resolve())})  # the other session is untouched
+    assert other.receive(timeout=30)[0]["status"] == "ready"
+    other.close(wait=True)
+    second.close()
 
 
 def test_a_server_started_for_other_code_or_environment_is_not_used(server_dir, monkeypatch):
