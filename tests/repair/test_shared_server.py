@@ -119,3 +119,21 @@ def test_cli_start_finds_the_running_server_and_status_lists_it(server_dir):
     out = CliRunner().invoke(cli, ["server", "status", "--json"], catch_exceptions=False)
     listed = json.loads(out.output)
     assert [(i["backend"], i["pid"], i["current"]) for i in listed] == [("triton-cpu", running[0].pid, True)]
+
+
+@pytest.mark.slow
+def test_the_server_idles_out_only_when_no_engine_is_connected(monkeypatch):
+    d = tempfile.mkdtemp(prefix="rs-")
+    monkeypatch.setenv("REPAIR_SERVER_DIR", d)
+    try:
+        info = shared_server.start("triton-cpu", idle_s=1.0)
+        session = ForkServer.connect_shared(BE)
+        assert session is not None
+        time.sleep(2.5)  # longer than the idle timeout, with an engine connected
+        assert shared_server._pid(Path(info.socket)) == info.pid
+        session.close()
+        assert _gone(info.pid, within_s=10)  # nobody left: it goes, and takes its socket with it
+        assert not Path(info.socket).exists()
+    finally:
+        shared_server.stop()
+        shutil.rmtree(d, ignore_errors=True)
