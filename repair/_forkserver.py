@@ -68,14 +68,23 @@ def _forget_server(sock: socket.socket, spares: list) -> None:
 _SPARES = 2
 
 
-def _fork_spare(sock: socket.socket, spares: list) -> tuple[int, socket.socket]:
+def _fork_with_control() -> tuple[int, socket.socket]:
+    """fork() with a control socket between the two: (child pid, our end) in the parent, (0, its end) in the child."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
     if pid:
         theirs.close()
         return pid, ours
+    ours.close()
+    return 0, theirs
+
+
+def _fork_spare(sock: socket.socket, spares: list) -> tuple[int, socket.socket]:
+    pid, ctl = _fork_with_control()
+    if pid:
+        return pid, ctl
+    theirs = ctl
     try:
-        ours.close()
         _forget_server(sock, spares)
         from repair.sandbox import set_parent_death_signal
 
@@ -347,13 +356,11 @@ def _exited(pid: int) -> bool:
 def _fork_session() -> tuple[int, socket.socket]:
     """A session process: forked from the warm shared server, it forks its spares, waits for its engine's
     connection, serves it, then kills whatever the engine left and removes the engine's scratch root."""
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    pid = os.fork()
+    pid, ctl = _fork_with_control()
     if pid:
-        theirs.close()
-        return pid, ours
+        return pid, ctl
+    theirs = ctl
     try:
-        ours.close()
         for other in _INHERITED:
             other.close()  # the listener is the shared server's alone
         _INHERITED.clear()
