@@ -93,9 +93,10 @@ def _fork_spare(sock: socket.socket, spares: list) -> tuple[int, socket.socket]:
         theirs.close()
         if not msg or len(fds) != 2:
             os._exit(0)
-    except BaseException:  # noqa: BLE001
+        req = json.loads(msg)
+    except BaseException:  # noqa: BLE001 — a spare never returns into the server loop
         os._exit(0)
-    _child(json.loads(msg), fds)
+    _child(req, fds)
 
 
 def _spawn(sock: socket.socket, spares: list, req: dict, fds: list[int]) -> int:
