@@ -1,13 +1,16 @@
 """Harness overhead on the example suite, and `repair --help` start-up time.
 
-For every examples/*/ candidate: evaluate on the full tier, then compare the evaluation's wall time
+For every examples/*/ candidate: evaluate on the full tier, then compare the evaluations' wall time
 with the time spent inside the candidate's and the reference's forwards (EvalResult.kernel_seconds:
 every forward run, the re-run on a second seed included; no two forwards ever overlap; a candidate's
-forward includes the runtime guard's per-op recording, ~10% by bench_integrity.py). The suite line
-counts everything this process did, the fork server's start included. Timings on a shared machine
-move with its load: the load average is printed before and after.
+forward includes the runtime guard's per-op recording, ~10% by bench_integrity.py). Two lines, side
+by side: the suite in this process, which starts its own fork server (torch and triton imported
+once, ~1.5-2 s, inside the figure); and the suite in a new engine process after `repair server
+start` (the shared server's start printed apart: paid once per session, not per command). Each
+"suite" figure counts its whole process from its start. Timings on a shared machine move with its
+load: the load average is printed before and after.
 
-    .venv/bin/python bench/bench_harness.py [--examples DIR] [--backend triton-cpu] [--help-runs 7]
+    .venv/bin/python bench/bench_harness.py [--examples DIR] [--backend triton-cpu] [--help-runs 7] [--no-shared]
 """
 from __future__ import annotations
 
