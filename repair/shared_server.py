@@ -116,6 +116,8 @@ def start(backend_name: str = "triton-cpu", idle_s: float = DEFAULT_IDLE_S, time
     path = socket_path(be)
     if path.exists() and (pid := _pid(path)) is not None:
         return ServerInfo(be.name, str(path), pid, True)
+    for stale in (path, Path(f"{path}.pid")):  # left by a server that was killed: the new one's socket must be awaited
+        stale.unlink(missing_ok=True)
     with open(log_path(path), "ab") as log:
         proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "repair._forkserver", "--listen", str(path), be.name, str(idle_s)],

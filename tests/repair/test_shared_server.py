@@ -137,3 +137,22 @@ def test_the_server_idles_out_only_when_no_engine_is_connected(monkeypatch):
     finally:
         shared_server.stop()
         shutil.rmtree(d, ignore_errors=True)
+
+
+def test_start_over_a_killed_servers_leftovers_waits_for_the_new_one(monkeypatch):
+    import signal
+
+    d = tempfile.mkdtemp(prefix="rs-")
+    monkeypatch.setenv("REPAIR_SERVER_DIR", d)
+    try:
+        old = shared_server.start("triton-cpu", idle_s=60)
+        os.kill(old.pid, signal.SIGKILL)  # no clean-up: its socket file stays behind
+        assert _gone(old.pid) and Path(old.socket).exists()
+        new = shared_server.start("triton-cpu", idle_s=60)
+        assert new.pid != old.pid
+        session = ForkServer.connect_shared(BE)  # answered at once: start returned only once it was ready
+        assert session is not None and session.shared
+        session.close()
+    finally:
+        shared_server.stop()
+        shutil.rmtree(d, ignore_errors=True)
