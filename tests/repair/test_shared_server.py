@@ -126,10 +126,10 @@ def test_the_server_idles_out_only_when_no_engine_is_connected(monkeypatch):
     d = tempfile.mkdtemp(prefix="rs-")
     monkeypatch.setenv("REPAIR_SERVER_DIR", d)
     try:
-        info = shared_server.start("triton-cpu", idle_s=1.0)
+        info = shared_server.start("triton-cpu", idle_s=2.0)
         session = ForkServer.connect_shared(BE)
         assert session is not None
-        time.sleep(2.5)  # longer than the idle timeout, with an engine connected
+        time.sleep(3.5)  # longer than the idle timeout, with an engine connected
         assert shared_server._pid(Path(info.socket)) == info.pid
         session.close()
         assert _gone(info.pid, within_s=10)  # nobody left: it goes, and takes its socket with it
