@@ -134,7 +134,7 @@ def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float
         prepare._EMBEDDER = embedder  # the pool's processes fork after this and inherit it
         try:
             results = pmap_iter(prepare.derive_and_embed_chunk, [(c, min_match) for c in chunks],
-                                force=True, chunksize=1)
+                                force=True, chunksize=1, embedding=True)
             done = (pair for ds, vecs in results for pair in ((d, vecs[d.pattern.id]) for d in ds))
             for sha, (d, vec) in zip(shas, done):
                 derived[sha] = d

@@ -76,8 +76,15 @@ def parallel(n_items: int) -> bool:
     return n_items >= PARALLEL_MIN and workers() >= 2
 
 
-def workers() -> int:
-    return max(1, int(os.environ.get("KB_INGEST_WORKERS", os.cpu_count() or 1)))
+EMBED_WORKERS_MAX = 8  # each embedding process holds torch and the model (~0.4 GB): not one per core on a big machine
+
+
+def workers(embedding: bool = False) -> int:
+    """$KB_INGEST_WORKERS, else one per CPU (at most EMBED_WORKERS_MAX for processes that embed)."""
+    if os.environ.get("KB_INGEST_WORKERS"):
+        return max(1, int(os.environ["KB_INGEST_WORKERS"]))
+    n = os.cpu_count() or 1
+    return max(1, min(n, EMBED_WORKERS_MAX) if embedding else n)
 
 
 def pmap(fn: Callable, args: Sequence[tuple]) -> list:
@@ -85,13 +92,14 @@ def pmap(fn: Callable, args: Sequence[tuple]) -> list:
     return list(pmap_iter(fn, args))
 
 
-def pmap_iter(fn: Callable, args: Sequence[tuple], *, force: bool = False, chunksize: int | None = None) -> Iterator:
+def pmap_iter(fn: Callable, args: Sequence[tuple], *, force: bool = False, chunksize: int | None = None,
+              embedding: bool = False) -> Iterator:
     """fn(*a) for a in args, yielded in order as they complete, so the caller can work meanwhile.
 
-    Over the process pool when the batch is big (or `force`). Called only while no DuckDB or chromadb
-    handle is open in this process, so the children inherit none.
+    Over the process pool when the batch is big (or `force`); `embedding`: fn embeds (fewer processes on a
+    big machine). Called only while no DuckDB or chromadb handle is open here, so the children inherit none.
     """
-    n = workers()
+    n = workers(embedding)
     if not (force and n >= 2) and not parallel(len(args)):
         yield from (fn(*a) for a in args)
         return

@@ -163,3 +163,13 @@ def test_the_process_pool_gives_the_same_kb_as_serial_work(tmp_path, monkeypatch
     pooled_kb, serial_kb = dump(tmp_path / "pooled"), dump(tmp_path / "serial")
     assert len(pooled_kb[3]) == 6  # one vector per entry, each embedded in the pool
     assert pooled_kb == serial_kb
+
+
+def test_embedding_processes_are_capped_on_a_big_machine(monkeypatch):
+    from ingest import prepare
+
+    monkeypatch.delenv("KB_INGEST_WORKERS", raising=False)
+    monkeypatch.setattr(prepare.os, "cpu_count", lambda: 64)
+    assert prepare.workers() == 64 and prepare.workers(embedding=True) == prepare.EMBED_WORKERS_MAX
+    monkeypatch.setenv("KB_INGEST_WORKERS", "12")  # said explicitly: taken as said
+    assert prepare.workers() == 12 and prepare.workers(embedding=True) == 12
