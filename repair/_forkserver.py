@@ -38,27 +38,32 @@ def _child(req: dict, fds: list[int]) -> None:
         os._exit(code)
 
 
-def _fork_child(sock: socket.socket, spares: list, req: dict, fds: list[int]) -> int:
+def _fork_child(sock: socket.socket, req: dict, fds: list[int]) -> int:
     pid = os.fork()
     if pid:
         for fd in fds:
             os.close(fd)
         return pid
     try:
-        _forget_server(sock, spares)
+        _forget_server(sock)
     finally:
         _child(req, fds)
 
 
 _INHERITED: list[socket.socket] = []  # a shared server's listening socket: no child keeps it
+# every child of this server that may still run (killed on exit): the pre-forked spares as (pid, control
+# socket), and the children spawned and not yet reaped
+_SPARE_PIDS: list[tuple[int, socket.socket]] = []
+_LIVE: set[int] = set()
+_ROOT: list[str] = []  # the engine's scratch root, removed on exit once the children above are dead
 
 
-def _forget_server(sock: socket.socket, spares: list) -> None:
+def _forget_server(sock: socket.socket) -> None:
     """In a forked process: drop the server's sockets (a child cannot ask for more children)."""
     sock.close()
     for other in _INHERITED:
         other.close()
-    for _, ctl in spares:
+    for _, ctl in _SPARE_PIDS:
         ctl.close()  # another spare must see its control socket close when the server goes
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
@@ -79,13 +84,13 @@ def _fork_with_control() -> tuple[int, socket.socket]:
     return 0, theirs
 
 
-def _fork_spare(sock: socket.socket, spares: list) -> tuple[int, socket.socket]:
+def _fork_spare(sock: socket.socket) -> tuple[int, socket.socket]:
     pid, ctl = _fork_with_control()
     if pid:
         return pid, ctl
     theirs = ctl
     try:
-        _forget_server(sock, spares)
+        _forget_server(sock)
         from repair.sandbox import set_parent_death_signal
 
         set_parent_death_signal()  # a spare nobody will use dies with the server
@@ -99,10 +104,10 @@ def _fork_spare(sock: socket.socket, spares: list) -> tuple[int, socket.socket]:
     _child(req, fds)
 
 
-def _spawn(sock: socket.socket, spares: list, req: dict, fds: list[int]) -> int:
+def _spawn(sock: socket.socket, req: dict, fds: list[int]) -> int:
     """A child for the request: a spare when one is ready (forked afresh otherwise)."""
-    while spares:
-        pid, ctl = spares.pop(0)
+    while _SPARE_PIDS:
+        pid, ctl = _SPARE_PIDS.pop(0)
         try:
             socket.send_fds(ctl, [json.dumps(req).encode()], fds)
         except OSError:  # that spare is gone
@@ -116,13 +121,13 @@ def _spawn(sock: socket.socket, spares: list, req: dict, fds: list[int]) -> int:
         for fd in fds:
             os.close(fd)
         return pid
-    return _fork_child(sock, spares, req, fds)
+    return _fork_child(sock, req, fds)
 
 
 _DETACH_GRACE_S = 10.0  # a detached child still alive after this long is killed
 
 
-def _reap_detached(detached: dict[int, float], live: set[int]) -> None:
+def _reap_detached(detached: dict[int, float]) -> None:
     for pid, since in list(detached.items()):
         try:
             done, _ = os.waitpid(pid, os.WNOHANG)
@@ -130,7 +135,7 @@ def _reap_detached(detached: dict[int, float], live: set[int]) -> None:
             done = pid
         if done:
             del detached[pid]
-            live.discard(pid)
+            _LIVE.discard(pid)
         elif time.monotonic() - since > _DETACH_GRACE_S:
             try:
                 os.killpg(pid, signal.SIGKILL)
@@ -138,25 +143,14 @@ def _reap_detached(detached: dict[int, float], live: set[int]) -> None:
                 pass
 
 
-# every child of this server that may still run: spares, and children not yet reaped (killed on exit)
-_SPARE_PIDS: list = []  # (pid, control socket) of the pre-forked spares
-_LIVE: set[int] = set()
-
-
-def serve(sock: socket.socket, spares: list | None = None, live: set[int] | None = None) -> None:
-    """Answer one engine until it goes.
-
-    `live` collects the children not yet reaped (a shared server kills them once the engine is gone);
-    `spares` may outlive the engine (a shared server keeps them for the next one).
-    """
+def serve(sock: socket.socket) -> None:
+    """Answer one engine until it goes; _LIVE holds the children it has not had reaped yet."""
     detached: dict[int, float] = {}  # children the engine will not wait for: reaped here
-    spares = _SPARE_PIDS if spares is None else spares
-    live = _LIVE if live is None else live
     while True:
         if detached:
-            _reap_detached(detached, live)
-        while len(spares) < _SPARES and not select.select([sock], [], [], 0)[0]:  # only while no request waits
-            spares.append(_fork_spare(sock, spares))
+            _reap_detached(detached)
+        while len(_SPARE_PIDS) < _SPARES and not select.select([sock], [], [], 0)[0]:  # only while no request waits
+            _SPARE_PIDS.append(_fork_spare(sock))
         sock.settimeout(0.5 if detached else None)
         try:
             msg, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 8)
@@ -168,8 +162,8 @@ def serve(sock: socket.socket, spares: list | None = None, live: set[int] | None
             return  # the engine went away
         req = json.loads(msg)
         if req["op"] == "spawn":
-            pid = _spawn(sock, spares, req, fds)
-            live.add(pid)
+            pid = _spawn(sock, req, fds)
+            _LIVE.add(pid)
             sock.send(json.dumps({"op": "spawn", "id": req.get("id"), "pid": pid}).encode())
             continue
         for fd in fds:
@@ -181,7 +175,7 @@ def serve(sock: socket.socket, spares: list | None = None, live: set[int] | None
                 _, status = os.waitpid(req["pid"], 0)
             except ChildProcessError:
                 status = None
-            live.discard(req["pid"])
+            _LIVE.discard(req["pid"])
             sock.send(json.dumps({"op": "wait", "id": req.get("id"), "pid": req["pid"], "status": status}).encode())
 
 
@@ -196,8 +190,9 @@ def _exit_on_term(signum, frame) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_term)
     if sys.argv[1] == "--listen":
-        _run_then_finish(lambda: _shared_main(sys.argv[2], sys.argv[3], float(sys.argv[4])), None)
-    fd, backend_name, root = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+        _run_then_finish(lambda: _shared_main(sys.argv[2], sys.argv[3], float(sys.argv[4])))
+    fd, backend_name = int(sys.argv[1]), sys.argv[2]
+    _ROOT.append(sys.argv[3])
     sock = socket.socket(fileno=fd)
 
     def work() -> int:
@@ -212,10 +207,10 @@ def main() -> None:
             serve(sock)
         return 0
 
-    _run_then_finish(work, root)
+    _run_then_finish(work)
 
 
-def _run_then_finish(work, root: str | None) -> None:
+def _run_then_finish(work) -> None:
     """work(), then _finish: whatever happens, and however the SIGTERMs fall (an engine's death both closes
     the server's socket and signals it, so serve() may return and the signal land just after)."""
     code = 0
@@ -228,7 +223,7 @@ def _run_then_finish(work, root: str | None) -> None:
         code = 1
     while True:
         try:
-            _finish(code, root)
+            _finish(code)
         except SystemExit:  # landed before _finish disarmed it: finish again
             continue
 
@@ -246,13 +241,13 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _finish(code: int, root: str | None) -> None:
+def _finish(code: int) -> None:
     import shutil
 
     _TERM_RAISES[0] = False  # from here a SIGTERM cannot cut the clean-up short
-    for pid in [*_LIVE, *(pid for pid, _ in _SPARE_PIDS)]:  # none may write into root while it goes
+    for pid in [*_LIVE, *(pid for pid, _ in _SPARE_PIDS)]:  # none may write into the root while it goes
         _kill(pid)
-    if root:
+    for root in _ROOT:
         shutil.rmtree(root, ignore_errors=True)
     sys.stdout.flush()
     sys.stderr.flush()
@@ -369,25 +364,25 @@ def _fork_session() -> tuple[int, socket.socket]:
 
         set_parent_death_signal(signal.SIGTERM)  # the shared server stopped: end this session cleanly
         while len(_SPARE_PIDS) < _SPARES:
-            _SPARE_PIDS.append(_fork_spare(theirs, _SPARE_PIDS))
+            _SPARE_PIDS.append(_fork_spare(theirs))
         _msg, fds, _flags, _addr = socket.recv_fds(theirs, 64, 1)
         theirs.close()
     except BaseException:  # noqa: BLE001
-        _run_then_finish(lambda: 0, None)
+        _run_then_finish(lambda: 0)
     if not fds:
-        _run_then_finish(lambda: 0, None)
-    _run_then_finish(lambda: _serve_engine(socket.socket(fileno=fds[0])), None)
+        _run_then_finish(lambda: 0)
+    _run_then_finish(lambda: _serve_engine(socket.socket(fileno=fds[0])))
 
 
 def _serve_engine(conn: socket.socket) -> int:
-    """One engine's session (in its session process); afterwards nothing it started is left running."""
-    import shutil
-
-    root = None
+    """One engine's session (in its session process). On exit (_finish) the children it left are killed
+    and its scratch root, a temporary directory the engine named in its hello, is removed."""
     try:
         conn.settimeout(10.0)
         hello = json.loads(conn.recv(1 << 16) or b"{}")
         root = hello.get("root") if isinstance(hello, dict) else None
+        if isinstance(root, str) and os.path.basename(root).startswith("repair-sandbox-") and os.path.isdir(root):
+            _ROOT.append(root)
         conn.settimeout(None)
         conn.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
         serve(conn)
@@ -395,12 +390,6 @@ def _serve_engine(conn: socket.socket) -> int:
         pass
     finally:
         conn.close()
-        for pid in list(_LIVE):
-            _kill(pid)
-        _LIVE.clear()
-        # the engine's scratch root (its own temporary directory): removed even when the engine was killed
-        if isinstance(root, str) and os.path.basename(root).startswith("repair-sandbox-") and os.path.isdir(root):
-            shutil.rmtree(root, ignore_errors=True)
     return 0
 
 
