@@ -144,13 +144,13 @@ def _to_device(values, device: str):
     return values
 
 
-def _as_output_list(out) -> tuple[list, bool]:
+def _as_output_list(out) -> list:
     import torch
 
     if isinstance(out, torch.Tensor):
-        return [out], False
+        return [out]
     if isinstance(out, (list, tuple)) and out and all(isinstance(o, torch.Tensor) for o in out):
-        return list(out), True
+        return list(out)
     raise TypeError(f"forward returned {type(out).__name__}, not a tensor or a tuple/list of tensors")
 
 
@@ -257,8 +257,7 @@ class _Reference(_Role):
             out = model(*inputs)
             self.backend.synchronize()
             seconds = time.perf_counter() - t0
-        expected, _ = _as_output_list(out)
-        expected = [e.detach().cpu() for e in expected]
+        expected = [e.detach().cpu() for e in _as_output_list(out)]
         self.reply({"status": "ok", "seconds": seconds})
         reply = {"status": "ok"}
         try:
@@ -324,12 +323,12 @@ class _Candidate(_Role):
                 out = model(*inputs)
                 self.backend.synchronize()
                 seconds = time.perf_counter() - t0
-        outs, is_tuple = _as_output_list(out)
+        outs = _as_output_list(out)
         findings, log = [], None
         if guard is not None:
             found = guard.findings(inputs_before=before, inputs_after=inputs, outputs=out)
             findings = [f.model_dump(mode="json") if hasattr(f, "model_dump") else dict(f) for f in found]
             log = guard.log() if hasattr(guard, "log") else None
         desc, data = encode_values(outs, keep_layout=False)
-        return {"status": "ok", "outputs": desc, "is_tuple": is_tuple, "seconds": seconds,
+        return {"status": "ok", "outputs": desc, "seconds": seconds,
                 "findings": findings, "guard_log": log}, data
