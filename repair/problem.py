@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from provenance.canonical import content_hash, sha256_text
 from repair.errors import BadInput
 from repair.result import Tier
-from repair.tolerance import DEFAULT_TOLERANCE, resolve_tolerance  # noqa: F401  (part of this module's interface)
+from repair.tolerance import resolve_tolerance
 
 TIERS = ("compact", "full")
 

@@ -11,8 +11,8 @@ from repair.compare import compare_one, compare_outputs
 from repair.diagnose import diagnose, locate
 from repair.errors import BadInput
 from repair.harness import case_seed
-from repair.problem import (CaseSpec, case_set_sha256, check_candidate_file, check_problem_file,
-                            resolve_tolerance, spec_from_report)
+from repair.problem import CaseSpec, case_set_sha256, check_candidate_file, check_problem_file, spec_from_report
+from repair.tolerance import resolve_tolerance
 
 TOL = {"atol": 1e-4, "rtol": 1e-4}
 DATA = Path(__file__).parent / "data"

@@ -91,7 +91,9 @@ def test_an_unsafe_server_directory_is_refused(tmp_path, monkeypatch):
     d.chmod(0o777)
     monkeypatch.setenv("REPAIR_SERVER_DIR", str(d))
     assert shared_server.socket_path(BE, create=False) is None
-    with pytest.raises(Exception, match="private"):
+    from repair.errors import BadInput
+
+    with pytest.raises(BadInput, match="private"):
         shared_server.start("triton-cpu")
 
 
