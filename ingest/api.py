@@ -22,7 +22,7 @@ from pathlib import Path
 from ingest.entry import Pattern, embed_text, lexical_text
 from ingest.gate import DEFAULT_MIN_MATCH
 from ingest.load import Rejection
-from ingest.prepare import Checked, Derived, check, derive, pmap, pmap_iter
+from ingest.prepare import Checked, Derived, check, pmap, pmap_iter
 from kbstore.errors import BadInput
 from kbstore.faults import kill_point
 from kbstore.paths import KBPaths
@@ -119,37 +119,27 @@ EMBED_CHUNK = 64  # records per pool task: derived, then their texts embedded as
 
 
 def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float) -> tuple[dict[str, Derived], dict]:
-    """Derive the new records and embed each new entry's text once.
-
-    A big batch goes to the process pool in chunks, each process deriving its chunk and embedding the
-    chunk's texts (inference is most of an ingest's CPU: this puts it on every CPU); a small one is
-    done here."""
+    """Derive the new records and embed each new entry's text once, chunk by chunk: over the process pool
+    for a big batch (each process deriving its chunk and embedding the chunk's texts: inference is most
+    of an ingest's CPU), here for a small one."""
     from ingest import prepare
 
+    records = list(fresh.values())
+    pooled = prepare.parallel(len(records))
+    chunks = [records[i:i + EMBED_CHUNK] for i in range(0, len(records), EMBED_CHUNK)] if pooled else [records]
     derived: dict[str, Derived] = {}
     vectors: dict[str, object] = {}
-    shas, records = list(fresh), list(fresh.values())
-    if prepare.parallel(len(records)):
-        chunks = [records[i:i + EMBED_CHUNK] for i in range(0, len(records), EMBED_CHUNK)]
-        prepare._EMBEDDER = embedder  # the pool's processes fork after this and inherit it
-        try:
-            results = pmap_iter(prepare.derive_and_embed_chunk, [(c, min_match) for c in chunks],
-                                force=True, chunksize=1, embedding=True)
-            done = (pair for ds, vecs in results for pair in ((d, vecs[d.pattern.id]) for d in ds))
-            for sha, (d, vec) in zip(shas, done):
-                derived[sha] = d
-                if d.pattern.id not in entries:
-                    vectors.setdefault(d.pattern.id, vec)
-        finally:
-            prepare._EMBEDDER = None
-        return derived, vectors
-    pending: dict[str, str] = {}  # entry id -> text to embed
-    for sha, record in zip(shas, records):
-        d = derived[sha] = derive(record, min_match)
-        if d.pattern.id not in entries:
-            pending.setdefault(d.pattern.id, embed_text(d.pattern))
-    for eid, vec in zip(pending, embedder.embed(list(pending.values())) if pending else []):
-        vectors[eid] = vec
+    shas = iter(fresh)
+    prepare.EMBED_WITH = (embedder, entries)  # a pool's processes fork after this and inherit it
+    try:
+        for ds, vecs in pmap_iter(prepare.derive_and_embed_chunk, [(c, min_match) for c in chunks],
+                                  force=pooled, chunksize=1, embedding=True):
+            for d in ds:
+                derived[next(shas)] = d
+            for eid, vec in vecs.items():
+                vectors.setdefault(eid, vec)
+    finally:
+        prepare.EMBED_WITH = None
     return derived, vectors
 
 

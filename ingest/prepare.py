@@ -53,21 +53,24 @@ def derive(record: RepairRecord, min_match: float) -> Derived:
     return Derived(pattern_from_record(record), evidence_from_record(record, min_match=min_match), fps)
 
 
-# The embedder the pool's processes use: set by the parent before the pool forks, inherited (never pickled:
-# a loaded MiniLM is ~90 MB).
-_EMBEDDER = None
+# (embedder, entry ids the KB already has): set by the parent before the pool forks and inherited, never
+# pickled (a loaded MiniLM is ~90 MB, the ids of a big KB a few MB).
+EMBED_WITH: tuple | None = None
 
 
 def derive_and_embed_chunk(records: list[RepairRecord], min_match: float) -> tuple[list[Derived], dict]:
-    """derive() each record, then embed the chunk's distinct pattern texts in one batch (in a pool process,
-    so the embedder's inference, most of an ingest's CPU time, runs on every CPU). Returns (derived, {entry id: vector})."""
+    """derive() each record, then embed the distinct texts of the chunk's new patterns in one batch (in a
+    pool process for a big ingest, so the embedder's inference, most of an ingest's CPU time, runs on every
+    CPU). Returns (derived, {entry id: vector})."""
     from ingest.entry import embed_text
 
+    embedder, known = EMBED_WITH
     derived = [derive(r, min_match) for r in records]
     texts: dict[str, str] = {}
     for d in derived:
-        texts.setdefault(d.pattern.id, embed_text(d.pattern))
-    vectors = _EMBEDDER.embed(list(texts.values())) if texts else []
+        if d.pattern.id not in known:
+            texts.setdefault(d.pattern.id, embed_text(d.pattern))
+    vectors = embedder.embed(list(texts.values())) if texts else []
     return derived, dict(zip(texts, vectors))
 
 
