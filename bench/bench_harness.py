@@ -44,12 +44,13 @@ def candidates(examples: Path) -> list[tuple[Path, Path]]:
     return pairs
 
 
-def suite(examples: Path, backend: str, quiet: bool = False) -> dict:
-    """Evaluate every candidate (full tier) in this process; the totals, this process's start included."""
+def suite(examples: Path, backend: str, quiet: bool = False, started_at: float | None = None) -> dict:
+    """Evaluate every candidate (full tier) in this process; the totals counted from `started_at` (time.time(),
+    default now)."""
     from provenance.offline import apply_offline_env
 
+    started_at = time.time() if started_at is None else started_at
     apply_offline_env()
-    t_start = time.perf_counter()
     from repair.sandbox import fork_server, prestart
 
     prestart(backend)  # as `repair eval` does: the fork server's imports overlap the engine's
@@ -68,12 +69,9 @@ def suite(examples: Path, backend: str, quiet: bool = False) -> dict:
                   f"{r.wall_seconds:>7.2f} {r.kernel_seconds:>8.2f} {ratio:>6.2f}", flush=True)
     from repair.backends import get_backend
 
-    return {"total": time.perf_counter() - t_start + _PROCESS_START_S, "walls": [r.wall_seconds for r in rows],
+    return {"total": time.time() - started_at, "walls": [r.wall_seconds for r in rows],
             "kernels": [r.kernel_seconds for r in rows], "passed": sum(r.passed for r in rows),
             "shared": fork_server(get_backend(backend)).shared}
-
-
-_PROCESS_START_S = 0.0  # set by --suite-only: the interpreter's own start, before main() ran
 
 
 def _line(label: str, s: dict) -> str:
@@ -92,12 +90,10 @@ def main() -> None:
     ap.add_argument("--no-shared", action="store_true", help="Skip the run against a shared fork server.")
     ap.add_argument("--suite-only", action="store_true", help=argparse.SUPPRESS)  # the second engine process
     args = ap.parse_args()
-    if args.suite_only:
-        global _PROCESS_START_S
-        _PROCESS_START_S = float(os.environ.get("BENCH_T0", "0")) and time.time() - float(os.environ["BENCH_T0"])
+    if args.suite_only:  # counted from before this interpreter started (the parent's clock reading)
         import json
 
-        print(json.dumps(suite(args.examples, args.backend, quiet=True)))
+        print(json.dumps(suite(args.examples, args.backend, quiet=True, started_at=float(os.environ["BENCH_T0"]))))
         return
     load0 = os.getloadavg()[0]
     cold = suite(args.examples, args.backend)
