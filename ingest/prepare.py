@@ -79,7 +79,7 @@ def parallel(n_items: int) -> bool:
     return n_items >= PARALLEL_MIN and workers() >= 2
 
 
-EMBED_WORKERS_MAX = 8  # each embedding process holds torch and the model (~0.4 GB): not one per core on a big machine
+EMBED_WORKERS_MAX = 8  # each embedding process holds torch and the model (~0.6 GB resident, measured): not one per core on a big machine
 
 
 def workers(embedding: bool = False) -> int:
