@@ -61,12 +61,22 @@ class ExitStatus:
 
 # -- inside a child -----------------------------------------------------------------------------
 
-def set_parent_death_signal(sig: int = signal.SIGKILL) -> None:
-    """Linux: die with the parent, so no sandboxed process outlives its engine."""
+_LIBC: list = []  # loaded once (in the fork server: its children inherit it)
+
+
+def prctl(option: int, arg: int) -> None:
+    """Linux prctl(2); nothing where there is none."""
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(sig))  # PR_SET_PDEATHSIG
+        if not _LIBC:
+            _LIBC.append(ctypes.CDLL(None, use_errno=True))
+        _LIBC[0].prctl(option, arg)
     except (OSError, AttributeError):
         pass
+
+
+def set_parent_death_signal(sig: int = signal.SIGKILL) -> None:
+    """Linux: die with the parent, so no sandboxed process outlives its engine."""
+    prctl(1, int(sig))  # PR_SET_PDEATHSIG
 
 
 def _vm_size_bytes() -> int:
@@ -444,6 +454,8 @@ def server_env(backend) -> dict[str, str]:
     for k in backend.env_remove:
         env.pop(k, None)
     env.update(backend.env)
+    for k, v in backend.env_defaults.items():
+        env.setdefault(k, v)
     env.setdefault("MALLOC_ARENA_MAX", "2")  # fewer per-thread arenas: less address space per thread
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_ROOT, env.get("PYTHONPATH")) if p)
     return env
