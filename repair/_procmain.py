@@ -21,7 +21,7 @@ from pathlib import Path
 
 from repair._wire import decode_values, encode_values, recv_frame, send_frame
 from repair.backends import get_backend
-from repair.sandbox import apply_limits, set_parent_death_signal
+from repair.sandbox import apply_limits, prctl, set_parent_death_signal
 
 _PKG_ROOT = str(Path(__file__).resolve().parent.parent)
 _OOM_TEXT = ("can't allocate memory", "out of memory", "DefaultCPUAllocator", "Cannot allocate memory")
@@ -91,12 +91,7 @@ def _deterministic() -> None:
 
 
 def _not_dumpable() -> None:
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(4, 0)  # PR_SET_DUMPABLE
-    except (OSError, AttributeError):
-        pass
+    prctl(4, 0)  # PR_SET_DUMPABLE
 
 
 def _seed_all(seed: int, device: str = "cpu") -> None:
