@@ -54,6 +54,9 @@ class _Ran:
     out: Outcome
 
 
+_BACKSTOP_RUNS = 32
+
+
 class _Session:
     """One candidate against one reference: candidate processes, case runs, runtime findings.
 
@@ -61,17 +64,20 @@ class _Session:
     process runs case i the reference compares case i-1 and prepares case i+1.
     """
 
-    def __init__(self, be: Backend, ref: ReferenceProcess, candidate: str, scratch: str, *, seed: int,
-                 timeout_s: float, mem_limit_mb: int, rules_off: list[str], n_runs: int):
-        self.be, self.ref, self.candidate, self.scratch = be, ref, candidate, scratch
+    def __init__(self, be: Backend, candidate: str, scratch: str, *, seed: int, timeout_s: float,
+                 mem_limit_mb: int, rules_off: list[str]):
+        self.be, self.candidate, self.scratch = be, candidate, scratch
+        self.ref: ReferenceProcess | None = None  # set once the reference process is ready
         self.seed, self.timeout_s, self.mem_limit_mb, self.rules_off = seed, timeout_s, mem_limit_mb, rules_off
-        self.cpu_seconds = int(timeout_s * (n_runs + 2) * (os.cpu_count() or 1)) + 30  # a backstop, not the timeout
+        # a backstop behind each run's wall-clock limit (which is what ends a slow run): the process is spawned
+        # before the case count is known, so the bound allows _BACKSTOP_RUNS runs at full time on every core
+        self.cpu_seconds = int(timeout_s * _BACKSTOP_RUNS * (os.cpu_count() or 1)) + 30
         self.startup_failure: Outcome | None = None
         self.n_procs = 0
         self.distrusted = False  # the process sent outputs the reference could not read
         self.findings: list[IntegrityFinding] = []
         self.candidate_seconds = 0.0
-        self.proc: CandidateProcess | None = self._spawn()  # imports while the reference builds inputs
+        self.proc: CandidateProcess | None = self._spawn()  # imports while the reference starts and builds inputs
 
     def _spawn(self) -> CandidateProcess:
         self.n_procs += 1
@@ -233,17 +239,17 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     static_scan = (lambda: scan(problem, candidate, rules_off=rules_off)) if scan else (lambda: None)
     scratch = server.scratch("eval-")
     try:
-        with open_reference(problem, backend=be, timeout_s=max(timeout_s, 120.0)) as ref:
-            cases = ref.spec.cases_for(tier)
-            session = _Session(be, ref, candidate, scratch, seed=seed, timeout_s=timeout_s,
-                               mem_limit_mb=mem_limit_mb, rules_off=rules_off, n_runs=len(cases) + 1)
-            ok = False
-            try:
+        session = _Session(be, candidate, scratch, seed=seed, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb,
+                           rules_off=rules_off)
+        ok = False
+        try:
+            with open_reference(problem, backend=be, timeout_s=max(timeout_s, 120.0)) as ref:
+                session.ref, cases = ref, ref.spec.cases_for(tier)
                 results, static = _run_cases(session, cases, reseed=integrity, meanwhile=static_scan)
-                ok = True
-            finally:
-                session.close(ok)
-            spec, ref_seconds = ref.spec, ref.seconds
+                spec, ref_seconds = ref.spec, ref.seconds
+            ok = True
+        finally:
+            session.close(ok)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     summary, match = _summary(results, tier)
