@@ -112,3 +112,45 @@ def test_one_fork_server_per_engine_process():
     evaluate(PROBLEM, DATA / "addrelu_correct.py", tier="compact")
     evaluate(DATA / "kb_problem.py", DATA / "kb_candidate.py")
     assert fork_server(get_backend("triton-cpu")) is server and server.alive()
+
+
+_TIMED = '''
+import time
+import torch
+import torch.nn as nn
+
+CASES = [{"tier": "compact", "N": 1}, {"tier": "full", "N": 2}, {"tier": "full", "N": 3}]
+
+
+class CLS(nn.Module):
+    def forward(self, x):
+        t0 = time.monotonic()
+        time.sleep(0.05)
+        with open(LOG, "a") as f:
+            f.write(f"ROLE {x.numel()} {t0} {time.monotonic()}\\n")
+        return x * 2
+
+
+def get_inputs(N=1):
+    return [torch.ones(N)]
+'''
+
+
+def test_the_candidate_runs_each_case_first_and_no_two_forwards_overlap(tmp_path):
+    """A problem and a candidate that log each forward's start and end: the reference's forward of a case
+    starts only once the candidate's run of it is over, and every forward is timed alone."""
+    log = tmp_path / "forwards.log"
+    problem, candidate = tmp_path / "timed_problem.py", tmp_path / "timed_candidate.py"
+    for path, cls, role in ((problem, "Model", "reference"), (candidate, "ModelNew", "candidate")):
+        path.write_text(_TIMED.replace("CLS", cls).replace("LOG", repr(str(log))).replace("ROLE", role))
+    r = evaluate(problem, candidate, seed=1, integrity=False)
+    assert r.numerics_passed, [c.message for c in r.cases]
+    spans = {}
+    for line in log.read_text().splitlines():
+        role, n, t0, t1 = line.split()
+        spans[role, int(n)] = (float(t0), float(t1))
+    assert len(spans) == 6
+    for n in (1, 2, 3):
+        assert spans["reference", n][0] >= spans["candidate", n][1]
+    ordered = sorted(spans.values())
+    assert all(a[1] <= b[0] for a, b in zip(ordered, ordered[1:]))
