@@ -5,10 +5,10 @@ with the time spent inside the candidate's and the reference's forwards (EvalRes
 every forward run, the re-run on a second seed included; no two forwards ever overlap; a candidate's
 forward includes the runtime guard's per-op recording, ~10% by bench_integrity.py). Two lines, side
 by side: the suite in this process, which starts its own fork server (torch and triton imported
-once, ~1.5-2 s, inside the figure); and the suite in a new engine process after `repair server
-start` (the shared server's start printed apart: paid once per session, not per command). Each
-"suite" figure counts its whole process from its start. Timings on a shared machine move with its
-load: the load average is printed before and after.
+once, ~1 s, inside the figure); and the suite in a new engine process after `repair server start`
+(the shared server's start printed apart: paid once per session, not per command). Each "suite"
+figure counts its whole process from its start. Timings on a shared machine move with its load:
+the load average is printed before and after.
 
     .venv/bin/python bench/bench_harness.py [--examples DIR] [--backend triton-cpu] [--help-runs 7] [--no-shared]
 """
@@ -20,6 +20,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -96,12 +97,14 @@ def main() -> None:
         print(json.dumps(suite(args.examples, args.backend, quiet=True, started_at=float(os.environ["BENCH_T0"]))))
         return
     load0 = os.getloadavg()[0]
+    os.environ["REPAIR_SERVER_DIR"] = own = tempfile.mkdtemp(prefix="bench-own-")  # no shared server is found there
     cold = suite(args.examples, args.backend)
     print()
     print(f"candidates evaluated  {len(cold['walls'])}  ({cold['passed']} passed)  cpus {os.cpu_count()}")
     lines = [_line("engine with its own fork server", cold)]
     if not args.no_shared:
         lines.append(_shared_run(args))
+    shutil.rmtree(own, ignore_errors=True)
     for line in lines:
         print(line)
     hs = help_seconds(args.help_runs)
@@ -116,7 +119,6 @@ _REPAIR = [sys.executable, "-c", "from repair.cli import main; main()"]
 def _shared_run(args) -> str:
     """A second engine process, started after `repair server start`: what each later command pays."""
     import json
-    import tempfile
 
     d = tempfile.mkdtemp(prefix="bench-rs-")
     env = {**os.environ, "REPAIR_SERVER_DIR": d}
