@@ -7,8 +7,9 @@ forward includes the runtime guard's per-op recording, ~10% by bench_integrity.p
 by side: the suite in this process, which starts its own fork server (torch and triton imported
 once, ~1 s, inside the figure); and the suite in a new engine process after `repair server start`
 (the shared server's start printed apart: paid once per session, not per command). Each "suite"
-figure counts its whole process from its start. Timings on a shared machine move with its load:
-the load average is printed before and after.
+figure counts its whole process from its start. Then the machinery's floor: what an evaluation and
+each case run cost on a trivial problem (1 and 10 eight-element cases), apart from any forward.
+Timings on a shared machine move with its load: the load average is printed before and after.
 
     .venv/bin/python bench/bench_harness.py [--examples DIR] [--backend triton-cpu] [--help-runs 7] [--no-shared]
 """
@@ -72,7 +73,48 @@ def suite(examples: Path, backend: str, quiet: bool = False, started_at: float |
 
     return {"total": time.time() - started_at, "walls": [r.wall_seconds for r in rows],
             "kernels": [r.kernel_seconds for r in rows], "passed": sum(r.passed for r in rows),
+            "runs": [len(r.cases) + (r.summary["compact"].passed > 0) for r in rows],
             "shared": fork_server(get_backend(backend)).shared}
+
+
+_FLOOR_PROBLEM = """import torch
+import torch.nn as nn
+
+CASES = [{"tier": "compact", "N": 8}] + [{"tier": "full", "N": 8 + i} for i in range(EXTRA)]
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+def get_inputs(N=8):
+    return [torch.ones(N)]
+"""
+_FLOOR_CANDIDATE = _FLOOR_PROBLEM.replace("class Model(", "class ModelNew(")
+
+
+def floor(backend: str, evaluations: int = 20) -> tuple[float, float]:
+    """The machinery's own cost on a trivial problem (a warm reference, 8-element cases): (per evaluation,
+    per case run) in seconds, from problems of 1 and of 10 cases (each case run also pays its candidate's
+    and reference's own Python around a forward of a few microseconds)."""
+    from repair.harness import evaluate
+
+    d = Path(tempfile.mkdtemp(prefix="bench-floor-"))
+    try:
+        over = []
+        for extra in (0, 9):
+            problem, cand = d / f"floor{extra}.py", d / f"floor{extra}_candidate.py"
+            problem.write_text(_FLOOR_PROBLEM.replace("EXTRA", str(extra)))
+            cand.write_text(_FLOOR_CANDIDATE.replace("EXTRA", str(extra)))
+            rs = [evaluate(problem, cand, backend=backend, seed=i) for i in range(evaluations + 2)][2:]
+            runs = len(rs[0].cases) + 1  # the first compact pass runs again on a second seed
+            over.append((runs, statistics.median(r.wall_seconds - r.kernel_seconds for r in rs)))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    (r1, o1), (r2, o2) = over
+    per_run = (o2 - o1) / (r2 - r1)
+    return o1 - per_run * r1, per_run
 
 
 def _line(label: str, s: dict) -> str:
@@ -104,9 +146,12 @@ def main() -> None:
     lines = [_line("engine with its own fork server", cold)]
     if not args.no_shared:
         lines.append(_shared_run(args))
+    fixed, per_run = floor(args.backend)
     shutil.rmtree(own, ignore_errors=True)
     for line in lines:
         print(line)
+    print(f"harness floor (trivial problem)    {fixed * 1000:4.1f} ms per evaluation + {per_run * 1000:4.2f} ms per case run "
+          f"(the suite: {sum(cold['runs'])} runs in {len(cold['walls'])} evaluations)")
     hs = help_seconds(args.help_runs)
     print(f"repair --help                      median {statistics.median(hs):.3f} s  min {min(hs):.3f}  "
           f"max {max(hs):.3f}  ({len(hs)} runs)")
