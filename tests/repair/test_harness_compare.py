@@ -209,3 +209,15 @@ def test_case_seeds_are_stable_and_distinct():
     assert case_seed(7, "c0") == case_seed(7, "c0")
     assert len({case_seed(7, "c0"), case_seed(7, "c1"), case_seed(8, "c0"), case_seed(7, "c0", "reseed")}) == 4
     assert all(0 <= case_seed(s, "c0") < 2**31 for s in range(50))
+
+
+def test_every_comparison_field_is_a_case_result_field():
+    """The reference process's comparison becomes CaseResult(**comparison): a field CaseResult lacks would be
+    dropped silently (pydantic ignores unknown keys)."""
+    from repair.compare import Comparison
+    from repair.result import CaseResult
+
+    c = compare_outputs([torch.zeros(3)], [torch.ones(3)], lambda d: resolve_tolerance(None, d)).as_dict()
+    assert set(c) == set(Comparison.__dataclass_fields__) <= set(CaseResult.model_fields)
+    r = CaseResult(case_id="c0", tier="compact", **c)
+    assert {k: getattr(r, k) for k in c if k != "diagnostics"} == {k: v for k, v in c.items() if k != "diagnostics"}
