@@ -198,3 +198,24 @@ def test_an_engine_killed_mid_evaluation_leaves_no_server_children_or_scratch():
         time.sleep(0.05)
     assert not [r for r, _ in seen if Path(r).exists()]
     assert all(_state(s) in ("Z", None) for _, s in seen)
+
+
+def test_triton_cpu_sandbox_processes_run_one_thread_unless_told_otherwise(tmp_path, monkeypatch):
+    import os
+
+    from repair.sandbox import server_env
+
+    be = get_backend("triton-cpu")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert server_env(be)["OMP_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert server_env(be)["OMP_NUM_THREADS"] == "3"  # the user's setting wins
+    monkeypatch.undo()
+    if os.environ.get("OMP_NUM_THREADS", "1") != "1":
+        pytest.skip("this environment sets OMP_NUM_THREADS")
+    cand = tmp_path / "threads.py"  # passes only where torch in the candidate process sees one thread
+    cand.write_text("import torch\nimport torch.nn as nn\n\n\nclass ModelNew(nn.Module):\n"
+                    "    def forward(self, x, y):\n"
+                    "        return torch.relu(x + y) * torch.get_num_threads()\n")
+    r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False)
+    assert r.cases[0].status == "pass", r.cases[0].message
