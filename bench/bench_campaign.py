@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -46,14 +47,17 @@ def main() -> None:
     from repair.campaign import debug_config, make_executor, run_campaign
 
     work = Path(tempfile.mkdtemp(prefix="bench-campaign-"))
-    manifest, scripts = build_cohort(work, args.operators)
-    config, specs = debug_config(manifest, script=scripts, bounds={"attempts": 2})
-    rows = []
-    for jobs in args.jobs:
-        t0 = time.monotonic()
-        s = run_campaign(config, specs, work / f"jobs{jobs}", executor=make_executor(args.executor, jobs))
-        wall = time.monotonic() - t0
-        rows.append((jobs, s.operators, s.runs, s.repaired, wall, s.operators / wall * 60, s.runs / wall * 60))
+    try:
+        manifest, scripts = build_cohort(work, args.operators)
+        config, specs = debug_config(manifest, script=scripts, bounds={"attempts": 2})
+        rows = []
+        for jobs in args.jobs:
+            t0 = time.monotonic()
+            s = run_campaign(config, specs, work / f"jobs{jobs}", executor=make_executor(args.executor, jobs))
+            wall = time.monotonic() - t0
+            rows.append((jobs, s.operators, s.runs, s.repaired, wall, s.operators / wall * 60, s.runs / wall * 60))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     print(f"\ncampaign throughput ({args.executor} executor, {os.cpu_count()} CPUs, scripted worker, one-attempt repairs)")
     print(f"{'jobs':>4} {'operators':>9} {'runs':>4} {'repaired':>8} {'wall s':>7} {'ops/min':>7} {'runs/min':>8} {'speed-up':>8}")
     base = rows[0][4]
