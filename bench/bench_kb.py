@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -135,6 +136,14 @@ def main() -> None:
     apply_offline_env()
     os.environ.setdefault("KB_LOCK_WAIT", "60")
     work = args.work or Path(tempfile.mkdtemp(prefix="bench_kb_"))
+    try:
+        _run(args, work)
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _run(args, work: Path) -> None:
     load = os.getloadavg()
     rows = []
     help_ = bench_help()
@@ -156,7 +165,8 @@ def main() -> None:
                          max(q["p99"], q["p99_code"]) < 50))
     width = max(len(r[0]) for r in rows)
     print(f"\nKB benchmark: {args.n} entries, {args.queries} queries per row, {os.cpu_count()} CPUs, "
-          f"load average {load[0]:.1f} at start, {os.getloadavg()[0]:.1f} at end; work dir {work}\n")
+          f"load average {load[0]:.1f} at start, {os.getloadavg()[0]:.1f} at end"
+          f"{f'; work dir {work}' if args.work else ''}\n")
     print(f"{'measure'.ljust(width)}  {'result':<90}  {'target':<12}  met")
     for name, result, target, ok in rows:
         print(f"{name.ljust(width)}  {result:<90}  {target:<12}  {'yes' if ok else 'NO'}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -57,7 +58,16 @@ def main() -> int:
     ap.add_argument("--embedder", default=None, help="KB_EMBEDDER for the temporary KB (default: the packaged MiniLM)")
     ap.add_argument("--offer-all", action="store_true")
     args = ap.parse_args()
+    if args.embedder:
+        os.environ["KB_EMBEDDER"] = args.embedder
+    tmp = Path(tempfile.mkdtemp(prefix="bench-rules-"))
+    try:
+        return _run(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
+
+def _run(args, tmp: Path) -> int:
     from repair.bounds import Bounds
     from repair.judge import HarnessJudge
     from repair.loop import RunConfig, run_repair
@@ -67,9 +77,6 @@ def main() -> int:
     from repair.workers.base import Pattern
     from repair.workers.rules_worker import RulesWorker
 
-    if args.embedder:
-        os.environ["KB_EMBEDDER"] = args.embedder
-    tmp = Path(tempfile.mkdtemp(prefix="bench-rules-"))
     if args.offer_all:
         pats = [Pattern(id=pattern_id(p), score=1.0, title=p.title, bug_class=p.bug_class, fix=p.fix,
                         rules=tuple(r.to_dict() for r in p.rules)) for p in STARTER]
