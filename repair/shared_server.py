@@ -61,11 +61,18 @@ def server_dir(create: bool = True) -> Path | None:
 
 
 def server_key(backend) -> str:
-    """What a server's children inherit, hashed: a server whose key differs is never used."""
+    """What a server's children inherit, hashed: a server whose key differs is never used.
+
+    The environment hashed is the one a server would start with (the backend's own settings applied), so an
+    engine with TRITON_INTERPRET=1 exported and one without it agree on triton-cpu, which sets it anyway.
+    """
+    from repair.sandbox import server_env
+
+    env = server_env(backend)
     h = hashlib.sha256(f"{sys.executable}\0{backend.name}\0".encode())
-    for k in sorted(os.environ):
+    for k in sorted(env):
         if k.startswith(_ENV_PREFIXES):
-            h.update(f"{k}={os.environ[k]}\0".encode())
+            h.update(f"{k}={env[k]}\0".encode())
     for pkg in _PACKAGES:
         for p in sorted((_PKG_ROOT / pkg).rglob("*.py")):
             st = p.stat()

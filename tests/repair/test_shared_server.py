@@ -104,6 +104,10 @@ def test_the_key_ignores_what_every_entry_point_sets(monkeypatch):
     for k in OFFLINE_ENV:
         monkeypatch.setenv(k, "something else")
     assert shared_server.server_key(BE) == before  # `repair server start` and an engine agree
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    assert shared_server.server_key(BE) == before
+    monkeypatch.setenv("TRITON_INTERPRET", "1")  # triton-cpu's servers set it whatever the engine has
+    assert shared_server.server_key(BE) == before
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "7")
     assert shared_server.server_key(BE) != before
 
