@@ -151,6 +151,8 @@ def serve(sock: socket.socket) -> None:
             _reap_detached(detached)
         while len(_SPARE_PIDS) < _SPARES and not select.select([sock], [], [], 0)[0]:  # only while no request waits
             _SPARE_PIDS.append(_fork_spare(sock))
+        if _TERM_SEEN[0]:  # a SIGTERM that landed during a fork (its SystemExit was lost)
+            return
         sock.settimeout(0.5 if detached else None)
         try:
             msg, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 8)
@@ -180,9 +182,13 @@ def serve(sock: socket.socket) -> None:
 
 
 _TERM_RAISES = [True]  # SIGTERM ends the server's work; once it is winding down, it changes nothing
+# A SIGTERM seen. The handler's SystemExit is lost when the signal lands while Python runs its at-fork
+# callbacks (their exceptions are ignored: logging registers one), so a loop that forks checks this after.
+_TERM_SEEN = [False]
 
 
 def _exit_on_term(signum, frame) -> None:
+    _TERM_SEEN[0] = True
     if _TERM_RAISES[0]:
         raise SystemExit(0)
 
@@ -311,6 +317,8 @@ def _shared_main(path: str, backend_name: str, idle_s: float) -> int:
         while True:
             if ready is None:
                 ready = _fork_session()
+            if _TERM_SEEN[0]:  # a SIGTERM that landed during that fork (its SystemExit was lost)
+                return 0
             for pid in list(sessions):
                 if _exited(pid):
                     sessions.discard(pid)

@@ -162,3 +162,22 @@ def test_start_over_a_killed_servers_leftovers_waits_for_the_new_one(monkeypatch
     finally:
         shared_server.stop()
         shutil.rmtree(d, ignore_errors=True)
+
+
+def test_stop_right_after_an_engine_leaves_ends_the_server_itself(monkeypatch):
+    """`stop` sends SIGTERM while the server forks the next session process: a SIGTERM that lands in Python's
+    at-fork callbacks loses its SystemExit, and the server used to run on until stop's SIGKILL."""
+    for i in range(3):
+        d = tempfile.mkdtemp(prefix="rs-")  # short: a Unix socket path has ~107 bytes
+        try:
+            monkeypatch.setenv("REPAIR_SERVER_DIR", d)
+            info = shared_server.start("triton-cpu", idle_s=60)
+            session = ForkServer.connect_shared(BE)
+            assert session is not None
+            session.close()
+            shared_server.stop()
+            _, status = os.waitpid(info.pid, 0)  # it is this process's child (start spawned it)
+            assert os.waitstatus_to_exitcode(status) == 0, f"round {i}: the server was killed, it did not exit"
+        finally:
+            shared_server.stop()
+            shutil.rmtree(d, ignore_errors=True)
