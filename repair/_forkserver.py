@@ -1,5 +1,6 @@
 """Fork server entry: `python -P -m repair._forkserver FD BACKEND ROOT` (one engine's private server), or
-`python -P -m repair._forkserver --listen SOCKET BACKEND IDLE_S` (a shared server: `repair server start`).
+`python -P -m repair._forkserver --listen SOCKET BACKEND IDLE_S [PARENT_PID]` (a shared server: `repair server
+start`; with PARENT_PID, one that ends with that process: a campaign's server for its runs).
 
 Imports the heavy modules once, then forks a child per spawn request and reports exit statuses.
 It never imports a problem or a candidate itself, so every child starts from the same clean state.
@@ -196,7 +197,8 @@ def _exit_on_term(signum, frame) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_term)
     if sys.argv[1] == "--listen":
-        _run_then_finish(lambda: _shared_main(sys.argv[2], sys.argv[3], float(sys.argv[4])))
+        parent = int(sys.argv[5]) if len(sys.argv) > 5 else None
+        _run_then_finish(lambda: _shared_main(sys.argv[2], sys.argv[3], float(sys.argv[4]), parent))
     fd, backend_name = int(sys.argv[1]), sys.argv[2]
     _ROOT.append(sys.argv[3])
     sock = socket.socket(fileno=fd)
@@ -292,11 +294,18 @@ def _preload(backend_name: str) -> str | None:
     return None
 
 
-def _shared_main(path: str, backend_name: str, idle_s: float) -> int:
+def _shared_main(path: str, backend_name: str, idle_s: float, parent: int | None = None) -> int:
     """A shared server: every engine that connects to `path` gets a session process of its own, forked
-    ahead from this warm one (with its spares ready); exits after idle_s with no session."""
+    ahead from this warm one (with its spares ready); exits after idle_s with no session, or when `parent`
+    (the process that started it) ends."""
     listener = None
     try:
+        if parent is not None:
+            from repair.sandbox import set_parent_death_signal
+
+            set_parent_death_signal(signal.SIGTERM)  # its sessions end with it, and their children with them
+            if os.getppid() != parent:  # it was gone before the signal was armed
+                return 0
         error = _preload(backend_name)
         if error is not None:
             print(error, file=sys.stderr)
@@ -348,6 +357,12 @@ def _shared_main(path: str, backend_name: str, idle_s: float) -> int:
     finally:
         if listener is not None:
             _unlink_if_ours(path)
+        if parent is not None:  # its caller's server: its log goes too, and the directory once nothing else is there
+            for remove, leftover in ((os.unlink, path[: -len(".sock")] + ".log"), (os.rmdir, os.path.dirname(path))):
+                try:
+                    remove(leftover)
+                except OSError:
+                    pass
 
 
 def _exited(pid: int) -> bool:

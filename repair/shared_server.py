@@ -39,9 +39,12 @@ _ENV_PREFIXES = ("TRITON_", "TORCH_", "PYTORCH_", "CUDA_", "ASCEND_", "NPU_", "O
 DEFAULT_IDLE_S = 1800.0
 
 
-def server_dir(create: bool = True) -> Path | None:
-    """The directory of this user's server sockets; None (or BadInput when creating) if it is not safely ours."""
-    if os.environ.get("REPAIR_SERVER_DIR"):
+def server_dir(create: bool = True, directory: str | Path | None = None) -> Path | None:
+    """The directory of this user's server sockets (`directory` when given); None (or BadInput when creating) if
+    it is not safely ours."""
+    if directory is not None:
+        d = Path(directory)
+    elif os.environ.get("REPAIR_SERVER_DIR"):
         d = Path(os.environ["REPAIR_SERVER_DIR"])
     elif os.environ.get("XDG_RUNTIME_DIR"):
         d = Path(os.environ["XDG_RUNTIME_DIR"]) / "nearmiss"
@@ -80,8 +83,8 @@ def server_key(backend) -> str:
     return h.hexdigest()[:16]
 
 
-def socket_path(backend, create: bool = True) -> Path | None:
-    d = server_dir(create)
+def socket_path(backend, create: bool = True, directory: str | Path | None = None) -> Path | None:
+    d = server_dir(create, directory)
     return None if d is None else d / f"{backend.name}-{server_key(backend)}.sock"
 
 
@@ -111,8 +114,11 @@ class ServerInfo:
         return {"backend": self.backend, "socket": self.socket, "pid": self.pid, "current": self.current}
 
 
-def start(backend_name: str = "triton-cpu", idle_s: float = DEFAULT_IDLE_S, timeout_s: float = 300.0) -> ServerInfo:
-    """Start a shared server for the backend (or find the one running); returns once it accepts engines."""
+def start(backend_name: str = "triton-cpu", idle_s: float = DEFAULT_IDLE_S, timeout_s: float = 300.0,
+          directory: str | Path | None = None, with_caller: bool = False) -> ServerInfo:
+    """Start a shared server for the backend (or find the one running); returns once it accepts engines.
+    `directory`: the socket directory instead of the user's (engines find it with REPAIR_SERVER_DIR);
+    `with_caller`: the server ends when the thread that starts it does (else it outlives the command)."""
     from repair.backends import get_backend
     from repair.sandbox import server_env
 
@@ -120,16 +126,17 @@ def start(backend_name: str = "triton-cpu", idle_s: float = DEFAULT_IDLE_S, time
         raise BadInput("the idle timeout must be positive")
     be = get_backend(backend_name)
     be.check_available()
-    path = socket_path(be)
+    path = socket_path(be, directory=directory)
     if path.exists() and (pid := _pid(path)) is not None:
         return ServerInfo(be.name, str(path), pid, True)
     for stale in (path, Path(f"{path}.pid")):  # left by a server that was killed: the new one's socket must be awaited
         stale.unlink(missing_ok=True)
     with open(log_path(path), "ab") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-P", "-m", "repair._forkserver", "--listen", str(path), be.name, str(idle_s)],
+            [sys.executable, "-P", "-m", "repair._forkserver", "--listen", str(path), be.name, str(idle_s),
+             *([str(os.getpid())] if with_caller else [])],
             env=server_env(be), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            cwd=str(path.parent), start_new_session=True)  # outlives this command
+            cwd=str(path.parent), start_new_session=True)  # no signal to the caller's process group reaches it
     deadline = time.monotonic() + timeout_s
     while not path.exists():
         if proc.poll() is not None:
@@ -142,11 +149,11 @@ def start(backend_name: str = "triton-cpu", idle_s: float = DEFAULT_IDLE_S, time
     return ServerInfo(be.name, str(path), proc.pid, True)
 
 
-def status() -> list[ServerInfo]:
+def status(directory: str | Path | None = None) -> list[ServerInfo]:
     """Every server socket in the directory, running or left behind, and whether engines here would use it."""
     from repair.backends import get_backend
 
-    d = server_dir(create=False)
+    d = server_dir(create=False, directory=directory)
     if d is None:
         return []
     out, current = [], {}
@@ -154,17 +161,17 @@ def status() -> list[ServerInfo]:
         name = sock.name.rsplit("-", 1)[0]
         if name not in current:
             try:
-                current[name] = socket_path(get_backend(name), create=False)
+                current[name] = socket_path(get_backend(name), create=False, directory=d)
             except BadInput:
                 current[name] = None
         out.append(ServerInfo(name, str(sock), _pid(sock), sock == current[name]))
     return out
 
 
-def stop(wait_s: float = 10.0) -> list[ServerInfo]:
+def stop(wait_s: float = 10.0, directory: str | Path | None = None) -> list[ServerInfo]:
     """Stop every shared server (SIGTERM, then SIGKILL); their engines' sessions end with them."""
     stopped = []
-    for info in status():
+    for info in status(directory):
         if info.pid is not None:
             os.kill(info.pid, signal.SIGTERM)
             deadline = time.monotonic() + wait_s
