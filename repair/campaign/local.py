@@ -8,13 +8,20 @@ returns EOF and the run kills its own group, so no run keeps writing into DIR be
 (The fork server cannot do this for us: every process it forks holds its liveness pipe open.)
 Library callers: as with any multiprocessing fork server, a script that runs a campaign must keep its
 work under `if __name__ == "__main__":` (the `repair` command does).
+
+A run is an engine: left to itself it would start its own sandbox fork server and import torch and
+triton (~1 s) before its first case. With two runs or more the executor starts one shared fork server
+(`repair server`) in a private directory for the campaign's runs, and stops it at the end.
 """
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import tempfile
 import time
 from collections import deque
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -24,6 +31,7 @@ from repair.campaign.summarize import summarize
 
 PRELOAD = ["repair.campaign.execute", "repair.loop", "repair.harness"]
 TIMEOUT_MARGIN_S = 120.0
+SERVER_IDLE_S = 60.0  # the runs' shared fork server, which ends with the campaign, also ends this long after its last run
 
 
 def run_timeout(config: CampaignConfig) -> float:
@@ -53,13 +61,14 @@ class LocalExecutor:
         limit = run_timeout(config)
         lifeline, lifeline_w = ctx.Pipe(duplex=False)
         try:
-            while pending or active:
-                while pending and len(active) < self.jobs:
-                    spec = pending.popleft()
-                    on_start(spec)
-                    active_run = _Active.start(ctx, spec, config, out_dir, limit, lifeline)
-                    active[active_run.proc.sentinel] = active_run
-                self._wait(active, out_dir, config, on_done)
+            with _runs_fork_server(config.backend, len(specs)) as server_dir:
+                while pending or active:
+                    while pending and len(active) < self.jobs:
+                        spec = pending.popleft()
+                        on_start(spec)
+                        active_run = _Active.start(ctx, spec, config, out_dir, limit, lifeline, server_dir)
+                        active[active_run.proc.sentinel] = active_run
+                    self._wait(active, out_dir, config, on_done)
         except BaseException:
             for a in active.values():
                 a.kill()
@@ -94,10 +103,10 @@ class _Active:
         self.reason: str | None = None
 
     @classmethod
-    def start(cls, ctx, spec, config, out_dir, limit, lifeline) -> _Active:
+    def start(cls, ctx, spec, config, out_dir, limit, lifeline, server_dir: str | None) -> _Active:
         reader, writer = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(spec, config, str(out_dir), writer, lifeline), name=f"run:{spec.key}",
-                           daemon=False)
+        proc = ctx.Process(target=_child, args=(spec, config, str(out_dir), writer, lifeline, server_dir),
+                           name=f"run:{spec.key}", daemon=False)
         proc.start()
         writer.close()
         return cls(spec, proc, reader, limit)
@@ -139,10 +148,36 @@ def _crashed(a: _Active, out_dir: Path, config: CampaignConfig) -> RunOutcome:
                      full_shadow="no-full-tier" in config.ablations, crashed=a.reason)
 
 
-def _child(spec: RunSpec, config: CampaignConfig, out_dir: str, conn, lifeline) -> None:
+@contextmanager
+def _runs_fork_server(backend: str, runs: int):
+    """A shared fork server for the runs, in a fresh private directory (yielded; the runs look there), stopped and
+    removed at the end. None for a single run (it would gain nothing) or when the server cannot start: each run
+    then starts its own, and reports what is missing itself."""
+    if runs < 2:
+        yield None
+        return
+    from repair import shared_server
+    from repair.errors import BadInput, EnvironmentMissing
+
+    d = tempfile.mkdtemp(prefix="repair-runs-")  # short: a Unix socket path has ~107 bytes
+    try:
+        try:
+            shared_server.start(backend, idle_s=SERVER_IDLE_S, directory=d, with_caller=True)
+            started = True
+        except (BadInput, EnvironmentMissing):
+            started = False
+        yield d if started else None
+    finally:
+        shared_server.stop(directory=d)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _child(spec: RunSpec, config: CampaignConfig, out_dir: str, conn, lifeline, server_dir: str | None) -> None:
     from provenance.offline import apply_offline_env
 
     os.setpgid(0, 0)
+    if server_dir is not None:
+        os.environ["REPAIR_SERVER_DIR"] = server_dir  # the campaign's shared fork server
     _watch(lifeline)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign decides what an interrupt means
     apply_offline_env()

@@ -62,9 +62,8 @@ def resumed(tmp_path_factory):
     first = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 240
     while not _one_done_one_running(out) and time.monotonic() < deadline and first.poll() is None:
-        time.sleep(0.5)
+        time.sleep(0.05)  # a run takes a few tenths of a second on the campaign's warm fork server
     assert first.poll() is None, "the campaign ended before it could be killed"
-    time.sleep(1.0)  # let the run start its evaluations
     descendants = _descendants(first.pid)
     first.send_signal(signal.SIGKILL)
     first.wait()
@@ -77,7 +76,7 @@ def resumed(tmp_path_factory):
 
 def test_a_killed_campaign_leaves_no_run_behind(resumed):
     descendants, survivors = resumed[3:]
-    assert descendants  # the run process, its evaluation processes, the fork server...
+    assert descendants  # the run process, the campaign's fork server and its session for the run...
     assert survivors == []  # ...all gone without the campaign's help
 
 
@@ -143,13 +142,23 @@ def test_regeneration_baseline_and_paired_report(resumed, tmp_path):
 
 
 def test_a_run_killed_at_its_hard_limit_is_a_recorded_crash(tmp_path):
-    # a limit no run can meet (a run's process and fork server alone take longer), whatever the machine's speed
-    config, specs = debug_config(DATA / "mini.yaml", script=DATA / "scripts", run_timeout_s=0.5)
-    summary = run_campaign(config, specs, tmp_path, executor=make_executor("local", 2))
+    # near-misses that take 30 s to import: a limit of 0.5 s no run can meet, whatever the machine's speed
+    files = {}
+    for op in ("add_relu", "leaky_relu"):
+        (tmp_path / op).mkdir()
+        near = (ROOT / "examples" / op / "nearmiss_1.py").read_text()
+        (tmp_path / op / "nearmiss_1.py").write_text("import time\ntime.sleep(30)\n" + near)
+        files[op] = [str(ROOT / "examples" / op / "problem.py"), str(tmp_path / op / "nearmiss_1.py")]
+    manifest = tmp_path / "slow.yaml"
+    manifest.write_text("cohort: slow\nfrozen_at: '2026-11-30T00:00:00Z'\noperators:\n" + "".join(
+        f"  - id: {op}\n    family: elementwise\n    files: [{', '.join(f)}]\n" for op, f in files.items()))
+    config, specs = debug_config(manifest, script=DATA / "scripts", run_timeout_s=0.5)
+    out = tmp_path / "out"
+    summary = run_campaign(config, specs, out, executor=make_executor("local", 2))
     assert (summary.crashed, summary.ran) == (2, 2)
-    (row, _) = Ledger(tmp_path, read_only=True).runs()
+    (row, _) = Ledger(out, read_only=True).runs()
     assert row.outcome.status == "crashed" and "hard limit of 0.5 s" in row.outcome.stop_reason
-    rerun = run_campaign(config, specs, tmp_path, executor=make_executor("local", 2))
+    rerun = run_campaign(config, specs, out, executor=make_executor("local", 2))
     assert (rerun.skipped, rerun.ran) == (2, 0)  # a crash is a finished (failed) run, not retried
 
 

@@ -164,6 +164,38 @@ def test_start_over_a_killed_servers_leftovers_waits_for_the_new_one(monkeypatch
         shutil.rmtree(d, ignore_errors=True)
 
 
+def test_a_campaigns_server_serves_its_runs_and_ends_with_the_campaign(monkeypatch):
+    """The local executor's server for its runs: engines pointed at its directory use it; it is stopped and its
+    directory removed at the end; and a caller that dies (SIGKILL, no clean-up) takes it along."""
+    import signal
+
+    from repair.campaign.local import _runs_fork_server
+
+    with _runs_fork_server("triton-cpu", runs=1) as d:
+        assert d is None  # a single run gains nothing from it
+    with _runs_fork_server("triton-cpu", runs=2) as d:
+        (info,) = shared_server.status(directory=d)
+        assert info.current and info.pid
+        monkeypatch.setenv("REPAIR_SERVER_DIR", d)
+        session = ForkServer.connect_shared(BE)
+        assert session is not None and session.shared
+        session.close()
+    assert _gone(info.pid) and not Path(d).exists()
+
+    code = ("import sys, tempfile\nfrom repair import shared_server\nd = tempfile.mkdtemp(prefix='rs-')\n"
+            "info = shared_server.start('triton-cpu', idle_s=600, directory=d, with_caller=True)\n"
+            "print(info.pid, d, flush=True)\nsys.stdin.read()\n")
+    caller = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    pid, d = caller.stdout.readline().split()
+    caller.kill()
+    caller.wait()
+    assert _gone(int(pid), within_s=15)  # not its idle timeout (600 s): its caller is gone
+    deadline = time.monotonic() + 5
+    while Path(d).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(d).exists()  # it removed its socket, pid file, log and directory
+
+
 def test_stop_right_after_an_engine_leaves_ends_the_server_itself(monkeypatch):
     """`stop` sends SIGTERM while the server forks the next session process: a SIGTERM that lands in Python's
     at-fork callbacks loses its SystemExit, and the server used to run on until stop's SIGKILL."""
