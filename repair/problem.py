@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field
 from provenance.canonical import content_hash, sha256_text
 from repair.errors import BadInput
 from repair.result import Tier
-from repair.tolerance import resolve_tolerance
 
 TIERS = ("compact", "full")
 
@@ -38,9 +37,6 @@ class ProblemSpec(BaseModel):
     def cases_for(self, tier: Tier) -> list[CaseSpec]:
         """The compact tier is the cases marked compact; the full tier is every case."""
         return [c for c in self.cases if tier == "full" or c.tier == "compact"]
-
-    def tolerance_for(self, dtype: str) -> dict[str, float]:
-        return resolve_tolerance(self.tolerance, dtype)
 
 
 def case_set_sha256(cases: list[CaseSpec]) -> str:

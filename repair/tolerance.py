@@ -1,8 +1,8 @@
 """Tolerances: what a problem's TOLERANCE means for one output dtype.
 
 An element fails only when its absolute error exceeds atol AND its relative error exceeds rtol.
-Defaults by the expected output's dtype; integers and bool compare exactly. Used by the engine
-(validating specs) and by the reference process (comparing), which imports nothing else of it.
+Defaults by the expected output's dtype; integers and bool compare exactly. Used by the reference
+process, which compares (the engine only checks TOLERANCE's shape, in repair/problem.py).
 """
 from __future__ import annotations
 
