@@ -124,6 +124,16 @@ def apply_limits(*, mem_limit_mb: int | None, cpu_seconds: int | None, fsize_mb:
 
 # -- in the engine ------------------------------------------------------------------------------
 
+def process_running(pid: int) -> bool:
+    """The process exists and has not exited (one that exited and was not yet reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")
+
+
 class Child:
     """One forked reference or candidate process, driven by request/reply frames."""
 
@@ -227,14 +237,7 @@ class Child:
     def running(self) -> bool:
         """The process exists and has not exited (it is the fork server's child: /proc tells, not waitpid)."""
         pid = self._known_pid()
-        if self.status is not None or pid is None:
-            return False
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return False
-        return state not in (b"Z", b"X")
+        return self.status is None and pid is not None and process_running(pid)
 
     def log_tail(self, max_chars: int = 2000) -> str:
         if not self.log_path:

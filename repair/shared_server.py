@@ -94,13 +94,13 @@ def log_path(sock: Path | str) -> str:
 
 def _pid(sock: Path) -> int | None:
     """The server's pid while it runs (an exited server not yet reaped by its parent counts as gone)."""
+    from repair.sandbox import process_running
+
     try:
         pid = int(Path(f"{sock}.pid").read_text().strip())
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            state = f.read().rsplit(b")", 1)[1].split()[0]
-    except (OSError, ValueError, IndexError):
+    except (OSError, ValueError):
         return None
-    return None if state in (b"Z", b"X") else pid
+    return pid if process_running(pid) else None
 
 
 @dataclass
