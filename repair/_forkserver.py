@@ -69,8 +69,9 @@ def _forget_server(sock: socket.socket) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-# Forking a server with torch imported takes ~10 ms (its page tables); a spawn request that finds a
-# spare ready skips that wait: the spare, forked earlier, only receives its role and pipes.
+# Forking a server with torch imported takes 1.3-2 ms on a quiet machine and 3-10 ms on a busy one (its
+# page tables); a spawn request that finds a spare ready skips that wait: the spare, forked earlier, only
+# receives its role and pipes.
 _SPARES = 2
 
 
@@ -358,7 +359,9 @@ def _shared_main(path: str, backend_name: str, idle_s: float, parent: int | None
         if listener is not None:
             _unlink_if_ours(path)
         if parent is not None:  # its caller's server: its log goes too, and the directory once nothing else is there
-            for remove, leftover in ((os.unlink, path[: -len(".sock")] + ".log"), (os.rmdir, os.path.dirname(path))):
+            from repair.shared_server import log_path
+
+            for remove, leftover in ((os.unlink, log_path(path)), (os.rmdir, os.path.dirname(path))):
                 try:
                     remove(leftover)
                 except OSError:
