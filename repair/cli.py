@@ -271,8 +271,9 @@ def report_cmd(dirs, html, as_json):
 def server_group() -> None:
     """A fork server shared by engine processes: torch and triton imported once, not once per command.
 
-    While one runs, `repair eval`, `repair run` and campaign runs connect to it, each to a session
-    process of its own. It exits after --idle seconds without an engine.
+    While one runs, `repair eval`, `repair run` and single-run campaigns connect to it, each to a session
+    process of its own (a campaign of several runs starts a private one for them). It exits after --idle
+    seconds without an engine.
     """
 
 
