@@ -16,6 +16,7 @@ Timings on a shared machine move with its load: the load average is printed befo
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -134,8 +135,6 @@ def main() -> None:
     ap.add_argument("--suite-only", action="store_true", help=argparse.SUPPRESS)  # the second engine process
     args = ap.parse_args()
     if args.suite_only:  # counted from before this interpreter started (the parent's clock reading)
-        import json
-
         print(json.dumps(suite(args.examples, args.backend, quiet=True, started_at=float(os.environ["BENCH_T0"]))))
         return
     load0 = os.getloadavg()[0]
@@ -163,8 +162,6 @@ _REPAIR = [sys.executable, "-c", "from repair.cli import main; main()"]
 
 def _shared_run(args) -> str:
     """A second engine process, started after `repair server start`: what each later command pays."""
-    import json
-
     d = tempfile.mkdtemp(prefix="bench-rs-")
     env = {**os.environ, "REPAIR_SERVER_DIR": d}
     t0 = time.perf_counter()
