@@ -1,7 +1,7 @@
 """A fork server shared by engine processes: `repair server start|stop|status`.
 
 Every engine process otherwise starts its own fork server and pays torch's and triton's imports
-(~1.5-2 s here) before its first case; a pipeline that calls `repair eval` once per candidate pays
+(~1-1.3 s here) before its first case; a pipeline that calls `repair eval` once per candidate pays
 them every time. A shared server pays them once: while it runs, engines connect to it instead,
 each getting a session process of its own (forked ahead from the warm server, its spare children
 ready), so any number of engines (a campaign's runs, say) use it at once. When an engine's session
