@@ -124,6 +124,28 @@ def apply_limits(*, mem_limit_mb: int | None, cpu_seconds: int | None, fsize_mb:
 
 # -- in the engine ------------------------------------------------------------------------------
 
+_ROOT_PREFIX = "repair-sandbox-"
+
+
+def new_root() -> str:
+    """A fresh scratch root for this engine's sandbox processes, named after the engine
+    (repair-sandbox-PID-...). Roots of this user's engines that are gone are removed first: the fork
+    server removes its engine's root when the engine dies, but an engine killed between creating the root
+    and starting its server (or its session) leaves it behind, and nothing else would."""
+    import shutil
+
+    uid = os.getuid()
+    for p in Path(tempfile.gettempdir()).glob(f"{_ROOT_PREFIX}*-*"):
+        pid = p.name[len(_ROOT_PREFIX):].split("-", 1)[0]
+        try:
+            ours = p.stat().st_uid == uid
+        except OSError:
+            continue
+        if ours and pid.isdigit() and int(pid) != os.getpid() and not process_running(int(pid)):
+            shutil.rmtree(p, ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"{_ROOT_PREFIX}{os.getpid()}-")
+
+
 def process_running(pid: int) -> bool:
     """The process exists and has not exited (one that exited and was not yet reaped counts as gone)."""
     try:
@@ -259,7 +281,7 @@ class ForkServer:
         env = server_env(backend)
         # every scratch directory of this server's children lives under root; the server removes it when it
         # exits, so an engine killed mid-evaluation leaves nothing behind
-        self.root = tempfile.mkdtemp(prefix="repair-sandbox-")
+        self.root = new_root()
         self._log_path = os.path.join(self.root, "server.log")
         self._log = open(self._log_path, "wb")
         # -P: the server's cwd is not on sys.path (children chdir, and must not import from there)
@@ -290,7 +312,7 @@ class ForkServer:
         if path is None or not path.exists():
             return None
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        root = tempfile.mkdtemp(prefix="repair-sandbox-")
+        root = new_root()
         try:
             sock.settimeout(5.0)
             sock.connect(str(path))

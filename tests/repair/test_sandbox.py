@@ -219,3 +219,24 @@ def test_triton_cpu_sandbox_processes_run_one_thread_unless_told_otherwise(tmp_p
                     "        return torch.relu(x + y) * torch.get_num_threads()\n")
     r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False)
     assert r.cases[0].status == "pass", r.cases[0].message
+
+
+def test_a_new_root_removes_the_roots_of_engines_that_are_gone(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import tempfile
+
+    from repair.sandbox import new_root
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid no process has now
+    left = tmp_path / f"repair-sandbox-{gone.pid}-abc"  # what an engine SIGKILLed at the wrong moment leaves
+    (left / "reference-x").mkdir(parents=True)
+    alive = tmp_path / f"repair-sandbox-{os.getppid()}-def"  # a running engine's
+    alive.mkdir()
+    unrelated = tmp_path / "repair-sandbox-notapid"
+    unrelated.mkdir()
+    root = Path(new_root())
+    assert root.parent == tmp_path and root.name.startswith(f"repair-sandbox-{os.getpid()}-") and root.is_dir()
+    assert not left.exists() and alive.is_dir() and unrelated.is_dir()
