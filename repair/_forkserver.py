@@ -57,6 +57,7 @@ _INHERITED: list[socket.socket] = []  # a shared server's listening socket: no c
 _SPARE_PIDS: list[tuple[int, socket.socket]] = []
 _LIVE: set[int] = set()
 _ROOT: list[str] = []  # the engine's scratch root, removed on exit once the children above are dead
+_BACKEND: list = []  # the server's backend, once its modules are imported (spares prepare with it)
 
 
 def _forget_server(sock: socket.socket) -> None:
@@ -71,8 +72,9 @@ def _forget_server(sock: socket.socket) -> None:
 
 # Forking a server with torch imported takes 1.3-2 ms on a quiet machine and 3-10 ms on a busy one (its
 # page tables); a spawn request that finds a spare ready skips that wait: the spare, forked earlier, only
-# receives its role and pipes.
-_SPARES = 2
+# receives its role and pipes. On a GPU a spare also starts its device context ahead (Backend.prepare_spare),
+# holding it while it waits. $REPAIR_SPARES changes the number.
+_SPARES = [2]
 
 
 def _fork_with_control() -> tuple[int, socket.socket]:
@@ -96,6 +98,11 @@ def _fork_spare(sock: socket.socket) -> tuple[int, socket.socket]:
         from repair.sandbox import set_parent_death_signal
 
         set_parent_death_signal()  # a spare nobody will use dies with the server
+        if _BACKEND:
+            try:
+                _BACKEND[0].prepare_spare()
+            except Exception:  # noqa: BLE001 — the child meets it again and reports it
+                pass
         msg, fds, _flags, _addr = socket.recv_fds(theirs, 1 << 16, 8)
         theirs.close()
         if not msg or len(fds) != 2:
@@ -151,7 +158,7 @@ def serve(sock: socket.socket) -> None:
     while True:
         if detached:
             _reap_detached(detached)
-        while len(_SPARE_PIDS) < _SPARES and not select.select([sock], [], [], 0)[0]:  # only while no request waits
+        while len(_SPARE_PIDS) < _SPARES[0] and not select.select([sock], [], [], 0)[0]:  # only while no request waits
             _SPARE_PIDS.append(_fork_spare(sock))
         if _TERM_SEEN[0]:  # a SIGTERM that landed during a fork (its SystemExit was lost)
             return
@@ -197,6 +204,8 @@ def _exit_on_term(signum, frame) -> None:
 
 def main() -> None:
     signal.signal(signal.SIGTERM, _exit_on_term)
+    if os.environ.get("REPAIR_SPARES", "").isdigit():
+        _SPARES[0] = int(os.environ["REPAIR_SPARES"])
     if sys.argv[1] == "--listen":
         parent = int(sys.argv[5]) if len(sys.argv) > 5 else None
         _run_then_finish(lambda: _shared_main(sys.argv[2], sys.argv[3], float(sys.argv[4]), parent))
@@ -289,7 +298,9 @@ def _preload(backend_name: str) -> str | None:
             gc.freeze()
             gc.enable()
         sys.modules["repair._procmain"].warm_up(backend)
+        backend.prepare_server()
         gc.freeze()
+        _BACKEND.append(backend)
     except BaseException:  # noqa: BLE001
         return traceback.format_exc()
     return None
@@ -389,7 +400,7 @@ def _fork_session() -> tuple[int, socket.socket]:
         from repair.sandbox import set_parent_death_signal
 
         set_parent_death_signal(signal.SIGTERM)  # the shared server stopped: end this session cleanly
-        while len(_SPARE_PIDS) < _SPARES:
+        while len(_SPARE_PIDS) < _SPARES[0]:
             _SPARE_PIDS.append(_fork_spare(theirs))
         _msg, fds, _flags, _addr = socket.recv_fds(theirs, 64, 1)
         theirs.close()

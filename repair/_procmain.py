@@ -72,7 +72,7 @@ def child_main(role: str, config: dict, rfd: int, wfd: int, log_path: str | None
     for name in backend.child_imports:
         importlib.import_module(name)
     _deterministic()  # torch.empty comes back NaN-filled: unwritten outputs show
-    apply_limits(mem_limit_mb=config.get("mem_limit_mb") if backend.limit_address_space else None,
+    apply_limits(mem_limit_mb=config.get("mem_limit_mb"), memory_rlimit=backend.memory_rlimit,
                  cpu_seconds=config.get("cpu_seconds"), fsize_mb=config.get("fsize_mb"))
     while _PKG_ROOT in sys.path:  # the repository (examples/, tests/) is not importable from a sandbox
         sys.path.remove(_PKG_ROOT)

@@ -6,6 +6,7 @@ what those processes import or do before running a kernel, and whether the hardw
 from __future__ import annotations
 
 import importlib.util
+import os
 from typing import ClassVar
 
 from repair.errors import BadInput, EnvironmentMissing
@@ -19,11 +20,23 @@ class Backend:
     env_defaults: ClassVar[dict[str, str]] = {}  # set there unless the user's environment sets them
     preload: ClassVar[tuple[str, ...]] = ("torch", "triton", "triton.language")  # imported once, before forking
     child_imports: ClassVar[tuple[str, ...]] = ()  # imported in each forked process (not fork-safe to preload)
-    limit_address_space: ClassVar[bool] = True  # RLIMIT_AS works with this runtime
+    # how the candidate's memory limit is enforced: "as" caps its address space (RLIMIT_AS), "data" its
+    # private writable memory (RLIMIT_DATA: what malloc, mmap'd heaps and host tensors use, not the huge
+    # PROT_NONE ranges a GPU driver reserves), None leaves it unlimited
+    memory_rlimit: ClassVar[str | None] = "as"
     warm_kernel: ClassVar[bool] = False  # the fork server may launch a tiny kernel (no device context to inherit)
 
     def check_available(self) -> None:
         """Raise EnvironmentMissing, with what to do about it, when this backend cannot run here."""
+
+    def prepare_server(self) -> None:
+        """In the fork server, after its imports and before any fork: fill the per-process caches every
+        child would otherwise fill on its own (nothing here may start a device context)."""
+
+    def prepare_spare(self) -> None:
+        """In a spare process the fork server keeps ready (before it knows its role or candidate): start
+        what every child needs and the server could not start before forking. Errors are ignored there:
+        the child meets them again, where they are reported."""
 
     def synchronize(self) -> None:
         """Wait for queued device work (called inside sandbox processes around timed forwards)."""
@@ -61,8 +74,11 @@ class Cuda(Backend):
     name = "cuda"
     device = "cuda"
     env_remove = ("TRITON_INTERPRET",)
-    # the CUDA driver reserves very large virtual ranges; an address-space limit breaks it
-    limit_address_space = False
+    # the reference runs under torch's deterministic mode; cuBLAS needs a fixed workspace for it
+    env_defaults = {"CUBLAS_WORKSPACE_CONFIG": ":4096:8"}
+    # the CUDA driver reserves very large virtual ranges (an address-space limit breaks it); those are not
+    # private writable memory, so host memory is capped with RLIMIT_DATA instead (device memory is not capped)
+    memory_rlimit = "data"
 
     def check_available(self) -> None:
         _need("triton", "backend cuda needs the triton package")
@@ -72,6 +88,34 @@ class Cuda(Backend):
             raise EnvironmentMissing(
                 "backend cuda: torch.cuda.is_available() is False "
                 f"(torch {torch.__version__}; no NVIDIA GPU or a CPU-only torch build)")
+
+    def prepare_server(self) -> None:
+        # Triton's first launch in a process hashes its own compiler sources, runs `ldconfig -p` and
+        # `ptxas --version` (each cached for the process's life) and imports its gluon modules, none of it
+        # needing CUDA: done once here, every child inherits the results (bench/bench_cuda_start.py: a fresh
+        # process's first launch on an H200, triton 3.6). Best effort: triton internals move between versions.
+        import importlib
+
+        def call(module: str, name: str):
+            return lambda: getattr(importlib.import_module(module), name)()
+
+        steps = (call("triton.runtime.cache", "triton_key"), call("triton.compiler.compiler", "triton_key"),
+                 call("triton.backends.nvidia.driver", "libcuda_dirs"),
+                 lambda: importlib.import_module("triton.knobs").nvidia.ptxas.version,
+                 lambda: importlib.import_module("triton.backends.nvidia.compiler"),
+                 lambda: importlib.import_module("triton.experimental.gluon"))
+        for step in steps:
+            try:
+                step()
+            except Exception:  # noqa: BLE001 — absent from this triton version
+                pass
+
+    def prepare_spare(self) -> None:
+        # A CUDA context cannot be inherited through fork, and each process's first launch also loads
+        # triton's CUDA driver and launcher: ~0.3 s, done here while the spare waits for its request
+        from repair._warmkernel import launch_once
+
+        launch_once("cuda")
 
     def synchronize(self) -> None:
         import torch
@@ -85,7 +129,7 @@ class Npu(Backend):
     name = "npu"
     device = "npu"
     env_remove = ("TRITON_INTERPRET",)
-    limit_address_space = False
+    memory_rlimit = None  # not tried on Ascend hardware yet: RLIMIT_DATA may suit it as it suits CUDA
     preload = ("torch",)  # triton-ascend and torch_npu initialise the device: import them after fork
     child_imports = ("torch_npu", "triton", "triton.language")
 
@@ -108,7 +152,16 @@ class Npu(Backend):
 BACKENDS: dict[str, type[Backend]] = {b.name: b for b in (TritonCPU, Cuda, Npu)}
 
 
-def get_backend(name: str) -> Backend:
+DEFAULT_BACKEND = "triton-cpu"
+
+
+def default_backend() -> str:
+    """The backend used where none is named: $REPAIR_BACKEND (set it once on a GPU or NPU machine), else triton-cpu."""
+    return os.environ.get("REPAIR_BACKEND") or DEFAULT_BACKEND
+
+
+def get_backend(name: str | None = None) -> Backend:
+    name = name or default_backend()
     try:
         return BACKENDS[name]()
     except KeyError:

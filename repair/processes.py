@@ -135,9 +135,9 @@ def close_references() -> None:
 
 
 @contextmanager
-def open_reference(problem: str | Path, *, backend: str | Backend = "triton-cpu", timeout_s: float = 120.0):
+def open_reference(problem: str | Path, *, backend: str | Backend | None = None, timeout_s: float = 120.0):
     """A reference process for `problem` with its validated spec in `.spec` (warm if one is cached)."""
-    be = get_backend(backend) if isinstance(backend, str) else backend
+    be = backend if isinstance(backend, Backend) else get_backend(backend)
     sha = check_problem_file(problem)
     be.check_available()
     key = (be.name, str(Path(problem).resolve()), sha)
@@ -193,7 +193,7 @@ class CandidateProcess:
                   "rules_off": rules_off}
         self.mem_limit_mb, self.timeout_s, self.candidate = mem_limit_mb, timeout_s, candidate
         # its outputs must fit in its memory; a bigger frame is garbage, not data
-        self.max_payload = (mem_limit_mb + 256) << 20 if be.limit_address_space else 1 << 36
+        self.max_payload = (mem_limit_mb + 256) << 20 if be.memory_rlimit else 1 << 36
         self.child = fork_server(be).spawn("candidate", config,
                                            log_path=os.path.join(scratch, f"candidate-{index}.log"))
         self._startup: Outcome | None = None

@@ -79,10 +79,11 @@ def set_parent_death_signal(sig: int = signal.SIGKILL) -> None:
     prctl(1, int(sig))  # PR_SET_PDEATHSIG
 
 
-def _vm_size_bytes() -> int:
+def _vm_bytes(field: str) -> int:
+    """A size from /proc/self/status (VmSize: address space, VmData: private writable memory)."""
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmSize:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
     return 0
 
@@ -99,16 +100,24 @@ def _user_tasks() -> int:
     return n
 
 
+_MEMORY_RLIMITS = {"as": (resource.RLIMIT_AS, "VmSize"), "data": (resource.RLIMIT_DATA, "VmData")}
+
+
 def apply_limits(*, mem_limit_mb: int | None, cpu_seconds: int | None, fsize_mb: int | None,
-                 extra_tasks: int | None = 128) -> dict:
-    """Set rlimits on this process (irreversibly: soft == hard where the kernel allows). Returns what was set."""
+                 memory_rlimit: str | None = "as", extra_tasks: int | None = 128) -> dict:
+    """Set rlimits on this process (irreversibly: soft == hard where the kernel allows). Returns what was set.
+
+    The memory limit caps the address space ("as") or the private writable memory ("data"; see
+    Backend.memory_rlimit); None sets no memory limit.
+    """
     done: dict = {}
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a segfaulting candidate writes no core file
-    if mem_limit_mb:
-        # torch + triton already map ~1 GB; the candidate gets mem_limit_mb on top of that
-        lim = _vm_size_bytes() + mem_limit_mb * _MB
-        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
-        done["as_bytes"] = lim
+    if mem_limit_mb and memory_rlimit:
+        which, field = _MEMORY_RLIMITS[memory_rlimit]
+        # torch + triton already use ~1 GB of it; the candidate gets mem_limit_mb on top of that
+        lim = _vm_bytes(field) + mem_limit_mb * _MB
+        resource.setrlimit(which, (lim, lim))
+        done[f"{memory_rlimit}_bytes"] = lim
     if cpu_seconds:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         done["cpu_seconds"] = cpu_seconds
@@ -516,7 +525,7 @@ def fork_server(backend) -> ForkServer:
         return server
 
 
-def prestart(backend_name: str) -> None:
+def prestart(backend_name: str | None) -> None:
     """Start the backend's fork server now, so that its imports (seconds) overlap the engine's own.
 
     Nothing is reported here: an unknown or missing backend is evaluate()'s to report.

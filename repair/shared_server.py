@@ -34,7 +34,7 @@ from repair.errors import BadInput, EnvironmentMissing
 _PKG_ROOT = Path(__file__).resolve().parent.parent
 _PACKAGES = ("repair", "provenance")  # what a fork server and its children import from this checkout
 # variables that change what a child does (not those every entry point sets: provenance.offline)
-_ENV_PREFIXES = ("TRITON_", "TORCH_", "PYTORCH_", "CUDA_", "ASCEND_", "NPU_", "OMP_", "MKL_", "OPENBLAS_", "LD_", "PYTHON",
+_ENV_PREFIXES = ("TRITON_", "TORCH_", "PYTORCH_", "CUDA_", "CUBLAS_", "ASCEND_", "NPU_", "OMP_", "MKL_", "OPENBLAS_", "LD_", "PYTHON",
                  "MALLOC_")
 DEFAULT_IDLE_S = 1800.0
 

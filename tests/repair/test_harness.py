@@ -154,3 +154,17 @@ def test_the_candidate_runs_each_case_first_and_no_two_forwards_overlap(tmp_path
         assert spans["reference", n][0] >= spans["candidate", n][1]
     ordered = sorted(spans.values())
     assert all(a[1] <= b[0] for a, b in zip(ordered, ordered[1:]))
+
+
+def test_cuda_preparation_before_forking_starts_no_device_context():
+    """The fork server runs it before forking: a CUDA context there would be unusable in every child."""
+    import subprocess
+    import sys
+
+    code = ("import torch, triton\nfrom repair.backends import get_backend\nget_backend('cuda').prepare_server()\n"
+            "import triton.runtime.cache as c\n"
+            "print(torch.cuda.is_initialized(), getattr(c, 'triton_key', None) and c.triton_key.cache_info().currsize)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    initialized, cached = out.stdout.split()
+    assert initialized == "False" and cached in ("1", "None")  # triton's source hash is computed once, here

@@ -20,7 +20,7 @@ PROBLEM = DATA / "addrelu_problem.py"
 
 @pytest.fixture(scope="module", autouse=True)
 def warm_server():
-    fork_server(get_backend("triton-cpu")).ensure_ready()
+    fork_server(get_backend()).ensure_ready()  # $REPAIR_BACKEND, else triton-cpu
 
 
 def _one(candidate: str, **kw):
@@ -78,19 +78,20 @@ def test_engine_survives_and_evaluates_the_next_candidate():
     assert r.passed
 
 
-def test_apply_limits_in_a_child():
+@pytest.mark.parametrize("kind,which", [("as", resource.RLIMIT_AS), ("data", resource.RLIMIT_DATA)])
+def test_apply_limits_in_a_child(kind, which):
     import os
 
     pid = os.fork()
     if pid == 0:  # pragma: no cover — runs in the child
         ok = False
         try:
-            done = apply_limits(mem_limit_mb=256, cpu_seconds=50, fsize_mb=8)
+            done = apply_limits(mem_limit_mb=256, cpu_seconds=50, fsize_mb=8, memory_rlimit=kind)
             core = resource.getrlimit(resource.RLIMIT_CORE)
             cpu = resource.getrlimit(resource.RLIMIT_CPU)
             fsize = resource.getrlimit(resource.RLIMIT_FSIZE)
-            as_ = resource.getrlimit(resource.RLIMIT_AS)
-            ok = core == (0, 0) and cpu == (50, 55) and fsize == (8 << 20, 8 << 20) and as_[0] == done["as_bytes"]
+            mem = resource.getrlimit(which)
+            ok = core == (0, 0) and cpu == (50, 55) and fsize == (8 << 20, 8 << 20) and mem[0] == done[f"{kind}_bytes"]
             try:
                 bytearray(512 << 20)
                 ok = False
@@ -149,6 +150,22 @@ def test_spare_children_are_used_and_a_dead_spare_is_replaced():
         time.sleep(0.01)
     r = evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=1, integrity=False)
     assert r.passed
+
+
+def test_repair_spares_sets_how_many_children_a_server_keeps_ready(monkeypatch):
+    from repair.sandbox import ForkServer
+
+    monkeypatch.setenv("REPAIR_SPARES", "4")
+    server = ForkServer(get_backend("triton-cpu"))  # a private one: the module's server keeps its own count
+    try:
+        server.ensure_ready()
+        deadline = time.monotonic() + 10
+        while len(_server_children(server)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        assert len(_server_children(server)) == 4
+    finally:
+        server.close()
 
 
 def test_a_warm_reference_that_died_is_replaced_not_reported_as_bad_input():
@@ -217,7 +234,7 @@ def test_triton_cpu_sandbox_processes_run_one_thread_unless_told_otherwise(tmp_p
     cand.write_text("import torch\nimport torch.nn as nn\n\n\nclass ModelNew(nn.Module):\n"
                     "    def forward(self, x, y):\n"
                     "        return torch.relu(x + y) * torch.get_num_threads()\n")
-    r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False)
+    r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False, backend="triton-cpu")
     assert r.cases[0].status == "pass", r.cases[0].message
 
 

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The checks that need an NVIDIA GPU, in one pass: run from the repository root on a machine with a GPU,
+# torch with CUDA, triton, click, pyyaml and pydantic (nothing is installed here; no network is needed).
+#
+#     bash bench/device_check.sh [OUTDIR]          # logs in OUTDIR (default $OUT, else /tmp/device-check)
+#
+# Steps, each with its own time limit and log, a failure never stopping the next:
+#   info      the GPU, torch, triton
+#   probe     a sandboxed child under the cuda backend's host-memory limit (RLIMIT_DATA): CUDA starts,
+#             a Triton kernel compiles and runs, device memory is not capped, a 1 GiB host tensor is refused
+#   smoke     `repair eval` of one correct kernel and one near-miss on --backend cuda
+#   tests     the example suite's label test and the harness/sandbox tests with REPAIR_BACKEND=cuda
+#             (the memory-hog test only where the probe showed the limit holds)
+#   run       `repair run` of one near-miss with the scripted worker on cuda
+#   bench     bench/bench_harness.py --backend cuda (and --backend triton-cpu on this machine's cores)
+set -u
+out=${1:-${OUT:-/tmp/device-check}}
+mkdir -p "$out"
+export REPAIR_BACKEND=${REPAIR_BACKEND:-cuda} HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True PYTHONUNBUFFERED=1
+unset TRITON_INTERPRET
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
+PY=${PYTHON:-python3}
+summary=$out/summary.txt
+: >"$summary"
+
+step() {  # step NAME SECONDS CMD...: run CMD with a time limit, log to NAME.log, print its tail
+    local name=$1 limit=$2; shift 2
+    local t0=$SECONDS
+    timeout -k 5 "$limit" "$@" >"$out/$name.log" 2>&1
+    local rc=$?
+    printf '%-10s rc=%-3s %4ss\n' "$name" "$rc" "$((SECONDS - t0))" | tee -a "$summary"
+    tail -n "${TAILN:-12}" "$out/$name.log" | sed 's/^/    /'
+    return $rc
+}
+
+step info 60 bash -c "nvidia-smi -L; nproc; $PY -c 'import sys, torch, triton; print(sys.version.split()[0], \
+torch.__version__, triton.__version__, torch.cuda.is_available(), torch.cuda.get_device_name(0))'"
+
+hog_ok=0
+step probe 120 "$PY" - <<'EOF' && hog_ok=1
+import importlib.util, os, sys, traceback
+from repair.sandbox import apply_limits
+
+pid = os.fork()
+if pid == 0:
+    code = 1
+    try:
+        import torch
+        spec = importlib.util.spec_from_file_location("cand", "tests/repair/data/addrelu_correct.py")
+        cand = importlib.util.module_from_spec(spec); sys.modules["cand"] = cand; spec.loader.exec_module(cand)
+        done = apply_limits(mem_limit_mb=512, cpu_seconds=120, fsize_mb=64, memory_rlimit="data")
+        print("limits", done)
+        x, y = torch.randn(5000, device="cuda"), torch.randn(5000, device="cuda")
+        out = cand.launch(x, y)
+        torch.cuda.synchronize()
+        assert torch.equal(out, torch.relu(x + y)), "kernel result differs"
+        print("cuda context and triton kernel: ok under RLIMIT_DATA")
+        g = torch.empty(8 << 30, dtype=torch.uint8, device="cuda")
+        print("8 GiB of device memory: allowed (not capped)")
+        del g
+        try:
+            h = torch.ones(1 << 30, dtype=torch.uint8)
+            print("1 GiB host tensor: NOT refused")
+            code = 2
+        except (RuntimeError, MemoryError) as e:
+            print("1 GiB host tensor: refused:", str(e).splitlines()[0][:120])
+            code = 0
+    except BaseException:
+        traceback.print_exc()
+    sys.stdout.flush()
+    os._exit(code)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+EOF
+
+step smoke 180 bash -c "$PY -m repair eval examples/add_relu/problem.py examples/add_relu/correct.py --seed 1; \
+echo rc=\$?; $PY -m repair eval examples/softmax/problem.py examples/softmax/nearmiss_1.py --seed 1; echo rc=\$?"
+
+deselect=()
+[ "$hog_ok" = 1 ] || deselect=(--deselect tests/repair/test_sandbox.py::test_memory_hog_hits_the_limit)
+TAILN=40 step tests 420 "$PY" -m pytest -q -p no:cacheprovider -n "${JOBS:-8}" "${deselect[@]}" \
+    tests/examples tests/repair/test_sandbox.py tests/repair/test_harness.py tests/repair/test_harness_cli.py
+
+step run 180 "$PY" -m repair run examples/tanh_scaled/problem.py examples/tanh_scaled/nearmiss_1.py \
+    --worker scripted --script examples/scripted/tanh_scaled/nearmiss_1.yaml --seed 1 --out "${TMPDIR:-/tmp}/device-check-run"
+
+TAILN=8 step bench-cuda 300 "$PY" bench/bench_harness.py --backend cuda --help-runs 3
+TAILN=8 step bench-cpu 300 env -u REPAIR_BACKEND TRITON_INTERPRET=1 "$PY" bench/bench_harness.py \
+    --backend triton-cpu --help-runs 3
+echo "--- summary"; cat "$summary"
