@@ -34,12 +34,19 @@ def cli() -> None:
     """Evaluate and repair near-miss accelerator kernels."""
 
 
+def _backend_option():
+    from repair.backends import DEFAULT_BACKEND
+
+    return click.option("--backend", envvar="REPAIR_BACKEND", show_envvar=True, default=DEFAULT_BACKEND,
+                        show_default=True, help="triton-cpu, cuda or npu.")
+
+
 @cli.command("eval")
 @click.argument("problem", type=click.Path(dir_okay=False))
 @click.argument("candidate", type=click.Path(dir_okay=False))
 @click.option("--tier", type=click.Choice(["compact", "full"]), default="full", show_default=True,
               help="compact: the cases marked compact; full: every case.")
-@click.option("--backend", default="triton-cpu", show_default=True, help="triton-cpu, cuda or npu.")
+@_backend_option()
 @click.option("--json", "as_json", is_flag=True, help="Print the EvalResult as JSON.")
 @click.option("--seed", type=int, default=None, help="Evaluation seed (default: fresh and random).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
@@ -110,7 +117,7 @@ def check_cmd(problem, candidate, as_json, rules_off):
               help="Prompt + completion tokens before the run stops (checked before each call).")
 @click.option("--max-wall", "max_wall_s", type=click.FloatRange(min=0.1), default=1800.0, show_default=True,
               help="Seconds of wall clock for the whole run.")
-@click.option("--backend", default="triton-cpu", show_default=True, help="triton-cpu, cuda or npu.")
+@_backend_option()
 @click.option("--seed", type=int, default=None, help="Evaluation seed for the whole run (default: random, recorded).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds per case before the candidate is killed.")
@@ -174,7 +181,7 @@ def _executor_options(f):
         click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
                      help="local: a process per run; ray: a task per operator."),
         click.option("--address", default=None, help="Ray cluster address (default: start a local Ray)."),
-        click.option("--backend", default="triton-cpu", show_default=True, help="triton-cpu, cuda or npu."),
+        _backend_option(),
         click.option("--retry-crashed", is_flag=True, help="Run crashed runs again (otherwise they count as failed)."),
         click.option("--json", "as_json", is_flag=True, help="Print the campaign summary as JSON (no progress bar)."),
     ]):
@@ -278,7 +285,7 @@ def server_group() -> None:
 
 
 @server_group.command("start")
-@click.option("--backend", default="triton-cpu", show_default=True, help="triton-cpu, cuda or npu.")
+@_backend_option()
 @click.option("--idle", "idle_s", type=click.FloatRange(min=1), default=1800, show_default=True,
               help="Seconds without an engine before it exits.")
 def server_start_cmd(backend, idle_s):

@@ -217,7 +217,7 @@ def _summary(results: list[CaseResult], tier: str) -> tuple[dict[str, TierSummar
     return summary, match
 
 
-def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", backend: str = "triton-cpu",
+def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", backend: str | None = None,
              seed: int | None = None, timeout_s: float = 60.0, mem_limit_mb: int = 4096, rules_off=(),
              integrity: bool = True) -> EvalResult:
     """Evaluate a candidate against a problem on the asked tier; see the module docstring for the protocol."""

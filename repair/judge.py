@@ -1,10 +1,11 @@
 """The engine's judge: the static integrity gate and the evaluation harness behind one small protocol."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from repair.backends import default_backend
 from repair.errors import EnvironmentMissing
 from repair.result import EvalResult, IntegrityVerdict
 
@@ -24,7 +25,7 @@ class HarnessJudge:
     """repair.integrity.static.scan before, repair.harness.evaluate (which also runs the runtime guards) after."""
 
     problem: Path
-    backend: str = "triton-cpu"
+    backend: str = field(default_factory=default_backend)  # $REPAIR_BACKEND, else triton-cpu
     seed: int | None = None
     timeout_s: float = 60.0
     mem_limit_mb: int = 4096

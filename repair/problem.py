@@ -165,7 +165,7 @@ def spec_from_report(path: str | Path, sha256: str, report: dict) -> ProblemSpec
                        kernelbench_style=not report.get("has_cases"))
 
 
-def load_problem_spec(path: str | Path, *, backend: str = "triton-cpu", timeout_s: float = 120.0) -> ProblemSpec:
+def load_problem_spec(path: str | Path, *, backend: str | None = None, timeout_s: float = 120.0) -> ProblemSpec:
     """Import the problem in a reference process (never here) and return its validated spec."""
     from repair.processes import open_reference
 

@@ -21,7 +21,7 @@ REGENERATED = "regenerated.py"
 
 
 def regenerate_config(target: Path, trials: int, *, worker: str = "scripted", model: str | None = None,
-                      script: Path | None = None, bounds: dict | None = None, backend: str = "triton-cpu",
+                      script: Path | None = None, bounds: dict | None = None, backend: str | None = None,
                       run_timeout_s: float | None = None) -> tuple[CampaignConfig, list[RunSpec]]:
     """`target` is a problem file or a cohort manifest (every operator's problem, candidates ignored)."""
     from repair.campaign.execute import preflight

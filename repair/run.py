@@ -6,6 +6,7 @@ import os
 import secrets
 from pathlib import Path
 
+from repair.backends import default_backend
 from repair.bounds import Bounds
 from repair.errors import BadInput
 from repair.judge import HarnessJudge
@@ -19,7 +20,7 @@ RECORD = "record.json"
 def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", model: str | None = None,
                script: Path | None = None, kb: Path | None = None, snapshot: str | None = None,
                eval_mode: bool = False, out: Path | None = None, bounds: Bounds | None = None,
-               backend: str = "triton-cpu", seed: int | None = None, k: int = 5, timeout_s: float = 60.0,
+               backend: str | None = None, seed: int | None = None, k: int = 5, timeout_s: float = 60.0,
                rules_off: tuple[str, ...] = ()) -> RunOutcome:
     """Repair CANDIDATE against PROBLEM; with `out`, leave final.py, trajectory.jsonl and record.json there."""
     problem, candidate = Path(problem), Path(candidate)
@@ -30,6 +31,7 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
     the_worker = make_worker(worker, WorkerOptions(model=model, script=script))
     # one seed for the whole run, so every candidate meets the same inputs and scores compare; it is recorded
     seed = secrets.randbits(31) if seed is None else seed
+    backend = backend or default_backend()  # resolved once: the record names the backend that ran
     judge = HarnessJudge(problem, backend=backend, seed=seed, timeout_s=timeout_s, rules_off=tuple(rules_off))
     if out is not None:
         out = Path(out)

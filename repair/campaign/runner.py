@@ -49,7 +49,7 @@ class CampaignSummary:
 
 def debug_config(manifest: Path, *, worker: str = "scripted", model: str | None = None, script: Path | None = None,
                  kb: Path | None = None, snapshot: str | None = None, ablations=(), bounds: dict | None = None,
-                 backend: str = "triton-cpu", run_timeout_s: float | None = None,
+                 backend: str | None = None, run_timeout_s: float | None = None,
                  k: int = 5) -> tuple[CampaignConfig, list[RunSpec]]:
     """The settings and runs of `repair campaign MANIFEST`."""
     manifest = Path(manifest).resolve()
@@ -70,7 +70,9 @@ def _config(kind: str, *, script: Path | None, ablations, bounds: dict | None, k
     script = Path(script).resolve() if script else None
     from repair.backends import get_backend
 
-    get_backend(kw.get("backend", "triton-cpu")).check_available()  # exit 3 now, not one crashed run per candidate
+    be = get_backend(kw.get("backend"))  # None: $REPAIR_BACKEND or triton-cpu, recorded in the config
+    be.check_available()  # exit 3 now, not one crashed run per candidate
+    kw["backend"] = be.name
     if bounds:
         from repair.bounds import Bounds
 

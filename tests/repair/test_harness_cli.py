@@ -19,7 +19,7 @@ PROBLEM = str(DATA / "addrelu_problem.py")
 
 @pytest.fixture(scope="module", autouse=True)
 def warm_server():
-    fork_server(get_backend("triton-cpu")).ensure_ready()
+    fork_server(get_backend()).ensure_ready()  # $REPAIR_BACKEND, else triton-cpu
 
 
 def _eval(*args):
@@ -66,6 +66,21 @@ def test_missing_backend_exits_3():
     assert r.exit_code == 3 and "cuda" in r.stderr
     r = _eval(PROBLEM, str(DATA / "addrelu_correct.py"), "--backend", "npu")
     assert r.exit_code == 3 and "torch_npu" in r.stderr
+
+
+def test_repair_backend_names_the_backend_where_no_option_does(monkeypatch):
+    from repair.errors import EnvironmentMissing
+    from repair.harness import evaluate
+
+    monkeypatch.setenv("REPAIR_BACKEND", "npu")  # torch_npu is never installed in the test environment
+    r = _eval(PROBLEM, str(DATA / "addrelu_correct.py"))
+    assert r.exit_code == 3 and "torch_npu" in r.stderr
+    with pytest.raises(EnvironmentMissing, match="torch_npu"):
+        evaluate(PROBLEM, DATA / "addrelu_correct.py")
+    assert _eval(PROBLEM, str(DATA / "addrelu_correct.py"), "--backend", "triton-cpu").exit_code == 0
+    monkeypatch.setenv("REPAIR_BACKEND", "tpu")
+    r = _eval(PROBLEM, str(DATA / "addrelu_correct.py"))
+    assert r.exit_code == 2 and "unknown backend 'tpu'" in r.stderr
 
 
 def test_help_imports_nothing_heavy():
