@@ -8,11 +8,12 @@
 #   info      the GPU, torch, triton
 #   probe     a sandboxed child under the cuda backend's host-memory limit (RLIMIT_DATA): CUDA starts,
 #             a Triton kernel compiles and runs, device memory is not capped, a 1 GiB host tensor is refused
-#   smoke     `repair eval` of one correct kernel and one near-miss on --backend cuda
+#   smoke     `repair eval --json` of a few candidates on cuda: wall, forwards and each case's forward
 #   tests     the example suite's label test and the harness/sandbox tests with REPAIR_BACKEND=cuda
 #             (the memory-hog test only where the probe showed the limit holds)
+#   start     bench/bench_cuda_start.py: a fresh process's CUDA context and first Triton launch, by phase
 #   run       `repair run` of one near-miss with the scripted worker on cuda
-#   bench     bench/bench_harness.py --backend cuda (and --backend triton-cpu on this machine's cores)
+#   bench-*   bench/bench_harness.py --backend cuda, then triton-cpu on this machine's cores ($BENCH_ARGS added)
 set -u
 out=${1:-${OUT:-/tmp/device-check}}
 mkdir -p "$out"
@@ -23,8 +24,10 @@ PY=${PYTHON:-python3}
 summary=$out/summary.txt
 : >"$summary"
 
+steps=" ${STEPS:-info probe smoke start tests run bench-cuda bench-cpu} "  # a subset: STEPS="smoke tests"
 step() {  # step NAME SECONDS CMD...: run CMD with a time limit, log to NAME.log, print its tail
     local name=$1 limit=$2; shift 2
+    [[ $steps == *" $name "* ]] || return 0
     local t0=$SECONDS
     timeout -k 5 "$limit" "$@" >"$out/$name.log" 2>&1
     local rc=$?
@@ -73,18 +76,23 @@ _, status = os.waitpid(pid, 0)
 sys.exit(os.waitstatus_to_exitcode(status))
 EOF
 
-step smoke 180 bash -c "$PY -m repair eval examples/add_relu/problem.py examples/add_relu/correct.py --seed 1; \
-echo rc=\$?; $PY -m repair eval examples/softmax/problem.py examples/softmax/nearmiss_1.py --seed 1; echo rc=\$?"
+# per evaluation: wall and forward seconds, then each case's candidate forward in ms (the first pays the launch)
+step smoke 180 bash -c "for c in add_relu/correct add_relu/correct softmax/nearmiss_1 matmul/correct; do \
+$PY -m repair eval examples/\${c%/*}/problem.py examples/\$c.py --seed 1 --json | $PY -c \
+'import json, sys; d = json.load(sys.stdin); print(sys.argv[1], d[\"wall_seconds\"], d[\"kernel_seconds\"], \
+[c[\"status\"][:4] + \" %.2f\" % (c[\"seconds\"] * 1e3) for c in d[\"cases\"]])' \$c; done"
 
 deselect=()
 [ "$hog_ok" = 1 ] || deselect=(--deselect tests/repair/test_sandbox.py::test_memory_hog_hits_the_limit)
+TAILN=40 step start 120 "$PY" bench/bench_cuda_start.py
+
 TAILN=40 step tests 420 "$PY" -m pytest -q -p no:cacheprovider -n "${JOBS:-8}" "${deselect[@]}" \
     tests/examples tests/repair/test_sandbox.py tests/repair/test_harness.py tests/repair/test_harness_cli.py
 
 step run 180 "$PY" -m repair run examples/tanh_scaled/problem.py examples/tanh_scaled/nearmiss_1.py \
     --worker scripted --script examples/scripted/tanh_scaled/nearmiss_1.yaml --seed 1 --out "${TMPDIR:-/tmp}/device-check-run"
 
-TAILN=8 step bench-cuda 300 "$PY" bench/bench_harness.py --backend cuda --help-runs 3
+TAILN=8 step bench-cuda 300 "$PY" bench/bench_harness.py --backend cuda --help-runs 3 ${BENCH_ARGS:-}
 TAILN=8 step bench-cpu 300 env -u REPAIR_BACKEND TRITON_INTERPRET=1 "$PY" bench/bench_harness.py \
-    --backend triton-cpu --help-runs 3
+    --backend triton-cpu --help-runs 3 ${BENCH_ARGS:-}
 echo "--- summary"; cat "$summary"
