@@ -301,8 +301,10 @@ def _preload(backend_name: str) -> str | None:
         backend.prepare_server()
         gc.freeze()
         _BACKEND.append(backend)
-    except BaseException:  # noqa: BLE001
-        return traceback.format_exc()
+    except BaseException as e:  # noqa: BLE001
+        from repair.errors import EnvironmentMissing
+
+        return str(e) if isinstance(e, EnvironmentMissing) else traceback.format_exc()
     return None
 
 

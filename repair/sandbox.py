@@ -385,7 +385,7 @@ class ForkServer:
             except ChildTimeout:
                 raise EnvironmentMissing(f"sandbox fork server did not start within {timeout:.0f}s") from None
             if not msg.get("ready"):
-                raise EnvironmentMissing(f"sandbox fork server could not import its modules: {msg.get('error', '')[-1500:]}")
+                raise EnvironmentMissing(f"sandbox fork server could not start: {msg.get('error', '')[-1500:]}")
             self._ready = True
 
     def alive(self) -> bool:

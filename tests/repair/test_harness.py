@@ -168,3 +168,16 @@ def test_cuda_preparation_before_forking_starts_no_device_context():
     assert out.returncode == 0, out.stderr
     initialized, cached = out.stdout.split()
     assert initialized == "False" and cached in ("1", "None")  # triton's source hash is computed once, here
+
+
+def test_an_interpreter_that_cannot_run_runtime_loop_bounds_is_named_not_blamed_on_candidates():
+    """triton 3.6's interpreter under numpy >= 2.4 fails every loop with a runtime bound (seen on a GPU
+    machine's image): the fork server's warm-up kernel has such a loop and turns that failure into one line."""
+    from triton.runtime.errors import InterpreterError
+
+    from repair._warmkernel import _broken_interpreter
+
+    why = _broken_interpreter(InterpreterError(repr(TypeError("only 0-dimensional arrays can be converted to "
+                                                              "Python scalars"))))
+    assert why is not None and "cannot run a loop with a runtime bound" in why and "numpy<2.4" in why
+    assert _broken_interpreter(InterpreterError("IndexError('index 8 is out of bounds')")) is None
