@@ -286,7 +286,7 @@ def server_group() -> None:
 
 @server_group.command("start")
 @_backend_option()
-@click.option("--idle", "idle_s", type=click.FloatRange(min=1), default=1800, show_default=True,
+@click.option("--idle", "idle_s", type=click.FloatRange(min=1), default=1800, show_default=True,  # = DEFAULT_IDLE_S
               help="Seconds without an engine before it exits.")
 def server_start_cmd(backend, idle_s):
     """Start a shared fork server (or report the one running); returns once it accepts engines."""

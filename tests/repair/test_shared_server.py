@@ -213,3 +213,12 @@ def test_stop_right_after_an_engine_leaves_ends_the_server_itself(monkeypatch):
         finally:
             shared_server.stop()
             shutil.rmtree(d, ignore_errors=True)
+
+
+def test_the_cli_idle_default_is_the_library_default():
+    """`repair server start --idle` repeats the number (importing shared_server would slow `repair --help`)."""
+    from repair.cli import cli
+    from repair.shared_server import DEFAULT_IDLE_S
+
+    start = cli.commands["server"].commands["start"]
+    assert next(p for p in start.params if p.name == "idle_s").default == DEFAULT_IDLE_S
