@@ -9,6 +9,8 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export TRITON_INTERPRET := 1
+# `make demo` and `make test` run on the CPU backend whatever the shell exports (GPU checks: bench/device_check.sh)
+export REPAIR_BACKEND := triton-cpu
 export ANONYMIZED_TELEMETRY := False
 
 .PHONY: setup demo test clean
