@@ -139,14 +139,16 @@ def main() -> None:
         return
     load0 = os.getloadavg()[0]
     os.environ["REPAIR_SERVER_DIR"] = own = tempfile.mkdtemp(prefix="bench-own-")  # no shared server is found there
-    cold = suite(args.examples, args.backend)
-    print()
-    print(f"candidates evaluated  {len(cold['walls'])}  ({cold['passed']} passed)  cpus {os.cpu_count()}")
-    lines = [_line("engine with its own fork server", cold)]
-    if not args.no_shared:
-        lines.append(_shared_run(args))
-    fixed, per_run = floor(args.backend)
-    shutil.rmtree(own, ignore_errors=True)
+    try:
+        cold = suite(args.examples, args.backend)
+        print()
+        print(f"candidates evaluated  {len(cold['walls'])}  ({cold['passed']} passed)  cpus {os.cpu_count()}")
+        lines = [_line("engine with its own fork server", cold)]
+        if not args.no_shared:
+            lines.append(_shared_run(args))
+        fixed, per_run = floor(args.backend)
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
     for line in lines:
         print(line)
     print(f"harness floor (trivial problem)    {fixed * 1000:4.1f} ms per evaluation + {per_run * 1000:4.2f} ms per case run "
