@@ -127,9 +127,11 @@ def _line(label: str, s: dict) -> str:
 
 
 def main() -> None:
+    from repair.backends import default_backend
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--examples", type=Path, default=ROOT / "examples")
-    ap.add_argument("--backend", default=os.environ.get("REPAIR_BACKEND") or "triton-cpu")
+    ap.add_argument("--backend", default=default_backend())
     ap.add_argument("--help-runs", type=int, default=7)
     ap.add_argument("--no-shared", action="store_true", help="Skip the run against a shared fork server.")
     ap.add_argument("--suite-only", action="store_true", help=argparse.SUPPRESS)  # the second engine process

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repair._wire import WireClosed, WireError, WireTimeout, recv_frame, send_frame
-from repair.errors import EnvironmentMissing
+from repair.errors import BadInput, EnvironmentMissing
 
 _MB = 1 << 20
 _PKG_ROOT = str(Path(__file__).resolve().parent.parent)
@@ -485,6 +485,9 @@ class ForkServer:
 def server_env(backend) -> dict[str, str]:
     """The environment a fork server (and so every child) starts with."""
     env = dict(os.environ)
+    if not env.get("REPAIR_SPARES", "0").isdigit():
+        raise BadInput(f"REPAIR_SPARES={env['REPAIR_SPARES']!r}: not a whole number (how many processes a fork "
+                       "server keeps forked ahead)")
     for k in backend.env_remove:
         env.pop(k, None)
     env.update(backend.env)
@@ -531,7 +534,6 @@ def prestart(backend_name: str | None) -> None:
     Nothing is reported here: an unknown or missing backend is evaluate()'s to report.
     """
     from repair.backends import get_backend
-    from repair.errors import BadInput
 
     try:
         fork_server(get_backend(backend_name))

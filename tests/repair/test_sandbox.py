@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from repair.backends import get_backend
+from repair.errors import BadInput
 from repair.harness import evaluate
 from repair.sandbox import apply_limits, fork_server
 
@@ -166,6 +167,9 @@ def test_repair_spares_sets_how_many_children_a_server_keeps_ready(monkeypatch):
         assert len(_server_children(server)) == 4
     finally:
         server.close()
+    monkeypatch.setenv("REPAIR_SPARES", "four")
+    with pytest.raises(BadInput, match="REPAIR_SPARES='four': not a whole number"):
+        ForkServer(get_backend("triton-cpu"))
 
 
 def test_a_warm_reference_that_died_is_replaced_not_reported_as_bad_input():
