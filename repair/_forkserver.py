@@ -416,11 +416,13 @@ def _fork_session() -> tuple[int, socket.socket]:
 def _serve_engine(conn: socket.socket) -> int:
     """One engine's session (in its session process). On exit (_finish) the children it left are killed
     and its scratch root, a temporary directory the engine named in its hello, is removed."""
+    from repair.sandbox import ROOT_PREFIX
+
     try:
         conn.settimeout(10.0)
         hello = json.loads(conn.recv(1 << 16) or b"{}")
         root = hello.get("root") if isinstance(hello, dict) else None
-        if isinstance(root, str) and os.path.basename(root).startswith("repair-sandbox-") and os.path.isdir(root):
+        if isinstance(root, str) and os.path.basename(root).startswith(ROOT_PREFIX) and os.path.isdir(root):
             _ROOT.append(root)
         conn.settimeout(None)
         conn.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())

@@ -133,7 +133,7 @@ def apply_limits(*, mem_limit_mb: int | None, cpu_seconds: int | None, fsize_mb:
 
 # -- in the engine ------------------------------------------------------------------------------
 
-_ROOT_PREFIX = "repair-sandbox-"
+ROOT_PREFIX = "repair-sandbox-"  # every engine scratch root starts so (the shared server removes only such)
 
 
 def new_root() -> str:
@@ -144,15 +144,15 @@ def new_root() -> str:
     import shutil
 
     uid = os.getuid()
-    for p in Path(tempfile.gettempdir()).glob(f"{_ROOT_PREFIX}*-*"):
-        pid = p.name[len(_ROOT_PREFIX):].split("-", 1)[0]
+    for p in Path(tempfile.gettempdir()).glob(f"{ROOT_PREFIX}*-*"):
+        pid = p.name[len(ROOT_PREFIX):].split("-", 1)[0]
         try:
             ours = p.stat().st_uid == uid
         except OSError:
             continue
         if ours and pid.isdigit() and int(pid) != os.getpid() and not process_running(int(pid)):
             shutil.rmtree(p, ignore_errors=True)
-    return tempfile.mkdtemp(prefix=f"{_ROOT_PREFIX}{os.getpid()}-")
+    return tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-")
 
 
 def process_running(pid: int) -> bool:
