@@ -114,9 +114,10 @@ class ServerInfo:
         return {"backend": self.backend, "socket": self.socket, "pid": self.pid, "current": self.current}
 
 
-def start(backend_name: str = "triton-cpu", idle_s: float = DEFAULT_IDLE_S, timeout_s: float = 300.0,
+def start(backend_name: str | None = None, idle_s: float = DEFAULT_IDLE_S, timeout_s: float = 300.0,
           directory: str | Path | None = None, with_caller: bool = False) -> ServerInfo:
-    """Start a shared server for the backend (or find the one running); returns once it accepts engines.
+    """Start a shared server for the backend ($REPAIR_BACKEND, else triton-cpu, where None) or find the one
+    running; returns once it accepts engines.
     `directory`: the socket directory instead of the user's (engines find it with REPAIR_SERVER_DIR);
     `with_caller`: the server ends when the thread that starts it does (else it outlives the command)."""
     from repair.backends import get_backend

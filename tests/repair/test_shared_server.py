@@ -222,3 +222,11 @@ def test_the_cli_idle_default_is_the_library_default():
 
     start = cli.commands["server"].commands["start"]
     assert next(p for p in start.params if p.name == "idle_s").default == DEFAULT_IDLE_S
+
+
+def test_start_without_a_backend_takes_repair_backend(monkeypatch):
+    from repair.errors import EnvironmentMissing
+
+    monkeypatch.setenv("REPAIR_BACKEND", "npu")  # torch_npu is never installed in the test environment
+    with pytest.raises(EnvironmentMissing, match="torch_npu"):
+        shared_server.start()
