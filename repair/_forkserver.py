@@ -275,7 +275,7 @@ def _finish(code: int) -> None:
 
 
 # what children use besides the backend's modules: the reference process compares and checks insensitivity
-_PRELOAD = ("repair._procmain", "repair.compare", "repair.tolerance", "repair.integrity.runtime")
+_PRELOAD = ("repair._procmain", "repair.compare", "repair.tolerance", "repair.integrity.runtime", "repair.landlock")
 
 
 def _preload(backend_name: str) -> str | None:
@@ -298,6 +298,7 @@ def _preload(backend_name: str) -> str | None:
             gc.freeze()
             gc.enable()
         sys.modules["repair._procmain"].warm_up(backend)
+        sys.modules["repair.landlock"].abi()  # asked once here, inherited by every candidate that confines itself
         backend.prepare_server()
         gc.freeze()
         _BACKEND.append(backend)

@@ -286,6 +286,20 @@ def _runtime_guard(rules_off: list[str]):
 
 class _Candidate(_Role):
     def start(self) -> bool:
+        import tempfile
+
+        cwd = self.config["cwd"]
+        os.environ["TMPDIR"] = tempfile.tempdir = cwd  # its temporary files go to its scratch directory
+        confined = 0
+        if self.config.get("landlock"):
+            from repair import landlock
+
+            try:  # before its code runs: read anywhere, write only to cwd (and what its backend needs), see landlock.py
+                confined = landlock.restrict([cwd, *self.backend.landlock_writable()])
+            except OSError as e:  # the environment's failure, not the candidate's
+                self.reply({"status": "environment", "error": f"confining the candidate with Landlock failed: {e} "
+                                                              "(REPAIR_LANDLOCK=off runs it unconfined)"})
+                return False
         try:
             self.module = _import_file(self.config["path"], "_repair_candidate")
         except BaseException as e:  # noqa: BLE001
@@ -296,7 +310,7 @@ class _Candidate(_Role):
         if not isinstance(getattr(self.module, "ModelNew", None), type):
             self.reply({"status": "bad-input", "error": "defines no class ModelNew"})
             return False
-        self.reply({"status": "ready"})
+        self.reply({"status": "ready", "landlock": confined})
         return True
 
     def op_run(self, header: dict, payload) -> tuple[dict, bytes]:

@@ -25,6 +25,9 @@ class Backend:
     # PROT_NONE ranges a GPU driver reserves), None leaves it unlimited
     memory_rlimit: ClassVar[str | None] = "as"
     warm_kernel: ClassVar[bool] = False  # the fork server may launch a tiny kernel (no device context to inherit)
+    # candidates are confined with Landlock (repair/landlock.py) unless REPAIR_LANDLOCK says otherwise; a backend
+    # whose driver or compiler has not been run confined keeps this off (REPAIR_LANDLOCK=on still confines)
+    landlock_default: ClassVar[bool] = False
 
     def check_available(self) -> None:
         """Raise EnvironmentMissing, with what to do about it, when this backend cannot run here."""
@@ -40,6 +43,10 @@ class Backend:
 
     def synchronize(self) -> None:
         """Wait for queued device work (called inside sandbox processes around timed forwards)."""
+
+    def landlock_writable(self) -> list[str]:
+        """Directories a Landlock-confined candidate may write besides its own scratch directory (and /dev/null)."""
+        return []
 
 
 _FOUND: set[str] = set()  # modules found importable once (the engine checks before every evaluation)
@@ -58,6 +65,7 @@ class TritonCPU(Backend):
     name = "triton-cpu"
     device = "cpu"
     env = {"TRITON_INTERPRET": "1"}
+    landlock_default = True  # the interpreter writes nothing: the candidate may write its scratch directory only
     # One thread per process: the interpreter's numpy work and torch's small CPU ops gain nothing from
     # a thread pool, and creating one costs every fresh process ~12 ms on its first op over 32k elements
     env_defaults = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
@@ -122,6 +130,12 @@ class Cuda(Backend):
 
         torch.cuda.synchronize()
 
+    def landlock_writable(self) -> list[str]:
+        # not yet run confined on a GPU (REPAIR_LANDLOCK=on only): triton compiles through ptxas in the temporary
+        # directory and writes its cache, the driver its JIT cache (~/.nv) and the device nodes
+        return _gpu_writable(os.environ.get("TRITON_CACHE_DIR") or os.path.expanduser("~/.triton"),
+                             os.path.expanduser("~/.nv"))
+
 
 class Npu(Backend):
     """A torch_npu device with triton-ascend kernels."""
@@ -147,6 +161,19 @@ class Npu(Backend):
         import torch
 
         torch.npu.synchronize()
+
+    def landlock_writable(self) -> list[str]:
+        # not yet run on Ascend hardware: the same guess as CUDA's, with CANN's log directory
+        return _gpu_writable(os.environ.get("TRITON_CACHE_DIR") or os.path.expanduser("~/.triton"),
+                             os.environ.get("ASCEND_PROCESS_LOG_PATH") or os.path.expanduser("~/ascend"))
+
+
+def _gpu_writable(*caches: str) -> list[str]:
+    import tempfile
+
+    for d in caches:  # created now: a directory made after the confinement could not be written
+        os.makedirs(d, exist_ok=True)
+    return [d for d in (tempfile.gettempdir(), "/dev", *caches) if os.path.isdir(d)]
 
 
 BACKENDS: dict[str, type[Backend]] = {b.name: b for b in (TritonCPU, Cuda, Npu)}

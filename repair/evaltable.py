@@ -42,5 +42,6 @@ def render_table(r: EvalResult) -> str:
     if r.integrity.findings:
         integ += " (" + ", ".join(sorted({f.rule for f in r.integrity.findings})) + ")"
     lines.append(f"{tiers}{match}  integrity {integ}  "
-                 f"{'PASS' if r.passed else 'FAIL'}  [{r.wall_seconds:.2f}s wall, {r.kernel_seconds:.2f}s in forwards]")
+                 f"{'PASS' if r.passed else 'FAIL'}  [{r.wall_seconds:.2f}s wall, {r.kernel_seconds:.2f}s in forwards, "
+                 f"{f'landlock {r.landlock}' if r.landlock else 'no landlock'}]")
     return "\n".join(lines)

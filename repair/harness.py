@@ -22,7 +22,7 @@ from repair.errors import BadInput
 from repair.problem import TIERS, CaseSpec, case_set_sha256, check_candidate_file, check_problem_file
 from repair.processes import CandidateProcess, Outcome, ReferenceProcess, open_reference
 from repair.result import CaseResult, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
-from repair.sandbox import fork_server
+from repair.sandbox import fork_server, landlock_mode
 
 
 def case_seed(seed: int, case_id: str, salt: str = "") -> int:
@@ -65,8 +65,9 @@ class _Session:
     """
 
     def __init__(self, be: Backend, candidate: str, scratch: str, *, seed: int, timeout_s: float,
-                 mem_limit_mb: int, rules_off: list[str]):
-        self.be, self.candidate, self.scratch = be, candidate, scratch
+                 mem_limit_mb: int, rules_off: list[str], landlock: bool = False):
+        self.be, self.candidate, self.scratch, self.landlock = be, candidate, scratch, landlock
+        self.confined: int | None = None  # the lowest Landlock ABI a candidate process ran under (0: unconfined)
         self.ref: ReferenceProcess | None = None  # set once the reference process is ready
         self.seed, self.timeout_s, self.mem_limit_mb, self.rules_off = seed, timeout_s, mem_limit_mb, rules_off
         # a backstop behind each run's wall-clock limit (which is what ends a slow run): the process is spawned
@@ -83,7 +84,7 @@ class _Session:
         self.n_procs += 1
         return CandidateProcess(self.be, self.candidate, self.scratch, mem_limit_mb=self.mem_limit_mb,
                                 timeout_s=self.timeout_s, cpu_seconds=self.cpu_seconds,
-                                rules_off=self.rules_off, index=self.n_procs)
+                                rules_off=self.rules_off, index=self.n_procs, landlock=self.landlock)
 
     def _drop_process(self) -> None:
         self.proc.kill()
@@ -119,6 +120,7 @@ class _Session:
             self.startup_failure = out
             self._drop_process()
             return _Ran(started, out)
+        self.confined = self.proc.landlock if self.confined is None else min(self.confined, self.proc.landlock)
         if out.fatal:  # the next case gets a fresh process
             self._drop_process()
         if out.kind != "ok":
@@ -232,6 +234,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     candidate_sha, parses = check_candidate_file(candidate)
     rules_off = _resolve_rules_off(rules_off)
     be.check_available()
+    confine = landlock_mode(be)
     server = fork_server(be)  # torch and triton import there (or were imported long ago, in a shared server)
 
     seed = secrets.randbits(31) if seed is None else int(seed)
@@ -240,7 +243,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     scratch = server.scratch("eval-")
     try:
         session = _Session(be, candidate, scratch, seed=seed, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb,
-                           rules_off=rules_off)
+                           rules_off=rules_off, landlock=confine)
         ok = False
         try:
             with open_reference(problem, backend=be, timeout_s=max(timeout_s, 120.0)) as ref:
@@ -263,6 +266,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         candidate_path=candidate, candidate_sha256=candidate_sha, backend=be.name, tier=tier, seed=seed,
         case_set_sha256=case_set_sha256(cases), cases=results, summary=summary, match=match,
         numerics_passed=numerics, integrity=verdict, passed=numerics and verdict.verdict == "clean",
+        landlock=session.confined or 0,
         wall_seconds=time.perf_counter() - t0, kernel_seconds=session.candidate_seconds + ref_seconds)
 
 

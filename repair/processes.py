@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repair.backends import Backend, get_backend
-from repair.errors import BadInput
+from repair.errors import BadInput, EnvironmentMissing
 from repair.problem import CaseSpec, ProblemSpec, check_problem_file, spec_from_report
 from repair.sandbox import ChildDied, ChildTimeout, fork_server
 
@@ -185,12 +185,13 @@ class CandidateProcess:
     """
 
     def __init__(self, be: Backend, candidate: str, scratch: str, *, mem_limit_mb: int, timeout_s: float,
-                 cpu_seconds: int, rules_off: list[str], index: int):
+                 cpu_seconds: int, rules_off: list[str], index: int, landlock: bool = False):
         cwd = os.path.join(scratch, f"candidate-{index}")
         os.makedirs(cwd, exist_ok=True)
         config = {"backend": be.name, "cwd": cwd, "path": str(Path(candidate).resolve()),
                   "mem_limit_mb": mem_limit_mb, "cpu_seconds": cpu_seconds, "fsize_mb": _FSIZE_MB,
-                  "rules_off": rules_off}
+                  "rules_off": rules_off, "landlock": landlock}
+        self.landlock = 0  # the Landlock ABI it confined itself under, once it has said so
         self.mem_limit_mb, self.timeout_s, self.candidate = mem_limit_mb, timeout_s, candidate
         # its outputs must fit in its memory; a bigger frame is garbage, not data
         self.max_payload = (mem_limit_mb + 256) << 20 if be.memory_rlimit else 1 << 36
@@ -236,6 +237,11 @@ class CandidateProcess:
         if reply.get("status") == "bad-input":
             self.child.close()
             raise BadInput(f"{self.candidate}: {reply['error']}")
+        if reply.get("status") == "environment":
+            self.child.close()
+            raise EnvironmentMissing(reply.get("error", "the candidate's sandbox could not be set up"))
+        if reply.get("status") == "ready":
+            self.landlock = int(reply.get("landlock") or 0)
         return self._reply_outcome(reply, payload) if reply.get("status") != "ready" else Outcome("ok")
 
     def _wait_s(self) -> float:

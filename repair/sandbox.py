@@ -482,6 +482,29 @@ class ForkServer:
             shutil.rmtree(self.root, ignore_errors=True)
 
 
+_LANDLOCK_MODES = {"auto": "auto", "": "auto", "on": "on", "1": "on", "off": "off", "0": "off"}
+
+
+def landlock_mode(backend) -> bool:
+    """Whether candidates are confined with Landlock (repair/landlock.py), from $REPAIR_LANDLOCK: `auto` (the
+    default: where the kernel has Landlock, on backends that have been run confined), `on` (every backend;
+    EnvironmentMissing where the kernel has none) or `off`."""
+    from repair import landlock
+
+    raw = os.environ.get("REPAIR_LANDLOCK", "auto")
+    mode = _LANDLOCK_MODES.get(raw.strip().lower())
+    if mode is None:
+        raise BadInput(f"REPAIR_LANDLOCK={raw!r}: expected auto, on or off")
+    if mode == "off":
+        return False
+    if landlock.abi() <= 0:
+        if mode == "on":
+            raise EnvironmentMissing("REPAIR_LANDLOCK=on, but this kernel has no Landlock (Linux >= 5.13 with "
+                                     "landlock among its LSMs): set REPAIR_LANDLOCK=auto or off")
+        return False
+    return mode == "on" or backend.landlock_default
+
+
 def server_env(backend) -> dict[str, str]:
     """The environment a fork server (and so every child) starts with."""
     env = dict(os.environ)

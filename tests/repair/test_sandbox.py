@@ -261,3 +261,101 @@ def test_a_new_root_removes_the_roots_of_engines_that_are_gone(tmp_path, monkeyp
     root = Path(new_root())
     assert root.parent == tmp_path and root.name.startswith(f"repair-sandbox-{os.getpid()}-") and root.is_dir()
     assert not left.exists() and alive.is_dir() and unrelated.is_dir()
+
+
+_ESCAPE = '''"""Test fixture: a candidate that tries to leave its sandbox, then computes the right answer."""
+import os
+import socket
+
+import torch
+import torch.nn as nn
+
+
+def _attempts():
+    done = []
+    try:
+        with open(OUTSIDE, "w") as f:
+            f.write("escaped")
+        done.append("write")
+    except OSError:
+        pass
+    try:
+        open(f"/proc/{os.getppid()}/mem", "rb").close()
+        done.append("ptrace")
+    except OSError:
+        pass
+    if ABI >= 4:
+        try:
+            socket.create_connection(("127.0.0.1", PORT), timeout=5).close()
+            done.append("tcp")
+        except OSError:
+            pass
+    if ABI >= 6:
+        try:
+            os.kill(os.getppid(), 0)  # signal 0: the permission check only
+            done.append("signal")
+        except OSError:
+            pass
+    with open("inside.txt", "w") as f:  # its own scratch directory stays writable
+        f.write("fine")
+    return done
+
+
+class ModelNew(nn.Module):
+    def forward(self, x, y):
+        done = _attempts()
+        if done:
+            raise RuntimeError("escaped: " + ",".join(done))
+        return torch.relu(x + y)
+'''
+
+
+def test_landlock_confines_the_candidate_to_its_scratch_directory(tmp_path, monkeypatch):
+    """Where the kernel has Landlock, a candidate cannot write outside its scratch directory, read another
+    process's memory (even as root), open TCP connections or signal the engine's processes; with
+    REPAIR_LANDLOCK=off the same candidate writes where it likes (what the confinement takes away)."""
+    import socket
+
+    from repair import landlock
+
+    abi = landlock.abi()
+    if abi <= 0:
+        pytest.skip("this kernel has no Landlock")
+    outside = tmp_path / "escaped.txt"
+    listener = socket.create_server(("127.0.0.1", 0))
+    cand = tmp_path / "cand_escape.py"
+    cand.write_text(_ESCAPE.replace("OUTSIDE", repr(str(outside))).replace("ABI", str(abi))
+                    .replace("PORT", str(listener.getsockname()[1])))
+    try:
+        r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False, timeout_s=30)
+        assert r.landlock == abi and [c.status for c in r.cases] == ["pass"], r.cases[0].message
+        assert not outside.exists()
+        monkeypatch.setenv("REPAIR_LANDLOCK", "off")
+        r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False, timeout_s=30)
+        assert r.landlock == 0 and r.cases[0].status == "error" and "escaped: write" in r.cases[0].message
+        assert outside.read_text() == "escaped"
+    finally:
+        listener.close()
+
+
+def test_repair_landlock_is_auto_on_or_off(monkeypatch):
+    from repair import landlock
+    from repair.errors import EnvironmentMissing
+    from repair.sandbox import landlock_mode
+
+    cpu, cuda = get_backend("triton-cpu"), get_backend("cuda")
+    monkeypatch.setattr(landlock, "abi", lambda: 7)
+    assert landlock_mode(cpu) and not landlock_mode(cuda)  # auto: only backends that have run confined
+    monkeypatch.setenv("REPAIR_LANDLOCK", "on")
+    assert landlock_mode(cuda)
+    monkeypatch.setenv("REPAIR_LANDLOCK", "off")
+    assert not landlock_mode(cpu)
+    monkeypatch.setenv("REPAIR_LANDLOCK", "maybe")
+    with pytest.raises(BadInput, match="REPAIR_LANDLOCK='maybe'"):
+        landlock_mode(cpu)
+    monkeypatch.setattr(landlock, "abi", lambda: 0)  # a kernel without it
+    monkeypatch.setenv("REPAIR_LANDLOCK", "auto")
+    assert not landlock_mode(cpu)
+    monkeypatch.setenv("REPAIR_LANDLOCK", "on")
+    with pytest.raises(EnvironmentMissing, match="no Landlock"):
+        landlock_mode(cpu)
