@@ -13,6 +13,8 @@
 #             (the memory-hog test only where the probe showed the limit holds)
 #   start     bench/bench_cuda_start.py: a fresh process's CUDA context and first Triton launch, by phase
 #   run       `repair run` of one near-miss with the scripted worker on cuda
+#   landlock  the label and sandbox tests again with REPAIR_LANDLOCK=on: candidates confined on cuda (if they
+#             pass, cuda's landlock_default can become True in repair/backends.py)
 #   bench-*   bench/bench_harness.py --backend cuda, then triton-cpu on this machine's cores ($BENCH_ARGS added)
 set -u
 out=${1:-${OUT:-/tmp/device-check}}
@@ -24,7 +26,7 @@ PY=${PYTHON:-python3}
 summary=$out/summary.txt
 : >"$summary"
 
-steps=" ${STEPS:-info probe smoke start tests run bench-cuda bench-cpu} "  # a subset: STEPS="smoke tests"
+steps=" ${STEPS:-info probe smoke start tests run landlock bench-cuda bench-cpu} "  # a subset: STEPS="smoke tests"
 step() {  # step NAME SECONDS CMD...: run CMD with a time limit, log to NAME.log, print its tail
     local name=$1 limit=$2; shift 2
     [[ $steps == *" $name "* ]] || return 0
@@ -91,6 +93,9 @@ TAILN=40 step tests 420 "$PY" -m pytest -q -p no:cacheprovider -n "${JOBS:-8}" "
 
 step run 180 "$PY" -m repair run examples/tanh_scaled/problem.py examples/tanh_scaled/nearmiss_1.py \
     --worker scripted --script examples/scripted/tanh_scaled/nearmiss_1.yaml --seed 1 --out "${TMPDIR:-/tmp}/device-check-run"
+
+TAILN=20 step landlock 300 env REPAIR_LANDLOCK=on "$PY" -m pytest -q -p no:cacheprovider -n "${JOBS:-8}" \
+    "${deselect[@]}" tests/examples tests/repair/test_sandbox.py
 
 TAILN=8 step bench-cuda 300 "$PY" bench/bench_harness.py --backend cuda --help-runs 3 ${BENCH_ARGS:-}
 TAILN=8 step bench-cpu 300 env -u REPAIR_BACKEND TRITON_INTERPRET=1 "$PY" bench/bench_harness.py \
