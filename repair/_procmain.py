@@ -17,6 +17,7 @@ import sys
 import time
 import traceback
 from contextlib import nullcontext
+from dataclasses import asdict
 from pathlib import Path
 
 from repair._wire import decode_values, encode_values, recv_frame, send_frame
@@ -270,7 +271,7 @@ class _Reference(_Role):
             first_actual, first_expected = self.kept.pop(header["against"], (None, None))
             if first_actual is not None:
                 found = insensitivity_findings(first_actual, actual, first_expected, expected)
-                reply["insensitivity"] = [f.model_dump(mode="json") for f in found]
+                reply["insensitivity"] = [asdict(f) for f in found]
         if header.get("keep"):
             self.kept[header["keep"]] = (actual, expected)
         return (reply,)
@@ -336,7 +337,7 @@ class _Candidate(_Role):
         findings, log = [], None
         if guard is not None:
             found = guard.findings(inputs_before=before, inputs_after=inputs, outputs=out)
-            findings = [f.model_dump(mode="json") if hasattr(f, "model_dump") else dict(f) for f in found]
+            findings = [asdict(f) for f in found]
             log = guard.log() if hasattr(guard, "log") else None
         desc, data = encode_values(outs, keep_layout=False)
         return {"status": "ok", "outputs": desc, "seconds": seconds,

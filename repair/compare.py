@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import math
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Callable
 
-from repair.diagnose import diagnose, tensor_stats
-from repair.result import Diagnostics
+from repair.diagnose import Diagnostics, diagnose, tensor_stats
 
 
 def _f(x) -> float | None:
@@ -45,7 +44,7 @@ class Comparison:
     def as_dict(self) -> dict:
         """JSON-ready (the comparison is made in the reference process and travels to the engine)."""
         d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "diagnostics"}
-        d["diagnostics"] = self.diagnostics.model_dump(mode="json") if self.diagnostics is not None else None
+        d["diagnostics"] = asdict(self.diagnostics) if self.diagnostics is not None else None
         return d
 
 

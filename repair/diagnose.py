@@ -2,8 +2,31 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
-from repair.result import Diagnostics, TensorStats
+# Plain dataclasses, not pydantic models: this module runs in the sandboxed reference process, whose fork
+# server then needs no pydantic (~55 ms of every server's start). repair.result uses them as field types,
+# and pydantic validates them there, in the engine.
+
+
+@dataclass
+class TensorStats:
+    mean: float | None = None
+    std: float | None = None
+    min: float | None = None
+    max: float | None = None
+    frac_zero: float | None = None
+
+
+@dataclass
+class Diagnostics:
+    """Where and how the output differs from the reference, in terms a repairer can act on."""
+
+    symptom: str = "none"  # tail-localized, nan-introduced, uniform-drift, zero-output, sparse-outliers, all-wrong, ...
+    location: str = "none"  # tail-columns, tail-rows, last-block, single-row, everywhere, sparse, none
+    output_stats: TensorStats = field(default_factory=TensorStats)
+    reference_stats: TensorStats = field(default_factory=TensorStats)
+    notes: list[str] = field(default_factory=list)
 
 TAIL_LOCATIONS = ("tail-columns", "tail-rows", "last-block")
 _SAMPLE = 1 << 16  # medians are estimated on an evenly strided sample of at most this many values

@@ -5,28 +5,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from repair.diagnose import Diagnostics, TensorStats  # noqa: F401  (stdlib dataclasses: the sandbox makes them)
+
 EVAL_SCHEMA = "repair.eval/v1"
 
 CaseStatus = Literal["pass", "mismatch", "error", "crash", "timeout"]
 Tier = Literal["compact", "full"]
-
-
-class TensorStats(BaseModel):
-    mean: float | None = None
-    std: float | None = None
-    min: float | None = None
-    max: float | None = None
-    frac_zero: float | None = None
-
-
-class Diagnostics(BaseModel):
-    """Where and how the output differs from the reference, in terms a repairer can act on."""
-
-    symptom: str = "none"  # tail-localized, nan-introduced, uniform-drift, zero-output, sparse-outliers, all-wrong, ...
-    location: str = "none"  # tail-columns, tail-rows, last-block, single-row, everywhere, sparse, none
-    output_stats: TensorStats = Field(default_factory=TensorStats)
-    reference_stats: TensorStats = Field(default_factory=TensorStats)
-    notes: list[str] = Field(default_factory=list)
 
 
 class CaseResult(BaseModel):

@@ -9,10 +9,22 @@ Ops executed inside a launch (the interpreter's host copies) are not the candida
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from repair.integrity.rules import resolve_rules_off
-from repair.result import IntegrityFinding
+
+
+@dataclass
+class RuntimeFinding:
+    """A finding made inside a sandboxed process; the engine validates it as a repair.result.IntegrityFinding
+    (a plain dataclass here: the fork server that runs this module then needs no pydantic)."""
+
+    rule: str
+    message: str
+    evidence: str = ""
+    phase: str = "runtime"
+    line: int | None = None
 
 # aten ops a kernel wrapper may run: allocation, views, copies, fills and metadata queries.
 ALLOCATION_OPS = frozenset("""
@@ -203,9 +215,9 @@ class RuntimeGuard:
         return {"launches": self.launches, "kernels": dict(self.kernels), "ops": dict(self.ops),
                 "compute_ops": dict(self.compute_ops), "rules_off": list(self.rules_off)}
 
-    def findings(self, inputs_before, inputs_after, outputs) -> list[IntegrityFinding]:
+    def findings(self, inputs_before, inputs_after, outputs) -> list[RuntimeFinding]:
         """Judge the recorded forward; inputs_before are clones taken before it ran."""
-        out: list[IntegrityFinding] = []
+        out: list[RuntimeFinding] = []
         if self.active("runtime.framework-compute") and self.compute_ops:
             ops = ", ".join(f"{k} x{v}" for k, v in sorted(self.compute_ops.items()))
             out.append(_finding("runtime.framework-compute", "forward executed framework compute ops", ops))
@@ -247,14 +259,14 @@ def _make_mode(guard: RuntimeGuard):
     return _RECORDER[0](guard)
 
 
-def _finding(rule: str, message: str, evidence: str) -> IntegrityFinding:
-    return IntegrityFinding(rule=rule, message=message, evidence=evidence[:500], phase="runtime")
+def _finding(rule: str, message: str, evidence: str) -> RuntimeFinding:
+    return RuntimeFinding(rule=rule, message=message, evidence=evidence[:500])
 
 
-def output_findings(inputs, outputs, guard: RuntimeGuard | None = None) -> list[IntegrityFinding]:
+def output_findings(inputs, outputs, guard: RuntimeGuard | None = None) -> list[RuntimeFinding]:
     """Outputs must be fresh storage (no overlap with any input) and, when a guard ran, kernel-written."""
     rules_off = guard.rules_off if guard else ()
-    found: list[IntegrityFinding] = []
+    found: list[RuntimeFinding] = []
     spans = [_storage_span(t) for t in iter_tensors(inputs) if t.untyped_storage().nbytes()]
     written = guard.kernel_storages(inputs) if guard is not None and guard.tracked_ops else set()
     for i, o in enumerate(iter_tensors(outputs)):
@@ -286,7 +298,7 @@ def _same(a, b) -> bool:
     return bool(a == b) if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor) else False
 
 
-def mutation_findings(inputs_before, inputs_after) -> list[IntegrityFinding]:
+def mutation_findings(inputs_before, inputs_after) -> list[RuntimeFinding]:
     found = []
     for i, (b, a) in enumerate(zip(inputs_before, inputs_after)):
         if not _same(b, a):
@@ -298,7 +310,7 @@ def _constant(t) -> bool:
     return t.numel() > 1 and bool((t == t.reshape(-1)[0]).all())
 
 
-def insensitivity_findings(cand_out_a, cand_out_b, ref_out_a, ref_out_b) -> list[IntegrityFinding]:
+def insensitivity_findings(cand_out_a, cand_out_b, ref_out_a, ref_out_b) -> list[RuntimeFinding]:
     """Candidate outputs identical across two different inputs (or constant) where the reference's are not."""
     cands_a, cands_b = list(iter_tensors(cand_out_a)), list(iter_tensors(cand_out_b))
     refs_a, refs_b = list(iter_tensors(ref_out_a)), list(iter_tensors(ref_out_b))

@@ -171,6 +171,20 @@ def test_cuda_preparation_before_forking_starts_no_device_context():
     assert initialized == "False" and cached in ("1", "None")  # triton's source hash is computed once, here
 
 
+def test_the_fork_server_imports_no_pydantic():
+    """What sandboxed processes import makes plain data; pydantic validates it in the engine. Importing it in
+    the fork server would add ~60 ms to every server's start (the first `repair eval` of every command)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom repair._forkserver import _PRELOAD\nfrom repair.backends import get_backend\n"
+            "import importlib\nfor m in [*get_backend('triton-cpu').preload, *_PRELOAD, 'repair.integrity.rules']:\n"
+            "    importlib.import_module(m)\nprint(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
 def test_an_interpreter_that_cannot_run_runtime_loop_bounds_is_named_not_blamed_on_candidates():
     """triton 3.6's interpreter under numpy >= 2.4 fails every loop with a runtime bound (seen on a GPU
     machine's image): the fork server's warm-up kernel has such a loop and turns that failure into one line."""
