@@ -306,7 +306,7 @@ class _Candidate(_Role):
         except BaseException as e:  # noqa: BLE001
             status = "oom" if _is_oom(e) else "error"
             self.reply({"status": status, "error": f"importing the candidate failed: {type(e).__name__}: {e}"[:500],
-                        "traceback": _tb_tail()})
+                        "traceback": _tb_tail(), "landlock": confined})
             return False
         if not isinstance(getattr(self.module, "ModelNew", None), type):
             self.reply({"status": "bad-input", "error": "defines no class ModelNew"})

@@ -22,7 +22,7 @@ from repair.errors import BadInput
 from repair.problem import TIERS, CaseSpec, case_set_sha256, check_candidate_file, check_problem_file
 from repair.processes import CandidateProcess, Outcome, ReferenceProcess, open_reference
 from repair.result import CaseResult, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
-from repair.sandbox import fork_server, landlock_mode
+from repair.sandbox import fork_server, use_landlock
 
 
 def case_seed(seed: int, case_id: str, salt: str = "") -> int:
@@ -116,11 +116,13 @@ class _Session:
             self._drop_process()
             self.start(started)
             out = self.proc.receive()
-        if self.proc.startup().kind != "ok":
+        startup = self.proc.startup()
+        if self.proc.landlock is not None:  # it said so before its candidate's code ran (a crash may come before)
+            self.confined = min(self.confined, self.proc.landlock) if self.confined is not None else self.proc.landlock
+        if startup.kind != "ok":
             self.startup_failure = out
             self._drop_process()
             return _Ran(started, out)
-        self.confined = self.proc.landlock if self.confined is None else min(self.confined, self.proc.landlock)
         if out.fatal:  # the next case gets a fresh process
             self._drop_process()
         if out.kind != "ok":
@@ -234,7 +236,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     candidate_sha, parses = check_candidate_file(candidate)
     rules_off = _resolve_rules_off(rules_off)
     be.check_available()
-    confine = landlock_mode(be)
+    confine = use_landlock(be)
     server = fork_server(be)  # torch and triton import there (or were imported long ago, in a shared server)
 
     seed = secrets.randbits(31) if seed is None else int(seed)

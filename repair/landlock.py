@@ -77,7 +77,7 @@ def restrict(writable: list[str], *, files: list[str] = ("/dev/null",)) -> int:
         rules += [(d, handled) for d in writable]
         rules += [(f, _rights(version, ("read_file", "write_file"))) for f in files if os.path.exists(f)]
         for path, allowed in rules:
-            if os.path.isfile(path) or (os.path.exists(path) and not os.path.isdir(path)):
+            if not os.path.isdir(path):
                 allowed &= _rights(version, _FILE_ONLY)
             _add_rule(libc, fd, path, allowed)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:

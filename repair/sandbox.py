@@ -485,7 +485,7 @@ class ForkServer:
 _LANDLOCK_MODES = {"auto": "auto", "": "auto", "on": "on", "1": "on", "off": "off", "0": "off"}
 
 
-def landlock_mode(backend) -> bool:
+def use_landlock(backend) -> bool:
     """Whether candidates are confined with Landlock (repair/landlock.py), from $REPAIR_LANDLOCK: `auto` (the
     default: where the kernel has Landlock, on backends that have been run confined), `on` (every backend;
     EnvironmentMissing where the kernel has none) or `off`."""

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-
 from typing import TYPE_CHECKING
 
 from repair.errors import BadInput

@@ -341,21 +341,21 @@ def test_landlock_confines_the_candidate_to_its_scratch_directory(tmp_path, monk
 def test_repair_landlock_is_auto_on_or_off(monkeypatch):
     from repair import landlock
     from repair.errors import EnvironmentMissing
-    from repair.sandbox import landlock_mode
+    from repair.sandbox import use_landlock
 
     cpu, cuda = get_backend("triton-cpu"), get_backend("cuda")
     monkeypatch.setattr(landlock, "abi", lambda: 7)
-    assert landlock_mode(cpu) and not landlock_mode(cuda)  # auto: only backends that have run confined
+    assert use_landlock(cpu) and not use_landlock(cuda)  # auto: only backends that have run confined
     monkeypatch.setenv("REPAIR_LANDLOCK", "on")
-    assert landlock_mode(cuda)
+    assert use_landlock(cuda)
     monkeypatch.setenv("REPAIR_LANDLOCK", "off")
-    assert not landlock_mode(cpu)
+    assert not use_landlock(cpu)
     monkeypatch.setenv("REPAIR_LANDLOCK", "maybe")
     with pytest.raises(BadInput, match="REPAIR_LANDLOCK='maybe'"):
-        landlock_mode(cpu)
+        use_landlock(cpu)
     monkeypatch.setattr(landlock, "abi", lambda: 0)  # a kernel without it
     monkeypatch.setenv("REPAIR_LANDLOCK", "auto")
-    assert not landlock_mode(cpu)
+    assert not use_landlock(cpu)
     monkeypatch.setenv("REPAIR_LANDLOCK", "on")
     with pytest.raises(EnvironmentMissing, match="no Landlock"):
-        landlock_mode(cpu)
+        use_landlock(cpu)
