@@ -43,7 +43,7 @@ def _backend_option():
 
 @cli.command("eval")
 @click.argument("problem", type=click.Path(dir_okay=False))
-@click.argument("candidate", type=click.Path(dir_okay=False))
+@click.argument("candidates", metavar="CANDIDATE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--tier", type=click.Choice(["compact", "full"]), default="full", show_default=True,
               help="compact: the cases marked compact; full: every case.")
 @_backend_option()
@@ -56,26 +56,37 @@ def _backend_option():
 @click.option("--rule-off", "rules_off", multiple=True, metavar="NAME",
               help="Switch an integrity rule off (repeatable; `static.*`, `runtime.*` accepted).")
 @click.option("--no-integrity", is_flag=True, help="Numerics only: skip the static scan and runtime guards.")
-def eval_cmd(problem, candidate, tier, backend, as_json, seed, timeout_s, mem_limit_mb, rules_off, no_integrity):
-    """Evaluate CANDIDATE (defines ModelNew) against PROBLEM (defines Model, get_inputs).
+def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_limit_mb, rules_off, no_integrity):
+    """Evaluate each CANDIDATE (defines ModelNew) against PROBLEM (defines Model, get_inputs).
 
-    Exit 0 when every case of the tier passes and integrity is clean, 1 when not,
-    2 for bad input, 3 when the backend is missing.
+    Several candidates share one fork server and one warm reference process: `repair eval p.py out/*.py`.
+    With --json, one candidate prints one JSON object; several print one object per line (JSON Lines).
+    Exit 0 when every case of the tier passes and integrity is clean (for every candidate), 1 when not,
+    2 for bad input (any file; nothing is evaluated then), 3 when the backend is missing.
     """
     from repair.sandbox import prestart
 
     prestart(backend)  # torch and triton import in the fork server while the engine imports its own modules
     from repair.harness import evaluate
+    from repair.problem import check_candidate_file, check_problem_file
 
-    result = evaluate(problem, candidate, tier=tier, backend=backend, seed=seed, timeout_s=timeout_s,
-                      mem_limit_mb=mem_limit_mb, rules_off=rules_off, integrity=not no_integrity)
-    if as_json:
-        click.echo(result.to_json())
-    else:
-        from repair.evaltable import render_table
+    check_problem_file(problem)
+    for candidate in candidates:  # every file checked before the first evaluation
+        check_candidate_file(candidate)
+    passed = 0
+    for i, candidate in enumerate(candidates):
+        result = evaluate(problem, candidate, tier=tier, backend=backend, seed=seed, timeout_s=timeout_s,
+                          mem_limit_mb=mem_limit_mb, rules_off=rules_off, integrity=not no_integrity)
+        passed += result.passed
+        if as_json:
+            click.echo(result.to_json() if len(candidates) == 1 else result.model_dump_json(by_alias=True))
+        else:
+            from repair.evaltable import render_table
 
-        click.echo(render_table(result))
-    sys.exit(0 if result.passed else 1)
+            click.echo(("\n" if i else "") + render_table(result))
+    if len(candidates) > 1 and not as_json:
+        click.echo(f"\n{passed} of {len(candidates)} candidates passed")
+    sys.exit(0 if passed == len(candidates) else 1)
 
 
 @cli.command("check")

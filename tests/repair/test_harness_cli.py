@@ -45,6 +45,27 @@ def test_compact_tier_exit_code_follows_the_asked_tier():
     assert r.exit_code == 0, r.output  # the bug is only in a full-tier case
 
 
+def test_several_candidates_share_one_command():
+    """A table each and a count (exit 1: one fails); with --json one object per line, in the order given."""
+    cands = [str(DATA / "addrelu_correct.py"), str(DATA / "cand_tail.py")]
+    r = _eval(PROBLEM, *cands, "--seed", "3")
+    assert r.exit_code == 1, r.output
+    assert r.output.count("candidate ") == 2 and "PASS" in r.output and "FAIL" in r.output
+    assert r.output.rstrip().endswith("1 of 2 candidates passed")
+    r = _eval(PROBLEM, *cands, "--seed", "3", "--json")
+    docs = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(d["candidate_path"], d["passed"]) for d in docs] == [(cands[0], True), (cands[1], False)]
+    assert _eval(PROBLEM, cands[0], cands[0], "--seed", "3").exit_code == 0
+
+
+def test_one_bad_candidate_stops_the_command_before_any_evaluation(tmp_path):
+    bad = tmp_path / "no_model_new.py"
+    bad.write_text("import torch\n")
+    r = _eval(PROBLEM, str(DATA / "addrelu_correct.py"), str(bad))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "no_model_new.py: candidate defines no ModelNew" in r.stderr
+
+
 def test_bad_input_exits_2_with_one_line(tmp_path):
     bad = tmp_path / "malformed.py"
     bad.write_text(Path(PROBLEM).read_text().replace("CASES = [", "CASES = 7\n_ = ["))
