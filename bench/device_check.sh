@@ -13,8 +13,8 @@
 #             (the memory-hog test only where the probe showed the limit holds)
 #   start     bench/bench_cuda_start.py: a fresh process's CUDA context and first Triton launch, by phase
 #   run       `repair run` of one near-miss with the scripted worker on cuda
-#   landlock  the label and sandbox tests again with REPAIR_LANDLOCK=on: candidates confined on cuda (if they
-#             pass, cuda's landlock_default can become True in repair/backends.py)
+#   landlock  the label and sandbox tests again with REPAIR_CONFINE=on: candidates confined on cuda (if they
+#             pass, cuda's confine_default can become True in repair/backends.py)
 #   bench-*   bench/bench_harness.py --backend cuda, then triton-cpu on this machine's cores ($BENCH_ARGS added)
 set -u
 out=${1:-${OUT:-/tmp/device-check}}
@@ -94,7 +94,7 @@ TAILN=40 step tests 420 "$PY" -m pytest -q -p no:cacheprovider -n "${JOBS:-8}" "
 step run 180 "$PY" -m repair run examples/tanh_scaled/problem.py examples/tanh_scaled/nearmiss_1.py \
     --worker scripted --script examples/scripted/tanh_scaled/nearmiss_1.yaml --seed 1 --out "${TMPDIR:-/tmp}/device-check-run"
 
-TAILN=20 step landlock 300 env REPAIR_LANDLOCK=on "$PY" -m pytest -q -p no:cacheprovider -n "${JOBS:-8}" \
+TAILN=20 step landlock 300 env REPAIR_CONFINE=on "$PY" -m pytest -q -p no:cacheprovider -n "${JOBS:-8}" \
     "${deselect[@]}" tests/examples tests/repair/test_sandbox.py
 
 TAILN=8 step bench-cuda 300 "$PY" bench/bench_harness.py --backend cuda --help-runs 3 ${BENCH_ARGS:-}

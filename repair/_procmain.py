@@ -292,14 +292,16 @@ class _Candidate(_Role):
         cwd = self.config["cwd"]
         os.environ["TMPDIR"] = tempfile.tempdir = cwd  # its temporary files go to its scratch directory
         confined = 0
-        if self.config.get("landlock"):
+        if self.config.get("confine"):
             from repair import landlock
+            from repair.sandbox import drop_capabilities
 
-            try:  # before its code runs: read anywhere, write only to cwd (and what its backend needs), see landlock.py
+            try:  # before its code runs: no privilege; read anywhere, write only to cwd (and what its backend needs)
+                drop_capabilities()
                 confined = landlock.restrict([cwd, *self.backend.landlock_writable()])
             except OSError as e:  # the environment's failure, not the candidate's
-                self.reply({"status": "environment", "error": f"confining the candidate with Landlock failed: {e} "
-                                                              "(REPAIR_LANDLOCK=off runs it unconfined)"})
+                self.reply({"status": "environment", "error": f"confining the candidate failed: {e} "
+                                                              "(REPAIR_CONFINE=off runs it unconfined)"})
                 return False
         try:
             self.module = _import_file(self.config["path"], "_repair_candidate")

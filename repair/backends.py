@@ -25,9 +25,9 @@ class Backend:
     # PROT_NONE ranges a GPU driver reserves), None leaves it unlimited
     memory_rlimit: ClassVar[str | None] = "as"
     warm_kernel: ClassVar[bool] = False  # the fork server may launch a tiny kernel (no device context to inherit)
-    # candidates are confined with Landlock (repair/landlock.py) unless REPAIR_LANDLOCK says otherwise; a backend
-    # whose driver or compiler has not been run confined keeps this off (REPAIR_LANDLOCK=on still confines)
-    landlock_default: ClassVar[bool] = False
+    # candidates confine themselves (capabilities dropped, Landlock: repair/sandbox.py confine_candidates) unless
+    # REPAIR_CONFINE says otherwise; a backend whose driver or compiler has not run confined keeps this off
+    confine_default: ClassVar[bool] = False
 
     def check_available(self) -> None:
         """Raise EnvironmentMissing, with what to do about it, when this backend cannot run here."""
@@ -65,7 +65,7 @@ class TritonCPU(Backend):
     name = "triton-cpu"
     device = "cpu"
     env = {"TRITON_INTERPRET": "1"}
-    landlock_default = True  # the interpreter writes nothing: the candidate may write its scratch directory only
+    confine_default = True  # the interpreter writes nothing: the candidate may write its scratch directory only
     # One thread per process: the interpreter's numpy work and torch's small CPU ops gain nothing from
     # a thread pool, and creating one costs every fresh process ~12 ms on its first op over 32k elements
     env_defaults = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
@@ -131,7 +131,7 @@ class Cuda(Backend):
         torch.cuda.synchronize()
 
     def landlock_writable(self) -> list[str]:
-        # not yet run confined on a GPU (REPAIR_LANDLOCK=on only): triton compiles through ptxas in the temporary
+        # not yet run confined on a GPU (REPAIR_CONFINE=on only): triton compiles through ptxas in the temporary
         # directory and writes its cache, the driver its JIT cache (~/.nv) and the device nodes
         return _gpu_writable(os.environ.get("TRITON_CACHE_DIR") or os.path.expanduser("~/.triton"),
                              os.path.expanduser("~/.nv"))

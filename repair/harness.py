@@ -22,7 +22,7 @@ from repair.errors import BadInput
 from repair.problem import TIERS, CaseSpec, case_set_sha256, check_candidate_file, check_problem_file
 from repair.processes import CandidateProcess, Outcome, ReferenceProcess, open_reference
 from repair.result import CaseResult, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
-from repair.sandbox import fork_server, use_landlock
+from repair.sandbox import confine_candidates, fork_server
 
 
 def case_seed(seed: int, case_id: str, salt: str = "") -> int:
@@ -65,8 +65,8 @@ class _Session:
     """
 
     def __init__(self, be: Backend, candidate: str, scratch: str, *, seed: int, timeout_s: float,
-                 mem_limit_mb: int, rules_off: list[str], landlock: bool = False):
-        self.be, self.candidate, self.scratch, self.landlock = be, candidate, scratch, landlock
+                 mem_limit_mb: int, rules_off: list[str], confine: bool = False):
+        self.be, self.candidate, self.scratch, self.confine = be, candidate, scratch, confine
         self.confined: int | None = None  # the lowest Landlock ABI a candidate process ran under (0: unconfined)
         self.ref: ReferenceProcess | None = None  # set once the reference process is ready
         self.seed, self.timeout_s, self.mem_limit_mb, self.rules_off = seed, timeout_s, mem_limit_mb, rules_off
@@ -84,7 +84,7 @@ class _Session:
         self.n_procs += 1
         return CandidateProcess(self.be, self.candidate, self.scratch, mem_limit_mb=self.mem_limit_mb,
                                 timeout_s=self.timeout_s, cpu_seconds=self.cpu_seconds,
-                                rules_off=self.rules_off, index=self.n_procs, landlock=self.landlock)
+                                rules_off=self.rules_off, index=self.n_procs, confine=self.confine)
 
     def _drop_process(self) -> None:
         self.proc.kill()
@@ -236,7 +236,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     candidate_sha, parses = check_candidate_file(candidate)
     rules_off = _resolve_rules_off(rules_off)
     be.check_available()
-    confine = use_landlock(be)
+    confine = confine_candidates(be)
     server = fork_server(be)  # torch and triton import there (or were imported long ago, in a shared server)
 
     seed = secrets.randbits(31) if seed is None else int(seed)
@@ -245,7 +245,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     scratch = server.scratch("eval-")
     try:
         session = _Session(be, candidate, scratch, seed=seed, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb,
-                           rules_off=rules_off, landlock=confine)
+                           rules_off=rules_off, confine=confine)
         ok = False
         try:
             with open_reference(problem, backend=be, timeout_s=max(timeout_s, 120.0)) as ref:

@@ -185,12 +185,12 @@ class CandidateProcess:
     """
 
     def __init__(self, be: Backend, candidate: str, scratch: str, *, mem_limit_mb: int, timeout_s: float,
-                 cpu_seconds: int, rules_off: list[str], index: int, landlock: bool = False):
+                 cpu_seconds: int, rules_off: list[str], index: int, confine: bool = False):
         cwd = os.path.join(scratch, f"candidate-{index}")
         os.makedirs(cwd, exist_ok=True)
         config = {"backend": be.name, "cwd": cwd, "path": str(Path(candidate).resolve()),
                   "mem_limit_mb": mem_limit_mb, "cpu_seconds": cpu_seconds, "fsize_mb": _FSIZE_MB,
-                  "rules_off": rules_off, "landlock": landlock}
+                  "rules_off": rules_off, "confine": confine}
         self.landlock: int | None = None  # the Landlock ABI it confined itself under (0: not), once it has said so
         self.mem_limit_mb, self.timeout_s, self.candidate = mem_limit_mb, timeout_s, candidate
         # its outputs must fit in its memory; a bigger frame is garbage, not data

@@ -71,7 +71,7 @@ class EvalResult(BaseModel):
     numerics_passed: bool
     integrity: IntegrityVerdict = Field(default_factory=IntegrityVerdict)
     passed: bool  # numerics passed AND integrity clean
-    landlock: int = 0  # the Landlock ABI the candidate's processes were confined under; 0: not confined (REPAIR_LANDLOCK)
+    landlock: int = 0  # the Landlock ABI the candidate's processes were confined under; 0: not (REPAIR_CONFINE)
     wall_seconds: float = 0.0
     kernel_seconds: float = 0.0  # time inside candidate and reference forwards
 

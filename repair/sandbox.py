@@ -103,6 +103,37 @@ def _user_tasks() -> int:
 _MEMORY_RLIMITS = {"as": (resource.RLIMIT_AS, "VmSize"), "data": (resource.RLIMIT_DATA, "VmData")}
 
 
+_CAP_VERSION_3 = 0x20080522
+_PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+
+
+def _capabilities() -> int:
+    with open("/proc/self/status") as f:
+        return next((int(line.split()[1], 16) for line in f if line.startswith("CapEff:")), 0)
+
+
+def drop_capabilities() -> None:
+    """Give up every Linux capability for good, this process and what it starts: root keeps its uid but loses
+    its privileges (it could otherwise lift its own rlimits with CAP_SYS_RESOURCE, load modules, open raw
+    sockets, reboot, ...). Nothing to do for a process that holds none. OSError when the kernel refuses."""
+    if not _LIBC:
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    libc = _LIBC[0]
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            last = int(f.read())
+    except (OSError, ValueError):
+        last = 63
+    for cap in range(last + 1):  # the bounding set: an exec (of a setuid binary, or as root) regains nothing
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # needs CAP_SETPCAP: a process without it has none to drop
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable: empty (two 32-bit halves)
+    if libc.capset(header, data) != 0 or _capabilities():
+        err = ctypes.get_errno()
+        raise OSError(err, f"capset: {os.strerror(err)}")
+
+
 def apply_limits(*, mem_limit_mb: int | None, cpu_seconds: int | None, fsize_mb: int | None,
                  memory_rlimit: str | None = "as", extra_tasks: int | None = 128) -> dict:
     """Set rlimits on this process (irreversibly: soft == hard where the kernel allows). Returns what was set.
@@ -482,27 +513,23 @@ class ForkServer:
             shutil.rmtree(self.root, ignore_errors=True)
 
 
-_LANDLOCK_MODES = {"auto": "auto", "": "auto", "on": "on", "1": "on", "off": "off", "0": "off"}
+_CONFINE_MODES = {"auto": "auto", "": "auto", "on": "on", "1": "on", "off": "off", "0": "off"}
 
 
-def use_landlock(backend) -> bool:
-    """Whether candidates are confined with Landlock (repair/landlock.py), from $REPAIR_LANDLOCK: `auto` (the
-    default: where the kernel has Landlock, on backends that have been run confined), `on` (every backend;
-    EnvironmentMissing where the kernel has none) or `off`."""
+def confine_candidates(backend) -> bool:
+    """Whether candidate processes confine themselves (drop_capabilities, then Landlock where the kernel has it:
+    repair/landlock.py), from $REPAIR_CONFINE: `auto` (the default: on backends that have been run confined),
+    `on` (every backend; EnvironmentMissing where the kernel has no Landlock) or `off`."""
     from repair import landlock
 
-    raw = os.environ.get("REPAIR_LANDLOCK", "auto")
-    mode = _LANDLOCK_MODES.get(raw.strip().lower())
+    raw = os.environ.get("REPAIR_CONFINE", "auto")
+    mode = _CONFINE_MODES.get(raw.strip().lower())
     if mode is None:
-        raise BadInput(f"REPAIR_LANDLOCK={raw!r}: expected auto, on or off")
-    if mode == "off":
-        return False
-    if landlock.abi() <= 0:
-        if mode == "on":
-            raise EnvironmentMissing("REPAIR_LANDLOCK=on, but this kernel has no Landlock (Linux >= 5.13 with "
-                                     "landlock among its LSMs): set REPAIR_LANDLOCK=auto or off")
-        return False
-    return mode == "on" or backend.landlock_default
+        raise BadInput(f"REPAIR_CONFINE={raw!r}: expected auto, on or off")
+    if mode == "on" and landlock.abi() <= 0:
+        raise EnvironmentMissing("REPAIR_CONFINE=on, but this kernel has no Landlock (Linux >= 5.13 with landlock "
+                                 "among its LSMs): set REPAIR_CONFINE=auto or off")
+    return mode == "on" or (mode == "auto" and backend.confine_default)
 
 
 def server_env(backend) -> dict[str, str]:

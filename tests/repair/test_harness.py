@@ -139,7 +139,7 @@ def get_inputs(N=1):
 def test_the_candidate_runs_each_case_first_and_no_two_forwards_overlap(tmp_path, monkeypatch):
     """A problem and a candidate that log each forward's start and end: the reference's forward of a case
     starts only once the candidate's run of it is over, and every forward is timed alone."""
-    monkeypatch.setenv("REPAIR_LANDLOCK", "off")  # the candidate writes its log outside its scratch directory
+    monkeypatch.setenv("REPAIR_CONFINE", "off")  # the candidate writes its log outside its scratch directory
     log = tmp_path / "forwards.log"
     problem, candidate = tmp_path / "timed_problem.py", tmp_path / "timed_candidate.py"
     for path, cls, role in ((problem, "Model", "reference"), (candidate, "ModelNew", "candidate")):

@@ -75,7 +75,7 @@ def _logged(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def test_forwards_never_overlap_and_the_candidate_runs_first_on_every_input(tmp_path, monkeypatch):
-    monkeypatch.setenv("REPAIR_LANDLOCK", "off")  # the candidate writes its log outside its scratch directory
+    monkeypatch.setenv("REPAIR_CONFINE", "off")  # the candidate writes its log outside its scratch directory
     problem, candidate, log = _logged(tmp_path)
     r = evaluate(problem, candidate, seed=3)
     assert r.numerics_passed and [c.status for c in r.cases] == ["pass"] * 4

@@ -4,6 +4,7 @@ Integrity checks are off here: these tests are about the sandbox, not about what
 """
 from __future__ import annotations
 
+import os
 import resource
 import time
 from pathlib import Path
@@ -296,6 +297,9 @@ def _attempts():
             done.append("signal")
         except OSError:
             pass
+    with open("/proc/self/status") as f:
+        if int(next(line for line in f if line.startswith("CapEff:")).split()[1], 16):
+            done.append("capabilities")
     with open("inside.txt", "w") as f:  # its own scratch directory stays writable
         f.write("fine")
     return done
@@ -310,10 +314,10 @@ class ModelNew(nn.Module):
 '''
 
 
-def test_landlock_confines_the_candidate_to_its_scratch_directory(tmp_path, monkeypatch):
+def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(tmp_path, monkeypatch):
     """Where the kernel has Landlock, a candidate cannot write outside its scratch directory, read another
-    process's memory (even as root), open TCP connections or signal the engine's processes; with
-    REPAIR_LANDLOCK=off the same candidate writes where it likes (what the confinement takes away)."""
+    process's memory (even as root), open TCP connections or signal the engine's processes, and it holds no
+    capability; with REPAIR_CONFINE=off the same candidate writes where it likes (what confinement takes away)."""
     import socket
 
     from repair import landlock
@@ -330,32 +334,34 @@ def test_landlock_confines_the_candidate_to_its_scratch_directory(tmp_path, monk
         r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False, timeout_s=30)
         assert r.landlock == abi and [c.status for c in r.cases] == ["pass"], r.cases[0].message
         assert not outside.exists()
-        monkeypatch.setenv("REPAIR_LANDLOCK", "off")
+        monkeypatch.setenv("REPAIR_CONFINE", "off")
         r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False, timeout_s=30)
         assert r.landlock == 0 and r.cases[0].status == "error" and "escaped: write" in r.cases[0].message
         assert outside.read_text() == "escaped"
+        if os.geteuid() == 0:  # root here (CI containers): its capabilities are what confinement drops
+            assert "capabilities" in r.cases[0].message
     finally:
         listener.close()
 
 
-def test_repair_landlock_is_auto_on_or_off(monkeypatch):
+def test_repair_confine_is_auto_on_or_off(monkeypatch):
     from repair import landlock
     from repair.errors import EnvironmentMissing
-    from repair.sandbox import use_landlock
+    from repair.sandbox import confine_candidates
 
     cpu, cuda = get_backend("triton-cpu"), get_backend("cuda")
     monkeypatch.setattr(landlock, "abi", lambda: 7)
-    assert use_landlock(cpu) and not use_landlock(cuda)  # auto: only backends that have run confined
-    monkeypatch.setenv("REPAIR_LANDLOCK", "on")
-    assert use_landlock(cuda)
-    monkeypatch.setenv("REPAIR_LANDLOCK", "off")
-    assert not use_landlock(cpu)
-    monkeypatch.setenv("REPAIR_LANDLOCK", "maybe")
-    with pytest.raises(BadInput, match="REPAIR_LANDLOCK='maybe'"):
-        use_landlock(cpu)
-    monkeypatch.setattr(landlock, "abi", lambda: 0)  # a kernel without it
-    monkeypatch.setenv("REPAIR_LANDLOCK", "auto")
-    assert not use_landlock(cpu)
-    monkeypatch.setenv("REPAIR_LANDLOCK", "on")
+    assert confine_candidates(cpu) and not confine_candidates(cuda)  # auto: only backends that have run confined
+    monkeypatch.setenv("REPAIR_CONFINE", "on")
+    assert confine_candidates(cuda)
+    monkeypatch.setenv("REPAIR_CONFINE", "off")
+    assert not confine_candidates(cpu)
+    monkeypatch.setenv("REPAIR_CONFINE", "maybe")
+    with pytest.raises(BadInput, match="REPAIR_CONFINE='maybe'"):
+        confine_candidates(cpu)
+    monkeypatch.setattr(landlock, "abi", lambda: 0)  # a kernel without it: capabilities are still dropped
+    monkeypatch.setenv("REPAIR_CONFINE", "auto")
+    assert confine_candidates(cpu) and not confine_candidates(cuda)
+    monkeypatch.setenv("REPAIR_CONFINE", "on")
     with pytest.raises(EnvironmentMissing, match="no Landlock"):
-        use_landlock(cpu)
+        confine_candidates(cpu)
