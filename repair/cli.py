@@ -73,20 +73,20 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     check_problem_file(problem)
     for candidate in candidates:  # every file checked before the first evaluation
         check_candidate_file(candidate)
-    passed = 0
-    for i, candidate in enumerate(candidates):
+    from repair.evaltable import render_summary, render_table
+
+    results = []
+    for candidate in candidates:
         result = evaluate(problem, candidate, tier=tier, backend=backend, seed=seed, timeout_s=timeout_s,
                           mem_limit_mb=mem_limit_mb, rules_off=rules_off, integrity=not no_integrity)
-        passed += result.passed
+        results.append(result)
         if as_json:
             click.echo(result.to_json() if len(candidates) == 1 else result.model_dump_json(by_alias=True))
         else:
-            from repair.evaltable import render_table
-
-            click.echo(("\n" if i else "") + render_table(result))
+            click.echo(("\n" if len(results) > 1 else "") + render_table(result))
     if len(candidates) > 1 and not as_json:
-        click.echo(f"\n{passed} of {len(candidates)} candidates passed")
-    sys.exit(0 if passed == len(candidates) else 1)
+        click.echo("\n" + render_summary(results))
+    sys.exit(0 if all(r.passed for r in results) else 1)
 
 
 @cli.command("check")

@@ -45,3 +45,15 @@ def render_table(r: EvalResult) -> str:
                  f"{'PASS' if r.passed else 'FAIL'}  [{r.wall_seconds:.2f}s wall, {r.kernel_seconds:.2f}s in forwards, "
                  f"{f'landlock {r.landlock}' if r.landlock else 'no landlock'}]")
     return "\n".join(lines)
+
+
+def render_summary(results: list[EvalResult]) -> str:
+    """One line per evaluation (several candidates in one command), then how many passed."""
+    rows = [("candidate", "compact", "full", "match", "integrity", "verdict")]
+    for r in results:
+        tiers = [f"{r.summary[t].passed}/{r.summary[t].total}" if t in r.summary else "-" for t in ("compact", "full")]
+        rows.append((r.candidate_path, *tiers, "-" if r.match is None else f"{r.match:.3f}", r.integrity.verdict,
+                     "PASS" if r.passed else "FAIL"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines + [f"{sum(r.passed for r in results)} of {len(results)} candidates passed"])

@@ -50,8 +50,11 @@ def test_several_candidates_share_one_command():
     cands = [str(DATA / "addrelu_correct.py"), str(DATA / "cand_tail.py")]
     r = _eval(PROBLEM, *cands, "--seed", "3")
     assert r.exit_code == 1, r.output
-    assert r.output.count("candidate ") == 2 and "PASS" in r.output and "FAIL" in r.output
-    assert r.output.rstrip().endswith("1 of 2 candidates passed")
+    assert r.output.count("  candidate ") == 2 and "PASS" in r.output and "FAIL" in r.output
+    summary = r.output.rstrip().splitlines()[-3:]  # a line per candidate, then the count
+    assert summary[0].startswith(cands[0]) and summary[0].endswith("PASS")
+    assert summary[1].startswith(cands[1]) and "2/3" in summary[1] and summary[1].endswith("FAIL")
+    assert summary[2] == "1 of 2 candidates passed"
     r = _eval(PROBLEM, *cands, "--seed", "3", "--json")
     docs = [json.loads(line) for line in r.stdout.splitlines()]
     assert [(d["candidate_path"], d["passed"]) for d in docs] == [(cands[0], True), (cands[1], False)]
