@@ -66,6 +66,12 @@ class TritonCPU(Backend):
     device = "cpu"
     env = {"TRITON_INTERPRET": "1"}
     confine_default = True  # the interpreter writes nothing: the candidate may write its scratch directory only
+
+    def prepare_server(self) -> None:
+        # @triton.autotune with several configs needs a driver's benchmarker, which the interpreter lacks
+        from repair.interpreter import autotune_without_benchmarks
+
+        autotune_without_benchmarks()
     # One thread per process: the interpreter's numpy work and torch's small CPU ops gain nothing from
     # a thread pool, and creating one costs every fresh process ~12 ms on its first op over 32k elements
     env_defaults = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}

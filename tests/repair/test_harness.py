@@ -196,3 +196,16 @@ def test_an_interpreter_that_cannot_run_runtime_loop_bounds_is_named_not_blamed_
                                                               "Python scalars"))))
     assert why is not None and "cannot run a loop with a runtime bound" in why and "numpy<2.4" in why
     assert _broken_interpreter(InterpreterError("IndexError('index 8 is out of bounds')")) is None
+
+
+def test_autotuned_kernels_run_on_the_interpreter_with_their_first_config(tmp_path):
+    """Under TRITON_INTERPRET there is no benchmarker: every config runs once and the first one is kept."""
+    if get_backend().name != "triton-cpu":
+        pytest.skip("on a GPU the autotuner times its configs")
+    src = (DATA / "cand_autotune.py").read_text()
+    for first, second, status in ((1, 2, "pass"), (2, 1, "mismatch")):
+        cand = tmp_path / f"autotune_{first}{second}.py"
+        cand.write_text(src.replace("FIRST", str(first)).replace("SECOND", str(second)))
+        r = evaluate(DATA / "addrelu_problem.py", cand, seed=1)
+        assert {c.status for c in r.cases} == {status}, [c.message for c in r.cases]
+        assert r.integrity.verdict == "clean"
