@@ -68,10 +68,11 @@ class TritonCPU(Backend):
     confine_default = True  # the interpreter writes nothing: the candidate may write its scratch directory only
 
     def prepare_server(self) -> None:
-        # @triton.autotune with several configs needs a driver's benchmarker, which the interpreter lacks
-        from repair.interpreter import autotune_without_benchmarks
+        # what a GPU gives Triton and the interpreter lacks: a benchmarker for @triton.autotune, libdevice
+        from repair.interpreter import autotune_without_benchmarks, libdevice_on_interpreter
 
         autotune_without_benchmarks()
+        libdevice_on_interpreter()
     # One thread per process: the interpreter's numpy work and torch's small CPU ops gain nothing from
     # a thread pool, and creating one costs every fresh process ~12 ms on its first op over 32k elements
     env_defaults = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}

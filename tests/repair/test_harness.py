@@ -209,3 +209,21 @@ def test_autotuned_kernels_run_on_the_interpreter_with_their_first_config(tmp_pa
         r = evaluate(DATA / "addrelu_problem.py", cand, seed=1)
         assert {c.status for c in r.cases} == {status}, [c.message for c in r.cases]
         assert r.integrity.verdict == "clean"
+
+
+def test_libdevice_math_runs_on_the_interpreter():
+    """libdevice calls (tanh, sqrt, pow), which the interpreter alone leaves as stubs returning None."""
+    if get_backend().name != "triton-cpu":
+        pytest.skip("a GPU compiles libdevice")
+    problem = Path(__file__).resolve().parents[2] / "examples" / "tanh_scaled" / "problem.py"
+    r = evaluate(problem, DATA / "cand_libdevice.py", seed=1)
+    assert r.passed, [c.message for c in r.cases]
+
+
+def test_libdevice_symbols_map_to_numpy_by_base_name():
+    from repair.interpreter import _base_name, _libdevice_ops
+
+    ops = _libdevice_ops()
+    assert [_base_name(s, ops) for s in ("__nv_tanhf", "__nv_tanh", "__nv_erff", "__nv_isfinited", "__nv_fmaf_rn",
+                                         "__nv_fast_expf")] == ["tanh", "tanh", "erf", "isfinite", "fma", "fast_exp"]
+    assert _base_name("__nv_erfinvf", ops) is None and _base_name("__nv_popc", ops) is None  # raise NotImplementedError
