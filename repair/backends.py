@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from typing import ClassVar
 
 from repair.errors import BadInput, EnvironmentMissing
+
+# what a candidate written only for CUDA shows when its tensors are on the CPU
+_CUDA_ONLY = re.compile(r"Torch not compiled with CUDA enabled|\bis_cuda\b|device=['\"]cuda|\.cuda\(\)")
 
 
 class Backend:
@@ -48,6 +52,10 @@ class Backend:
         """Directories a Landlock-confined candidate may write besides its own scratch directory (and /dev/null)."""
         return []
 
+    def hint(self, message: str) -> str | None:
+        """A line for a failed case whose message shows the candidate met this backend's limits, not a bug."""
+        return None
+
 
 _FOUND: set[str] = set()  # modules found importable once (the engine checks before every evaluation)
 
@@ -66,6 +74,13 @@ class TritonCPU(Backend):
     device = "cpu"
     env = {"TRITON_INTERPRET": "1"}
     confine_default = True  # the interpreter writes nothing: the candidate may write its scratch directory only
+
+    def hint(self, message: str) -> str | None:
+        if _CUDA_ONLY.search(message):
+            return ("hint: the candidate assumes CUDA tensors; on triton-cpu, the CPU stand-in, every tensor is on "
+                    "the CPU, so .cuda(), device='cuda', torch.cuda.* and is_cuda checks fail here: take the "
+                    "device from the inputs (x.device) and leave synchronisation to the harness")
+        return None
 
     def prepare_server(self) -> None:
         # what a GPU gives Triton and the interpreter lacks: a benchmarker for @triton.autotune, libdevice

@@ -165,7 +165,8 @@ class _Session:
         base = {"case_id": case.case_id, "tier": case.tier, "params": case.params}
         if out.kind != "ok":
             status = "crash" if out.kind == "oom" else out.kind
-            return CaseResult(**base, status=status, message=out.message)
+            hint = self.be.hint(out.message) if out.kind == "error" else None
+            return CaseResult(**base, status=status, message=f"{hint}\n{out.message}" if hint else out.message)
         for f in out.header.get("findings", []):
             f = dict(f, phase="runtime")
             f["evidence"] = f"{f.get('evidence', '')} [case {case.case_id}]".strip()

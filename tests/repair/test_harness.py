@@ -227,3 +227,19 @@ def test_libdevice_symbols_map_to_numpy_by_base_name():
     assert [_base_name(s, ops) for s in ("__nv_tanhf", "__nv_tanh", "__nv_erff", "__nv_isfinited", "__nv_fmaf_rn",
                                          "__nv_fast_expf")] == ["tanh", "tanh", "erf", "isfinite", "fma", "fast_exp"]
     assert _base_name("__nv_erfinvf", ops) is None and _base_name("__nv_popc", ops) is None  # raise NotImplementedError
+
+
+def test_a_candidate_written_only_for_cuda_gets_a_hint_on_the_cpu_stand_in(tmp_path):
+    if get_backend().name != "triton-cpu":
+        pytest.skip("the hint is the CPU stand-in's")
+    example = Path(__file__).resolve().parents[2] / "examples" / "tanh_scaled"
+    cand = tmp_path / "cuda_only.py"
+    cand.write_text((example / "correct.py").read_text().replace(
+        "out = torch.empty_like(x)", 'assert x.is_cuda, "x must be a CUDA tensor"\n        out = torch.empty_like(x)'))
+    r = evaluate(example / "problem.py", cand, tier="compact", seed=1)
+    assert {c.status for c in r.cases} == {"error"}
+    message = r.cases[0].message
+    assert message.startswith("hint: the candidate assumes CUDA tensors") and message.endswith("CUDA tensor")
+    cpu = get_backend("triton-cpu")
+    assert cpu.hint("ValueError: deliberate failure in forward") is None
+    assert cpu.hint("AssertionError: Torch not compiled with CUDA enabled") is not None
