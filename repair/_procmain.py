@@ -291,14 +291,13 @@ class _Candidate(_Role):
 
         cwd = self.config["cwd"]
         os.environ["TMPDIR"] = tempfile.tempdir = cwd  # its temporary files go to its scratch directory
-        confined = 0
         if self.config.get("confine"):
             from repair import landlock
             from repair.sandbox import drop_capabilities
 
             try:  # before its code runs: no privilege; read anywhere, write only to cwd (and what its backend needs)
                 drop_capabilities()
-                confined = landlock.restrict([cwd, *self.backend.landlock_writable()])
+                landlock.restrict([cwd, *self.backend.landlock_writable()])
             except OSError as e:  # the environment's failure, not the candidate's
                 self.reply({"status": "environment", "error": f"confining the candidate failed: {e} "
                                                               "(REPAIR_CONFINE=off runs it unconfined)"})
@@ -308,12 +307,12 @@ class _Candidate(_Role):
         except BaseException as e:  # noqa: BLE001
             status = "oom" if _is_oom(e) else "error"
             self.reply({"status": status, "error": f"importing the candidate failed: {type(e).__name__}: {e}"[:500],
-                        "traceback": _tb_tail(), "landlock": confined})
+                        "traceback": _tb_tail()})
             return False
         if not isinstance(getattr(self.module, "ModelNew", None), type):
             self.reply({"status": "bad-input", "error": "defines no class ModelNew"})
             return False
-        self.reply({"status": "ready", "landlock": confined})
+        self.reply({"status": "ready"})
         return True
 
     def op_run(self, header: dict, payload) -> tuple[dict, bytes]:

@@ -74,6 +74,10 @@ class TritonCPU(Backend):
     device = "cpu"
     env = {"TRITON_INTERPRET": "1"}
     confine_default = True  # the interpreter writes nothing: the candidate may write its scratch directory only
+    # One thread per process: the interpreter's numpy work and torch's small CPU ops gain nothing from
+    # a thread pool, and creating one costs every fresh process ~12 ms on its first op over 32k elements
+    env_defaults = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    warm_kernel = True
 
     def hint(self, message: str) -> str | None:
         if _CUDA_ONLY.search(message):
@@ -88,10 +92,6 @@ class TritonCPU(Backend):
 
         autotune_without_benchmarks()
         libdevice_on_interpreter()
-    # One thread per process: the interpreter's numpy work and torch's small CPU ops gain nothing from
-    # a thread pool, and creating one costs every fresh process ~12 ms on its first op over 32k elements
-    env_defaults = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-    warm_kernel = True
 
     def check_available(self) -> None:
         _need("triton", "backend triton-cpu needs the triton package (pip install triton)")

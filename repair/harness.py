@@ -22,6 +22,7 @@ from repair.errors import BadInput
 from repair.problem import TIERS, CaseSpec, case_set_sha256, check_candidate_file, check_problem_file
 from repair.processes import CandidateProcess, Outcome, ReferenceProcess, open_reference
 from repair.result import CaseResult, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
+from repair import landlock
 from repair.sandbox import confine_candidates, fork_server
 
 
@@ -67,7 +68,6 @@ class _Session:
     def __init__(self, be: Backend, candidate: str, scratch: str, *, seed: int, timeout_s: float,
                  mem_limit_mb: int, rules_off: list[str], confine: bool = False):
         self.be, self.candidate, self.scratch, self.confine = be, candidate, scratch, confine
-        self.confined: int | None = None  # the lowest Landlock ABI a candidate process ran under (0: unconfined)
         self.ref: ReferenceProcess | None = None  # set once the reference process is ready
         self.seed, self.timeout_s, self.mem_limit_mb, self.rules_off = seed, timeout_s, mem_limit_mb, rules_off
         # a backstop behind each run's wall-clock limit (which is what ends a slow run): the process is spawned
@@ -116,10 +116,7 @@ class _Session:
             self._drop_process()
             self.start(started)
             out = self.proc.receive()
-        startup = self.proc.startup()
-        if self.proc.landlock is not None:  # it said so before its candidate's code ran (a crash may come before)
-            self.confined = min(self.confined, self.proc.landlock) if self.confined is not None else self.proc.landlock
-        if startup.kind != "ok":
+        if self.proc.startup().kind != "ok":
             self.startup_failure = out
             self._drop_process()
             return _Ran(started, out)
@@ -269,7 +266,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         candidate_path=candidate, candidate_sha256=candidate_sha, backend=be.name, tier=tier, seed=seed,
         case_set_sha256=case_set_sha256(cases), cases=results, summary=summary, match=match,
         numerics_passed=numerics, integrity=verdict, passed=numerics and verdict.verdict == "clean",
-        landlock=session.confined or 0,
+        landlock=landlock.abi() if confine else 0,  # each candidate process confined itself before its code ran
         wall_seconds=time.perf_counter() - t0, kernel_seconds=session.candidate_seconds + ref_seconds)
 
 

@@ -191,7 +191,6 @@ class CandidateProcess:
         config = {"backend": be.name, "cwd": cwd, "path": str(Path(candidate).resolve()),
                   "mem_limit_mb": mem_limit_mb, "cpu_seconds": cpu_seconds, "fsize_mb": _FSIZE_MB,
                   "rules_off": rules_off, "confine": confine}
-        self.landlock: int | None = None  # the Landlock ABI it confined itself under (0: not), once it has said so
         self.mem_limit_mb, self.timeout_s, self.candidate = mem_limit_mb, timeout_s, candidate
         # its outputs must fit in its memory; a bigger frame is garbage, not data
         self.max_payload = (mem_limit_mb + 256) << 20 if be.memory_rlimit else 1 << 36
@@ -240,7 +239,6 @@ class CandidateProcess:
         if reply.get("status") == "environment":
             self.child.close()
             raise EnvironmentMissing(reply.get("error", "the candidate's sandbox could not be set up"))
-        self.landlock = int(reply.get("landlock") or 0)
         return self._reply_outcome(reply, payload) if reply.get("status") != "ready" else Outcome("ok")
 
     def _wait_s(self) -> float:

@@ -104,7 +104,7 @@ _MEMORY_RLIMITS = {"as": (resource.RLIMIT_AS, "VmSize"), "data": (resource.RLIMI
 
 
 _CAP_VERSION_3 = 0x20080522
-_PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+_PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
 
 
 def _capabilities() -> int:
@@ -119,6 +119,9 @@ def drop_capabilities() -> None:
     if not _LIBC:
         _LIBC.append(ctypes.CDLL(None, use_errno=True))
     libc = _LIBC[0]
+    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no exec (setuid, file capabilities) gives any back
+    if not _capabilities():
+        return
     try:
         with open("/proc/sys/kernel/cap_last_cap") as f:
             last = int(f.read())
@@ -129,9 +132,11 @@ def drop_capabilities() -> None:
     libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable: empty (two 32-bit halves)
-    if libc.capset(header, data) != 0 or _capabilities():
+    if libc.capset(header, data) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"capset: {os.strerror(err)}")
+    if _capabilities():
+        raise OSError(f"capabilities left after capset: CapEff {_capabilities():#x}")
 
 
 def apply_limits(*, mem_limit_mb: int | None, cpu_seconds: int | None, fsize_mb: int | None,
