@@ -1,10 +1,15 @@
 """What the triton-cpu backend adds to Triton's interpreter (TRITON_INTERPRET=1) so that candidates written for a
-GPU run there as they would on one.
+GPU run there as they would on one: two things a GPU gives Triton and the interpreter lacks.
 
 `@triton.autotune` with several configs benchmarks each through the active driver's benchmarker; under the
 interpreter there is no driver, and the first call fails with "0 active drivers". Here each config runs once
 (a config that fails, fails as it would on a GPU) and every timing is equal, so the autotuner keeps the first
 config left after pruning: timings mean nothing on the interpreter, and the choice is the same on every run.
+
+libdevice (`from triton.language.extra import libdevice`) is a module of stubs that the compiler maps to the
+device's library; the interpreter calls the stubs, which return None. Here its math runs through numpy.
+
+The fork server of triton-cpu applies both before forking (TritonCPU.prepare_server).
 """
 from __future__ import annotations
 
