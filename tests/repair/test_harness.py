@@ -211,12 +211,19 @@ def test_autotuned_kernels_run_on_the_interpreter_with_their_first_config(tmp_pa
         assert r.integrity.verdict == "clean"
 
 
-def test_libdevice_math_runs_on_the_interpreter():
+def test_libdevice_math_runs_on_the_interpreter(tmp_path):
     """libdevice calls (tanh, sqrt, pow), which the interpreter alone leaves as stubs returning None."""
     if get_backend().name != "triton-cpu":
         pytest.skip("a GPU compiles libdevice")
-    problem = Path(__file__).resolve().parents[2] / "examples" / "tanh_scaled" / "problem.py"
-    r = evaluate(problem, DATA / "cand_libdevice.py", seed=1)
+    example = Path(__file__).resolve().parents[2] / "examples" / "tanh_scaled"
+    cand = tmp_path / "libdevice_tanh.py"  # the example's kernel, its tanh from libdevice (|t| * sign(t): more symbols)
+    cand.write_text((example / "correct.py").read_text().replace(
+        "import triton.language as tl\n", "import triton.language as tl\nfrom triton.language.extra import libdevice\n"
+        "from triton.language.extra.libdevice import pow as lpow\n").replace(
+        "t = 1.0 - 2.0 / (tl.exp(2.0 * z) + 1.0)",
+        "t = libdevice.tanh(z)\n    t = lpow(libdevice.sqrt(t * t), 1.0) * tl.where(t < 0, -1.0, 1.0)"))
+    assert "libdevice.tanh(z)" in cand.read_text()
+    r = evaluate(example / "problem.py", cand, seed=1)
     assert r.passed, [c.message for c in r.cases]
 
 
