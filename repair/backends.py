@@ -84,6 +84,10 @@ class TritonCPU(Backend):
             return ("hint: the candidate assumes CUDA tensors; on triton-cpu, the CPU stand-in, every tensor is on "
                     "the CPU, so .cuda(), device='cuda', torch.cuda.* and is_cuda checks fail here: take the "
                     "device from the inputs (x.device) and leave synchronisation to the harness")
+        if "active drivers" in message:
+            return ("hint: the candidate asks triton's GPU driver for something (triton.runtime.driver.active: "
+                    "device properties, the current target); on triton-cpu, the CPU stand-in, the interpreter has "
+                    "no driver")
         return None
 
     def prepare_server(self) -> None:

@@ -250,3 +250,4 @@ def test_a_candidate_written_only_for_cuda_gets_a_hint_on_the_cpu_stand_in(tmp_p
     cpu = get_backend("triton-cpu")
     assert cpu.hint("ValueError: deliberate failure in forward") is None
     assert cpu.hint("AssertionError: Torch not compiled with CUDA enabled") is not None
+    assert "driver" in cpu.hint("RuntimeError: 0 active drivers ([]). There should only be one.")
