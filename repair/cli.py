@@ -59,7 +59,8 @@ def _backend_option():
 def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_limit_mb, rules_off, no_integrity):
     """Evaluate each CANDIDATE (defines ModelNew) against PROBLEM (defines Model, get_inputs).
 
-    Several candidates share one fork server and one warm reference process: `repair eval p.py out/*.py`.
+    Several candidates share one fork server and one warm reference process: `repair eval p.py out/*.py`
+    (PROBLEM among them is skipped).
     With --json, one candidate prints one JSON object; several print one object per line (JSON Lines).
     Exit 0 when every case of the tier passes and integrity is clean (for every candidate), 1 when not,
     2 for bad input (any file; nothing is evaluated then), 3 when the backend is missing.
@@ -71,6 +72,10 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     from repair.problem import check_candidate_file, check_problem_file
 
     check_problem_file(problem)
+    from pathlib import Path
+
+    same = Path(problem).resolve()  # `repair eval op/problem.py op/*.py`: the glob names the problem too
+    candidates = [c for c in candidates if Path(c).resolve() != same] or list(candidates)
     for candidate in candidates:  # every file checked before the first evaluation
         check_candidate_file(candidate)
     from repair.evaltable import render_summary, render_table

@@ -59,6 +59,8 @@ def test_several_candidates_share_one_command():
     docs = [json.loads(line) for line in r.stdout.splitlines()]
     assert [(d["candidate_path"], d["passed"]) for d in docs] == [(cands[0], True), (cands[1], False)]
     assert _eval(PROBLEM, cands[0], cands[0], "--seed", "3").exit_code == 0
+    r = _eval(PROBLEM, PROBLEM, cands[0], "--seed", "3")  # a glob that names the problem too
+    assert r.exit_code == 0 and r.output.count("  candidate ") == 1
 
 
 def test_one_bad_candidate_stops_the_command_before_any_evaluation(tmp_path):
