@@ -158,6 +158,7 @@ def serve(sock: socket.socket) -> None:
     while True:
         if detached:
             _reap_detached(detached)
+        _kill_orphans(keep={*_LIVE, *detached, *(pid for pid, _ in _SPARE_PIDS)})
         while len(_SPARE_PIDS) < _SPARES[0] and not select.select([sock], [], [], 0)[0]:  # only while no request waits
             _SPARE_PIDS.append(_fork_spare(sock))
         if _TERM_SEEN[0]:  # a SIGTERM that landed during a fork (its SystemExit was lost)
@@ -214,9 +215,10 @@ def main() -> None:
     sock = socket.socket(fileno=fd)
 
     def work() -> int:
-        from repair.sandbox import set_parent_death_signal
+        from repair.sandbox import prctl, set_parent_death_signal
 
         set_parent_death_signal(signal.SIGTERM)  # the engine died: clean up (children die with us) and go
+        prctl(_PR_SET_CHILD_SUBREAPER, 1)  # what a sandboxed process leaves running is ours to kill (_kill_orphans)
         error = _preload(backend_name)
         if error is not None:  # reported to the engine as a missing environment
             sock.send(json.dumps({"ready": False, "error": error}).encode())
@@ -265,6 +267,7 @@ def _finish(code: int) -> None:
     _TERM_RAISES[0] = False  # from here a SIGTERM cannot cut the clean-up short
     for pid in [*_LIVE, *(pid for pid, _ in _SPARE_PIDS)]:  # none may write into the root while it goes
         _kill(pid)
+    _kill_orphans(keep=set())
     for root in _ROOT:
         shutil.rmtree(root, ignore_errors=True)
     sys.stdout.flush()
@@ -325,6 +328,9 @@ def _shared_main(path: str, backend_name: str, idle_s: float, parent: int | None
         if error is not None:
             print(error, file=sys.stderr)
             return 1
+        from repair.sandbox import prctl
+
+        prctl(_PR_SET_CHILD_SUBREAPER, 1)  # what a sandboxed process leaves behind is ours: see _descends_from_us
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         tmp = f"{path}.{os.getpid()}.tmp"
         listener.bind(tmp)
@@ -346,6 +352,7 @@ def _shared_main(path: str, backend_name: str, idle_s: float, parent: int | None
             for pid in list(sessions):
                 if _exited(pid):
                     sessions.discard(pid)
+            _kill_orphans(keep={*sessions, ready[0]})
             if sessions:
                 idle_since = time.monotonic()
             left = idle_s - (time.monotonic() - idle_since)
@@ -356,6 +363,9 @@ def _shared_main(path: str, backend_name: str, idle_s: float, parent: int | None
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
+                continue
+            if _descends_from_us(conn):  # a sandboxed process: a session would fork children outside its sandbox
+                conn.close()
                 continue
             pid, ctl = ready
             ready = None
@@ -380,6 +390,46 @@ def _shared_main(path: str, backend_name: str, idle_s: float, parent: int | None
                     remove(leftover)
                 except OSError:
                     pass
+
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _descends_from_us(conn: socket.socket) -> bool:
+    """Whether the process at the other end of `conn` is a descendant of this server (a candidate or reference
+    process, or anything one of them started) or another user's: such a peer gets no session, whose children
+    it would choose (a candidate could run code outside its confinement). Orphans of our descendants are
+    reparented to this server (a child subreaper), so a double fork does not hide one. Unknown: True."""
+    import struct
+
+    try:
+        pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                               struct.calcsize("3i")))
+        if uid != os.getuid():
+            return True
+        for _ in range(4096):
+            if pid == os.getpid():
+                return True
+            if pid <= 1:
+                return False
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])  # its parent
+    except (OSError, ValueError, struct.error):
+        pass
+    return True
+
+
+def _kill_orphans(keep: set[int]) -> None:
+    """Kill and reap this server's children that are not its session processes: leftovers of sandboxed
+    processes (a child that made its own session escapes its group's kill) reparented to us."""
+    try:
+        with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as f:
+            children = [int(p) for p in f.read().split()]
+    except (OSError, ValueError):
+        children = []
+    for pid in children:
+        if pid not in keep:
+            _kill(pid)
 
 
 def _exited(pid: int) -> bool:

@@ -365,3 +365,51 @@ def test_repair_confine_is_auto_on_or_off(monkeypatch):
     monkeypatch.setenv("REPAIR_CONFINE", "on")
     with pytest.raises(EnvironmentMissing, match="no Landlock"):
         confine_candidates(cpu)
+
+
+_LEAVES_A_SLEEPER = '''"""Test fixture: forks a child that leaves the candidate's process group, then fails, naming it."""
+import os
+import time
+
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def forward(self, x, y):
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()  # out of the group the engine kills
+            time.sleep(120)
+            os._exit(0)
+        raise RuntimeError(f"sleeper {pid}")
+'''
+
+
+def test_what_a_candidate_leaves_running_outside_its_group_dies_with_the_engine(tmp_path):
+    """A grandchild in a session of its own survives the kill of the candidate's process group; the fork server,
+    a child subreaper, inherits it and kills it (here when the engine, in another process, exits)."""
+    import re
+    import subprocess
+    import sys
+
+    cand = tmp_path / "sleeper.py"
+    cand.write_text(_LEAVES_A_SLEEPER)
+    code = ("from repair.harness import evaluate\n"
+            f"r = evaluate({str(PROBLEM)!r}, {str(cand)!r}, seed=1, integrity=False, tier='compact')\n"
+            "print(r.cases[0].message.splitlines()[-1])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "REPAIR_SERVER_DIR": str(tmp_path / "none")})  # its own server
+    assert out.returncode == 0, out.stderr[-2000:]
+    pid = int(re.search(r"sleeper (\d+)", out.stdout).group(1))
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    break
+        except OSError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, 9)
+        raise AssertionError(f"pid {pid} outlived its engine")

@@ -2,6 +2,7 @@
 (however it ends) leaves nothing running."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -230,3 +231,48 @@ def test_start_without_a_backend_takes_repair_backend(monkeypatch):
     monkeypatch.setenv("REPAIR_BACKEND", "npu")  # torch_npu is never installed in the test environment
     with pytest.raises(EnvironmentMissing, match="torch_npu"):
         shared_server.start()
+
+
+_KNOCKS = '''"""Test fixture: a candidate that asks the shared fork server for a session of its own, then computes relu(x + y)."""
+import json
+import socket
+
+import torch
+import torch.nn as nn
+
+
+def _session():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(10)
+    try:
+        s.connect(SERVER_SOCKET_PATH)
+        s.send(json.dumps({"op": "hello", "root": "/nonexistent"}).encode())
+        reply = s.recv(1 << 16)
+    except OSError:  # turned away
+        return False
+    return bool(reply) and json.loads(reply).get("ready")
+
+
+class ModelNew(nn.Module):
+    def forward(self, x, y):
+        if _session():
+            raise RuntimeError("escaped: a session on the shared server")
+        return torch.relu(x + y)
+'''
+
+
+def test_a_sandboxed_process_gets_no_session_on_the_shared_server(server_dir, tmp_path):
+    """A session forks whatever its engine asks for, outside any confinement: a candidate (a descendant of the
+    server) that connects is turned away, while an engine in another process is served."""
+    cand = tmp_path / "knocks.py"
+    cand.write_text(_KNOCKS.replace("SERVER_SOCKET_PATH", repr(str(shared_server.socket_path(BE, create=False)))))
+    code = ("import json\nfrom repair.harness import evaluate\nfrom repair.sandbox import fork_server\n"
+            "from repair.backends import get_backend\n"
+            f"r = evaluate({str(PROBLEM)!r}, {str(cand)!r}, seed=1, integrity=False, tier='compact')\n"
+            "print(json.dumps([r.cases[0].status, r.cases[0].message[-200:], "
+            "fork_server(get_backend('triton-cpu')).shared]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "REPAIR_SERVER_DIR": str(server_dir)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    status, message, shared = json.loads(out.stdout.strip().splitlines()[-1])
+    assert shared and status == "pass", message
