@@ -278,7 +278,8 @@ def _finish(code: int) -> None:
 
 
 # what children use besides the backend's modules: the reference process compares and checks insensitivity
-_PRELOAD = ("repair._procmain", "repair.compare", "repair.tolerance", "repair.integrity.runtime", "repair.landlock")
+_PRELOAD = ("repair._procmain", "repair.compare", "repair.tolerance", "repair.integrity.runtime", "repair.landlock",
+            "repair.seccomp")
 
 
 def _preload(backend_name: str) -> str | None:

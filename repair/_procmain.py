@@ -292,12 +292,13 @@ class _Candidate(_Role):
         cwd = self.config["cwd"]
         os.environ["TMPDIR"] = tempfile.tempdir = cwd  # its temporary files go to its scratch directory
         if self.config.get("confine"):
-            from repair import landlock
+            from repair import landlock, seccomp
             from repair.sandbox import drop_capabilities
 
-            try:  # before its code runs: no privilege; read anywhere, write only to cwd (and what its backend needs)
-                drop_capabilities()
+            try:  # before its code runs: no privilege; read anywhere, write only to cwd (and what its backend
+                drop_capabilities()  # needs); no sockets
                 landlock.restrict([cwd, *self.backend.landlock_writable()])
+                seccomp.deny_sockets()
             except OSError as e:  # the environment's failure, not the candidate's
                 self.reply({"status": "environment", "error": f"confining the candidate failed: {e} "
                                                               "(REPAIR_CONFINE=off runs it unconfined)"})

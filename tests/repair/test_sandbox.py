@@ -297,6 +297,11 @@ def _attempts():
             done.append("signal")
         except OSError:
             pass
+    try:
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).connect(UNIX_PATH)  # Landlock lets this through
+        done.append("unix")
+    except OSError:
+        pass
     with open("/proc/self/status") as f:
         if int(next(line for line in f if line.startswith("CapEff:")).split()[1], 16):
             done.append("capabilities")
@@ -316,8 +321,8 @@ class ModelNew(nn.Module):
 
 def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(tmp_path, monkeypatch):
     """Where the kernel has Landlock, a candidate cannot write outside its scratch directory, read another
-    process's memory (even as root), open TCP connections or signal the engine's processes, and it holds no
-    capability; with REPAIR_CONFINE=off the same candidate writes where it likes (what confinement takes away)."""
+    process's memory (even as root), open sockets (TCP, or a Unix socket by its path) or signal the engine's
+    processes, and it holds no capability; with REPAIR_CONFINE=off the same candidate writes where it likes (what confinement takes away)."""
     import socket
 
     from repair import landlock
@@ -328,8 +333,11 @@ def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(
     outside = tmp_path / "escaped.txt"
     listener = socket.create_server(("127.0.0.1", 0))
     cand = tmp_path / "cand_escape.py"
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.bind(str(tmp_path / "u.sock"))
+    unix.listen(4)
     cand.write_text(_ESCAPE.replace("OUTSIDE", repr(str(outside))).replace("ABI", str(abi))
-                    .replace("PORT", str(listener.getsockname()[1])))
+                    .replace("PORT", str(listener.getsockname()[1])).replace("UNIX_PATH", repr(str(tmp_path / "u.sock"))))
     try:
         r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False, timeout_s=30)
         assert r.landlock == abi and [c.status for c in r.cases] == ["pass"], r.cases[0].message
@@ -338,10 +346,12 @@ def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(
         r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False, timeout_s=30)
         assert r.landlock == 0 and r.cases[0].status == "error" and "escaped: write" in r.cases[0].message
         assert outside.read_text() == "escaped"
+        assert "unix" in r.cases[0].message
         if os.geteuid() == 0:  # root here (CI containers): its capabilities are what confinement drops
             assert "capabilities" in r.cases[0].message
     finally:
         listener.close()
+        unix.close()
 
 
 def test_repair_confine_is_auto_on_or_off(monkeypatch):
