@@ -298,7 +298,7 @@ class _Candidate(_Role):
             try:  # before its code runs: no privilege; read anywhere, write only to cwd (and what its backend
                 drop_capabilities()  # needs); no sockets
                 landlock.restrict([cwd, *self.backend.landlock_writable()])
-                seccomp.deny_sockets()
+                seccomp.restrict(processes=self.backend.spawns_processes)
             except OSError as e:  # the environment's failure, not the candidate's
                 self.reply({"status": "environment", "error": f"confining the candidate failed: {e} "
                                                               "(REPAIR_CONFINE=off runs it unconfined)"})

@@ -32,6 +32,8 @@ class Backend:
     # candidates confine themselves (capabilities dropped, Landlock: repair/sandbox.py confine_candidates) unless
     # REPAIR_CONFINE says otherwise; a backend whose driver or compiler has not run confined keeps this off
     confine_default: ClassVar[bool] = False
+    # a confined candidate may start processes only where the backend's own toolchain does (ptxas on a GPU)
+    spawns_processes: ClassVar[bool] = True
 
     def check_available(self) -> None:
         """Raise EnvironmentMissing, with what to do about it, when this backend cannot run here."""
@@ -74,6 +76,7 @@ class TritonCPU(Backend):
     device = "cpu"
     env = {"TRITON_INTERPRET": "1"}
     confine_default = True  # the interpreter writes nothing: the candidate may write its scratch directory only
+    spawns_processes = False  # nor does it start a process: a confined candidate may not either (threads may)
     # One thread per process: the interpreter's numpy work and torch's small CPU ops gain nothing from
     # a thread pool, and creating one costs every fresh process ~12 ms on its first op over 32k elements
     env_defaults = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}

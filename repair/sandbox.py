@@ -523,7 +523,8 @@ _CONFINE_MODES = {"auto": "auto", "": "auto", "on": "on", "1": "on", "off": "off
 
 def confine_candidates(backend) -> bool:
     """Whether candidate processes confine themselves (drop_capabilities, then Landlock where the kernel has it:
-    repair/landlock.py, then no sockets: repair/seccomp.py), from $REPAIR_CONFINE: `auto` (the default: on backends that have been run confined),
+    repair/landlock.py, then no sockets nor, where its backend allows, processes: repair/seccomp.py), from
+    $REPAIR_CONFINE: `auto` (the default: on backends that have been run confined),
     `on` (every backend; EnvironmentMissing where the kernel has no Landlock) or `off`."""
     from repair import landlock
 

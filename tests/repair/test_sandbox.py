@@ -302,6 +302,14 @@ def _attempts():
         done.append("unix")
     except OSError:
         pass
+    try:
+        pid = os.fork()  # a fork bomb's first step (root is not held by RLIMIT_NPROC)
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        done.append("fork")
+    except OSError:
+        pass
     with open("/proc/self/status") as f:
         if int(next(line for line in f if line.startswith("CapEff:")).split()[1], 16):
             done.append("capabilities")
@@ -321,8 +329,8 @@ class ModelNew(nn.Module):
 
 def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(tmp_path, monkeypatch):
     """Where the kernel has Landlock, a candidate cannot write outside its scratch directory, read another
-    process's memory (even as root), open sockets (TCP, or a Unix socket by its path) or signal the engine's
-    processes, and it holds no capability; with REPAIR_CONFINE=off the same candidate writes where it likes (what confinement takes away)."""
+    process's memory (even as root), open sockets (TCP, or a Unix socket by its path), start a process or
+    signal the engine's processes, and it holds no capability; with REPAIR_CONFINE=off the same candidate writes where it likes (what confinement takes away)."""
     import socket
 
     from repair import landlock
@@ -346,7 +354,7 @@ def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(
         r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False, timeout_s=30)
         assert r.landlock == 0 and r.cases[0].status == "error" and "escaped: write" in r.cases[0].message
         assert outside.read_text() == "escaped"
-        assert "unix" in r.cases[0].message
+        assert "unix" in r.cases[0].message and "fork" in r.cases[0].message
         if os.geteuid() == 0:  # root here (CI containers): its capabilities are what confinement drops
             assert "capabilities" in r.cases[0].message
     finally:
@@ -408,7 +416,8 @@ def test_what_a_candidate_leaves_running_outside_its_group_dies_with_the_engine(
             f"r = evaluate({str(PROBLEM)!r}, {str(cand)!r}, seed=1, integrity=False, tier='compact')\n"
             "print(r.cases[0].message.splitlines()[-1])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "REPAIR_SERVER_DIR": str(tmp_path / "none")})  # its own server
+                         # its own server; unconfined (as on cuda and npu): confined, it could not fork
+                         env={**os.environ, "REPAIR_SERVER_DIR": str(tmp_path / "none"), "REPAIR_CONFINE": "off"})
     assert out.returncode == 0, out.stderr[-2000:]
     pid = int(re.search(r"sleeper (\d+)", out.stdout).group(1))
     deadline = time.monotonic() + 15
