@@ -302,7 +302,10 @@ def _preload(backend_name: str) -> str | None:
             gc.freeze()
             gc.enable()
         sys.modules["repair._procmain"].warm_up(backend)
-        sys.modules["repair.landlock"].abi()  # asked once here, inherited by every candidate that confines itself
+        # what a candidate that confines itself needs, made once here and inherited
+        sys.modules["repair.landlock"].abi()
+        sys.modules["repair.seccomp"].prepare()
+        sys.modules["repair.sandbox"].prepare_confinement()
         backend.prepare_server()
         gc.freeze()
         _BACKEND.append(backend)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import functools
 import json
 import os
 import resource
@@ -107,27 +108,31 @@ _CAP_VERSION_3 = 0x20080522
 _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
 
 
-def _capabilities() -> int:
-    with open("/proc/self/status") as f:
-        return next((int(line.split()[1], 16) for line in f if line.startswith("CapEff:")), 0)
+@functools.cache
+def _cap_last() -> int:
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 63
+
+
+def prepare_confinement() -> None:
+    """In the fork server, before forking: what drop_capabilities needs, loaded once (children inherit it)."""
+    if not _LIBC:
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    _LIBC[0].prctl, _LIBC[0].capset, _LIBC[0].capget  # noqa: B018 — ctypes resolves a symbol once, then keeps it
+    _cap_last()
 
 
 def drop_capabilities() -> None:
     """Give up every Linux capability for good, this process and what it starts: root keeps its uid but loses
     its privileges (it could otherwise lift its own rlimits with CAP_SYS_RESOURCE, load modules, open raw
-    sockets, reboot, ...). Nothing to do for a process that holds none. OSError when the kernel refuses."""
-    if not _LIBC:
-        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    sockets, reboot, ...). OSError when the kernel refuses."""
+    prepare_confinement()
     libc = _LIBC[0]
     libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no exec (setuid, file capabilities) gives any back
-    if not _capabilities():
-        return
-    try:
-        with open("/proc/sys/kernel/cap_last_cap") as f:
-            last = int(f.read())
-    except (OSError, ValueError):
-        last = 63
-    for cap in range(last + 1):  # the bounding set: an exec (of a setuid binary, or as root) regains nothing
+    for cap in range(_cap_last() + 1):  # the bounding set: an exec (of a setuid binary, or as root) regains nothing
         libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # needs CAP_SETPCAP: a process without it has none to drop
     libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
@@ -135,8 +140,8 @@ def drop_capabilities() -> None:
     if libc.capset(header, data) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"capset: {os.strerror(err)}")
-    if _capabilities():
-        raise OSError(f"capabilities left after capset: CapEff {_capabilities():#x}")
+    if libc.capget(header, data) != 0 or any(data):
+        raise OSError(f"capabilities left after capset: {list(data)}")
 
 
 def apply_limits(*, mem_limit_mb: int | None, cpu_seconds: int | None, fsize_mb: int | None,

@@ -13,6 +13,7 @@ nothing is installed.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import platform
 import struct
@@ -69,19 +70,34 @@ def _program(arch: int, nr: dict[str, int], processes: bool) -> bytes:
     ])
 
 
+class _Fprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+@functools.cache
+def _prepared(processes: bool) -> tuple | None:
+    """(libc, the filter's code) for this machine, None where there is no filter for it; made once (in the fork
+    server, by prepare(), so that every candidate inherits it)."""
+    spec = _ARCHES.get(platform.machine())
+    if spec is None:
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl  # noqa: B018 — resolved once
+    return libc, _program(*spec, processes)
+
+
+def prepare() -> None:
+    _prepared(True), _prepared(False)
+
+
 def restrict(*, processes: bool = True) -> bool:
     """Install the filter on this process for good: no sockets; with processes=False no new processes either.
     False where it cannot be (another machine, no seccomp); OSError when the kernel refuses it."""
-    spec = _ARCHES.get(platform.machine())
-    if spec is None:
+    prepared = _prepared(processes)
+    if prepared is None:
         return False
-    code = _program(*spec, processes)
-
-    class _Fprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
-
+    libc, code = prepared
     prog = _Fprog(len(code) // 8, code)
-    libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
             libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         err = ctypes.get_errno()
