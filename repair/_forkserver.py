@@ -267,7 +267,8 @@ def _finish(code: int) -> None:
     _TERM_RAISES[0] = False  # from here a SIGTERM cannot cut the clean-up short
     for pid in [*_LIVE, *(pid for pid, _ in _SPARE_PIDS)]:  # none may write into the root while it goes
         _kill(pid)
-    _kill_orphans(keep=set())
+    if _ROOT:  # an engine's server or session (a shared server's children are sessions: their own SIGTERM ends them)
+        _kill_orphans(keep=set())
     for root in _ROOT:
         shutil.rmtree(root, ignore_errors=True)
     sys.stdout.flush()
