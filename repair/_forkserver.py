@@ -415,8 +415,10 @@ def _descends_from_us(conn: socket.socket) -> bool:
         for _ in range(4096):
             if pid == os.getpid():
                 return True
-            if pid <= 1:
+            if pid == 1:
                 return False
+            if pid <= 0:  # not visible from here (another pid namespace): unknown
+                return True
             with open(f"/proc/{pid}/stat") as f:
                 pid = int(f.read().rsplit(")", 1)[1].split()[1])  # its parent
     except (OSError, ValueError, struct.error):
@@ -425,8 +427,9 @@ def _descends_from_us(conn: socket.socket) -> bool:
 
 
 def _kill_orphans(keep: set[int]) -> None:
-    """Kill and reap this server's children that are not its session processes: leftovers of sandboxed
-    processes (a child that made its own session escapes its group's kill) reparented to us."""
+    """Kill and reap this process's children other than those in `keep` (the ones it forked and still tracks):
+    leftovers of sandboxed processes reparented to it (a grandchild that made its own session escapes the kill
+    of the candidate's group)."""
     try:
         with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as f:
             children = [int(p) for p in f.read().split()]
