@@ -24,6 +24,12 @@ def _detail(c: CaseResult) -> str:
     return lines[-1][:90] if c.status == "error" and lines else (lines[0][:90] if lines else "")
 
 
+def _confinement(r: EvalResult) -> str:
+    if not r.confined:
+        return "not confined"
+    return f"confined, landlock {r.landlock}" if r.landlock else "confined, no landlock"
+
+
 def render_table(r: EvalResult) -> str:
     head = (f"{r.operator_id}" + (f" ({r.family})" if r.family else "")
             + f"  candidate {r.candidate_path}  backend {r.backend}  tier {r.tier}  seed {r.seed}")
@@ -43,7 +49,7 @@ def render_table(r: EvalResult) -> str:
         integ += " (" + ", ".join(sorted({f.rule for f in r.integrity.findings})) + ")"
     lines.append(f"{tiers}{match}  integrity {integ}  "
                  f"{'PASS' if r.passed else 'FAIL'}  [{r.wall_seconds:.2f}s wall, {r.kernel_seconds:.2f}s in forwards, "
-                 f"{f'landlock {r.landlock}' if r.landlock else 'no landlock'}]")
+                 f"{_confinement(r)}]")
     return "\n".join(lines)
 
 

@@ -266,7 +266,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         candidate_path=candidate, candidate_sha256=candidate_sha, backend=be.name, tier=tier, seed=seed,
         case_set_sha256=case_set_sha256(cases), cases=results, summary=summary, match=match,
         numerics_passed=numerics, integrity=verdict, passed=numerics and verdict.verdict == "clean",
-        landlock=landlock.abi() if confine else 0,  # each candidate process confined itself before its code ran
+        confined=confine, landlock=landlock.abi() if confine else 0,  # each confined itself before its code ran
         wall_seconds=time.perf_counter() - t0, kernel_seconds=session.candidate_seconds + ref_seconds)
 
 

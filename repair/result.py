@@ -71,7 +71,9 @@ class EvalResult(BaseModel):
     numerics_passed: bool
     integrity: IntegrityVerdict = Field(default_factory=IntegrityVerdict)
     passed: bool  # numerics passed AND integrity clean
-    landlock: int = 0  # the Landlock ABI the candidate's processes were confined under; 0: not (REPAIR_CONFINE)
+    # the candidate's processes confined themselves (REPAIR_CONFINE: no capabilities, Landlock, seccomp) ...
+    confined: bool = False
+    landlock: int = 0  # ... under this Landlock ABI (0: no Landlock on this kernel, or not confined)
     wall_seconds: float = 0.0
     kernel_seconds: float = 0.0  # time inside candidate and reference forwards
 

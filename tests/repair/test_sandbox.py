@@ -348,11 +348,12 @@ def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(
                     .replace("PORT", str(listener.getsockname()[1])).replace("UNIX_PATH", repr(str(tmp_path / "u.sock"))))
     try:
         r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False, timeout_s=30)
-        assert r.landlock == abi and [c.status for c in r.cases] == ["pass"], r.cases[0].message
+        assert r.confined and r.landlock == abi and [c.status for c in r.cases] == ["pass"], r.cases[0].message
         assert not outside.exists()
         monkeypatch.setenv("REPAIR_CONFINE", "off")
         r = evaluate(PROBLEM, cand, tier="compact", seed=1, integrity=False, timeout_s=30)
-        assert r.landlock == 0 and r.cases[0].status == "error" and "escaped: write" in r.cases[0].message
+        assert not r.confined and r.landlock == 0 and r.cases[0].status == "error"
+        assert "escaped: write" in r.cases[0].message
         assert outside.read_text() == "escaped"
         assert "unix" in r.cases[0].message and "fork" in r.cases[0].message
         if os.geteuid() == 0:  # root here (CI containers): its capabilities are what confinement drops
