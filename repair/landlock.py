@@ -16,10 +16,11 @@ import ctypes
 import functools
 import os
 
+from repair._libc import error, libc, no_new_privs
+
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
-_PR_SET_NO_NEW_PRIVS = 38
 
 # filesystem access rights, and the ABI that introduced each
 _FS = {"execute": (1 << 0, 1), "write_file": (1 << 1, 1), "read_file": (1 << 2, 1), "read_dir": (1 << 3, 1),
@@ -37,17 +38,10 @@ class _PathBeneath(ctypes.Structure):
 
 
 @functools.cache
-def _libc():
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    return libc
-
-
-@functools.cache
 def abi() -> int:
     """The kernel's Landlock ABI version; 0 where there is none (an old kernel, Landlock not enabled, not Linux)."""
     try:
-        v = _libc().syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+        v = libc().syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
     except (OSError, AttributeError):
         return 0
     return max(int(v), 0)
@@ -64,14 +58,14 @@ def restrict(writable: list[str], *, files: list[str] = ("/dev/null",)) -> int:
     version = abi()
     if version <= 0:
         return 0
-    libc = _libc()
+    lib = libc()
     handled = _rights(version)
     # struct landlock_ruleset_attr grew with the ABI: pass only the fields this kernel knows
     fields = [handled] + ([_NET_TCP] if version >= 4 else []) + ([_SCOPES] if version >= 6 else [])
     attr = (ctypes.c_uint64 * len(fields))(*fields)
-    fd = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
+    fd = lib.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
     if fd < 0:
-        raise _error("landlock_create_ruleset")
+        raise error("landlock_create_ruleset")
     try:
         rules = [("/", _rights(version, ("execute", "read_file", "read_dir")))]
         rules += [(d, handled) for d in writable]
@@ -79,27 +73,21 @@ def restrict(writable: list[str], *, files: list[str] = ("/dev/null",)) -> int:
         for path, allowed in rules:
             if not os.path.isdir(path):
                 allowed &= _rights(version, _FILE_ONLY)
-            _add_rule(libc, fd, path, allowed)
-        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            raise _error("prctl(PR_SET_NO_NEW_PRIVS)")
-        if libc.syscall(_RESTRICT_SELF, ctypes.c_int(fd), ctypes.c_uint32(0)) != 0:
-            raise _error("landlock_restrict_self")
+            _add_rule(lib, fd, path, allowed)
+        no_new_privs()
+        if lib.syscall(_RESTRICT_SELF, ctypes.c_int(fd), ctypes.c_uint32(0)) != 0:
+            raise error("landlock_restrict_self")
     finally:
         os.close(fd)
     return version
 
 
-def _add_rule(libc, ruleset_fd: int, path: str, allowed: int) -> None:
+def _add_rule(lib, ruleset_fd: int, path: str, allowed: int) -> None:
     pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     try:
         rule = _PathBeneath(allowed, pfd)
-        if libc.syscall(_ADD_RULE, ctypes.c_int(ruleset_fd), ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule),
+        if lib.syscall(_ADD_RULE, ctypes.c_int(ruleset_fd), ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule),
                         ctypes.c_uint32(0)) != 0:
-            raise _error(f"landlock_add_rule({path})")
+            raise error(f"landlock_add_rule({path})")
     finally:
         os.close(pfd)
-
-
-def _error(what: str) -> OSError:
-    err = ctypes.get_errno()
-    return OSError(err, f"{what}: {os.strerror(err)}")

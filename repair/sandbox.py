@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from repair._libc import error, libc, no_new_privs
 from repair._wire import WireClosed, WireError, WireTimeout, recv_frame, send_frame
 from repair.errors import BadInput, EnvironmentMissing
 
@@ -62,15 +63,10 @@ class ExitStatus:
 
 # -- inside a child -----------------------------------------------------------------------------
 
-_LIBC: list = []  # loaded once (in the fork server: its children inherit it)
-
-
 def prctl(option: int, arg: int) -> None:
     """Linux prctl(2); nothing where there is none."""
     try:
-        if not _LIBC:
-            _LIBC.append(ctypes.CDLL(None, use_errno=True))
-        _LIBC[0].prctl(option, arg)
+        libc().prctl(option, arg)
     except (OSError, AttributeError):
         pass
 
@@ -105,7 +101,7 @@ _MEMORY_RLIMITS = {"as": (resource.RLIMIT_AS, "VmSize"), "data": (resource.RLIMI
 
 
 _CAP_VERSION_3 = 0x20080522
-_PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
+_PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
 
 
 @functools.cache
@@ -119,9 +115,8 @@ def _cap_last() -> int:
 
 def prepare_confinement() -> None:
     """In the fork server, before forking: what drop_capabilities needs, loaded once (children inherit it)."""
-    if not _LIBC:
-        _LIBC.append(ctypes.CDLL(None, use_errno=True))
-    _LIBC[0].prctl, _LIBC[0].capset, _LIBC[0].capget  # noqa: B018 — ctypes resolves a symbol once, then keeps it
+    lib = libc()
+    lib.prctl, lib.capset, lib.capget  # noqa: B018 — ctypes resolves a symbol once, then keeps it
     _cap_last()
 
 
@@ -130,17 +125,16 @@ def drop_capabilities() -> None:
     its privileges (it could otherwise lift its own rlimits with CAP_SYS_RESOURCE, load modules, open raw
     sockets, reboot, ...). OSError when the kernel refuses."""
     prepare_confinement()
-    libc = _LIBC[0]
-    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no exec (setuid, file capabilities) gives any back
+    lib = libc()
+    no_new_privs()
     for cap in range(_cap_last() + 1):  # the bounding set: an exec (of a setuid binary, or as root) regains nothing
-        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # needs CAP_SETPCAP: a process without it has none to drop
-    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        lib.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # needs CAP_SETPCAP: a process without it has none to drop
+    lib.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable: empty (two 32-bit halves)
-    if libc.capset(header, data) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"capset: {os.strerror(err)}")
-    if libc.capget(header, data) != 0 or any(data):
+    if lib.capset(header, data) != 0:
+        raise error("capset")
+    if lib.capget(header, data) != 0 or any(data):
         raise OSError(f"capabilities left after capset: {list(data)}")
 
 

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import os
 import platform
 import struct
 
-_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+from repair._libc import error, libc, no_new_privs
+
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _RET_ALLOW, _RET_EPERM, _RET_ENOSYS = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
 _LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
 _X32_BIT, _CLONE_THREAD = 0x40000000, 0x00010000
@@ -75,33 +76,27 @@ class _Fprog(ctypes.Structure):
 
 
 @functools.cache
-def _prepared(processes: bool) -> tuple | None:
-    """(libc, the filter's code) for this machine, None where there is no filter for it; made once (in the fork
-    server, by prepare(), so that every candidate inherits it)."""
+def _code(processes: bool) -> bytes | None:
+    """The filter for this machine, None where there is none for it; made once (in the fork server, by
+    prepare(), so that every candidate inherits it)."""
     spec = _ARCHES.get(platform.machine())
-    if spec is None:
-        return None
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl  # noqa: B018 — resolved once
-    return libc, _program(*spec, processes)
+    return None if spec is None else _program(*spec, processes)
 
 
 def prepare() -> None:
-    _prepared(True), _prepared(False)
+    _code(True), _code(False), libc().prctl  # noqa: B018 — libc's prctl resolved once
 
 
 def restrict(*, processes: bool = True) -> bool:
     """Install the filter on this process for good: no sockets; with processes=False no new processes either.
     False where it cannot be (another machine, no seccomp); OSError when the kernel refuses it."""
-    prepared = _prepared(processes)
-    if prepared is None:
+    code = _code(processes)
+    if code is None:
         return False
-    libc, code = prepared
+    no_new_privs()
     prog = _Fprog(len(code) // 8, code)
-    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
-            libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-        err = ctypes.get_errno()
-        if err == 22:  # EINVAL: a kernel without seccomp filters
+    if libc().prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        if ctypes.get_errno() == 22:  # EINVAL: a kernel without seccomp filters
             return False
-        raise OSError(err, f"seccomp: {os.strerror(err)}")
+        raise error("seccomp")
     return True
