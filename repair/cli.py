@@ -68,18 +68,17 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     from repair.sandbox import prestart
 
     prestart(backend)  # torch and triton import in the fork server while the engine imports its own modules
+    from pathlib import Path
+
+    from repair.evaltable import render_summary, render_table
     from repair.harness import evaluate
     from repair.problem import check_candidate_file, check_problem_file
 
     check_problem_file(problem)
-    from pathlib import Path
-
     same = Path(problem).resolve()  # `repair eval op/problem.py op/*.py`: the glob names the problem too
     candidates = [c for c in candidates if Path(c).resolve() != same] or list(candidates)
     for candidate in candidates:  # every file checked before the first evaluation
         check_candidate_file(candidate)
-    from repair.evaltable import render_summary, render_table
-
     results = []
     for candidate in candidates:
         result = evaluate(problem, candidate, tier=tier, backend=backend, seed=seed, timeout_s=timeout_s,

@@ -17,12 +17,12 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+from repair import landlock
 from repair.backends import Backend, get_backend
 from repair.errors import BadInput
 from repair.problem import TIERS, CaseSpec, case_set_sha256, check_candidate_file, check_problem_file
 from repair.processes import CandidateProcess, Outcome, ReferenceProcess, open_reference
 from repair.result import CaseResult, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
-from repair import landlock
 from repair.sandbox import confine_candidates, fork_server
 
 
