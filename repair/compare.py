@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable
 
-from repair.diagnose import Diagnostics, diagnose, tensor_stats
+from repair.diagnose import Diagnostics, diagnose, first_true, spans, tensor_stats
 
 
 def _f(x) -> float | None:
@@ -49,7 +49,8 @@ class Comparison:
 
 
 def element_failures(e, a, atol: float, rtol: float):
-    """(fail mask, abs err with non-finite pairs zeroed) for float64 tensors e (expected) and a (actual).
+    """(fail mask, abs err with non-finite pairs zeroed, whether every value of both is finite) for float64
+    tensors e (expected) and a (actual).
 
     |a-e| > rtol*|e| is "relative error > rtol" without dividing (and true for e == 0 whenever a != e).
     """
@@ -57,6 +58,8 @@ def element_failures(e, a, atol: float, rtol: float):
 
     diff = (a - e).abs_()  # NaN wherever either side is non-finite: every comparison below is then False
     fail = (diff > atol) & (diff > rtol * e.abs())
+    if math.isfinite(float(diff.sum())):  # a NaN or Inf on either side leaves a non-finite diff: none here
+        return fail, diff, True
     e_fin, a_fin = torch.isfinite(e), torch.isfinite(a)
     all_e, all_a = bool(e_fin.all()), bool(a_fin.all())
     if not all_a:
@@ -66,16 +69,21 @@ def element_failures(e, a, atol: float, rtol: float):
         fail |= ~e_fin & ~same
     if not (all_e and all_a):
         diff.masked_fill_(~(e_fin & a_fin), 0.0)
-    return fail, diff
+    return fail, diff, all_e and all_a
 
 
 def _max_rel(e, diff) -> float | None:
+    """The largest diff/|e| where e != 0 (None where every e is 0)."""
     import torch
 
     nz = e != 0
-    if not bool(nz.any()):
+    if not int(torch.count_nonzero(nz)):
         return None
-    return _f(torch.where(nz, diff / e.abs(), torch.zeros_like(e)).max())
+    return float(torch.where(nz, diff / e.abs(), torch.zeros_like(e)).max())
+
+
+def _larger(x: float | None, y: float | None) -> float | None:
+    return y if x is None else x if y is None else max(x, y)
 
 
 def _unravel(flat: int, shape) -> list[int]:
@@ -92,9 +100,10 @@ def compare_one(exp, act, tolerance: dict[str, float]) -> Comparison:
 
     c = Comparison(shape=list(act.shape), expected_shape=list(exp.shape), dtype=_dtype(act),
                    expected_dtype=_dtype(exp))
-    if act.is_floating_point() or act.is_complex():
-        c.nan_count, c.inf_count = int(torch.isnan(act).sum()), int(torch.isinf(act).sum())
+    counts = act.is_floating_point() or act.is_complex()
     if act.shape != exp.shape or act.dtype != exp.dtype:
+        if counts:
+            c.nan_count, c.inf_count = int(torch.isnan(act).sum()), int(torch.isinf(act).sum())
         what = "shape" if act.shape != exp.shape else "dtype"
         got, want = (list(act.shape), list(exp.shape)) if what == "shape" else (_dtype(act), _dtype(exp))
         c.status, c.message = "mismatch", f"{what} {got} != expected {want}"
@@ -103,17 +112,28 @@ def compare_one(exp, act, tolerance: dict[str, float]) -> Comparison:
         return c
     if exp.numel() == 0:
         return c
-    e, a = exp.detach().double(), act.detach().double()
-    fail, diff = element_failures(e, a, tolerance["atol"], tolerance["rtol"])
-    c.max_abs_err = _f(diff.max())
-    c.max_rel_err = _max_rel(e, diff)
-    nbad = int(fail.sum())
+    # chunk by chunk in float64: the working copies stay a few chunks in size, whatever the output's
+    ef, af = exp.detach().reshape(-1), act.detach().reshape(-1)
+    fail = torch.empty(ef.numel(), dtype=torch.bool)
+    max_abs = max_rel = None
+    nbad = 0
+    for lo, hi in spans(ef.numel()):
+        e, a = ef[lo:hi].double(), af[lo:hi].double()
+        f, diff, finite = element_failures(e, a, tolerance["atol"], tolerance["rtol"])
+        fail[lo:hi] = f
+        nbad += int(torch.count_nonzero(f))
+        max_abs = _larger(max_abs, float(diff.max()))
+        max_rel = _larger(max_rel, _max_rel(e, diff))
+        if counts and not finite:
+            c.nan_count += int(torch.count_nonzero(torch.isnan(a)))
+            c.inf_count += int(torch.count_nonzero(torch.isinf(a)))
+    c.max_abs_err = _f(max_abs)
+    c.max_rel_err = _f(max_rel) if max_rel is not None else None
     c.mismatch_frac = nbad / fail.numel()
     if nbad:
         c.status = "mismatch"
-        flat = int(torch.argmax(fail.reshape(-1).to(torch.uint8)))  # the first True
-        c.first_mismatch = _unravel(flat, fail.shape)
-        c.diagnostics = diagnose(e, a, fail)
+        c.first_mismatch = _unravel(first_true(fail), exp.shape)
+        c.diagnostics = diagnose(exp, act, fail.reshape(exp.shape))
         c.message = (f"{nbad} of {fail.numel()} elements beyond atol={tolerance['atol']:g} "
                      f"and rtol={tolerance['rtol']:g}")
     return c

@@ -31,11 +31,15 @@ class Diagnostics:
 TAIL_LOCATIONS = ("tail-columns", "tail-rows", "last-block")
 _SAMPLE = 1 << 16  # medians are estimated on an evenly strided sample of at most this many values
 _MAX_ROWS = 256  # rows examined for a per-row relation
+# Elements handled at a time: float64 working copies stay a few chunks in size (512 KB each, in cache),
+# whatever the output's; an output of 6 GiB (KernelBench's ReLU) in one piece needed several float64 copies
+# of it (the reference process of a 1 GB case peaked at 17 GB) and ran every pass from memory.
+_CHUNK = 1 << 16
 
 
-def _sample(x):
-    step = max(1, x.numel() // _SAMPLE)
-    return x.reshape(-1)[::step]
+def spans(n: int) -> list[tuple[int, int]]:
+    """[lo, hi) ranges of at most _CHUNK elements covering 0..n."""
+    return [(lo, min(n, lo + _CHUNK)) for lo in range(0, n, _CHUNK)]
 
 
 def _f(x) -> float | None:
@@ -43,20 +47,97 @@ def _f(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def first_true(mask) -> int:
+    """The flat index of a mask's first True (-1 where none is)."""
+    import torch
+
+    flat = mask.reshape(-1)
+    for lo, hi in spans(flat.numel()):
+        if int(torch.count_nonzero(flat[lo:hi])):
+            return lo + int(torch.argmax(flat[lo:hi].to(torch.uint8)))
+    return -1
+
+
+def last_true(mask) -> int:
+    """The flat index of a mask's last True (-1 where none is)."""
+    import torch
+
+    flat = mask.reshape(-1)
+    for lo, hi in reversed(spans(flat.numel())):
+        if int(torch.count_nonzero(flat[lo:hi])):
+            return hi - 1 - int(torch.argmax(flat[lo:hi].flip(0).to(torch.uint8)))
+    return -1
+
+
+class _Masked:
+    """Two same-shaped tensors and a mask over them, chunk by chunk in float64: never gathered whole."""
+
+    def __init__(self, exp, act, mask):
+        import torch
+
+        self.e, self.a, self.m = exp.reshape(-1), act.reshape(-1), mask.reshape(-1)
+        self.count = int(torch.count_nonzero(self.m))
+
+    def __iter__(self):
+        """(e, a, m): a chunk of each and its mask, for every chunk where some of the mask is set."""
+        import torch
+
+        for lo, hi in spans(self.e.numel()):
+            m = self.m[lo:hi]
+            if int(torch.count_nonzero(m)):
+                yield self.e[lo:hi].double(), self.a[lo:hi].double(), m
+
+    def sample(self, values):
+        """values(e, a, m) -> the values where m is set, taken at every step-th position (step = size //
+        _SAMPLE; every masked value of an output up to _SAMPLE elements): the sample a median is estimated on."""
+        import torch
+
+        step, out = max(1, self.e.numel() // _SAMPLE), []
+        for lo, hi in spans(self.e.numel()):
+            first = (-lo) % step
+            m = self.m[lo + first:hi:step]
+            if int(torch.count_nonzero(m)):
+                out.append(values(self.e[lo + first:hi:step].double(), self.a[lo + first:hi:step].double(), m))
+        return torch.cat(out) if out else torch.empty(0, dtype=torch.float64)
+
+
+def _finite(t):
+    """torch.isfinite(t), or None where every value is finite (one sum tells: a NaN or Inf makes it non-finite)."""
+    import torch
+
+    return None if math.isfinite(float(t.sum(dtype=torch.float64))) else torch.isfinite(t)
+
+
 def tensor_stats(t) -> TensorStats:
     """Mean/std/min/max over finite values; frac_zero over all values."""
     import torch
 
-    x = t.detach().double().reshape(-1)
-    if x.numel() == 0:
+    x = t.detach().reshape(-1)
+    n = x.numel()
+    if n == 0:
         return TensorStats()
-    finite = torch.isfinite(x)
-    fin = x if bool(finite.all()) else x[finite]
-    zero = float((x == 0).sum()) / x.numel()
-    if fin.numel() == 0:
-        return TensorStats(frac_zero=zero)
-    return TensorStats(mean=_f(fin.mean()), std=_f(fin.std(unbiased=False)), min=_f(fin.min()),
-                       max=_f(fin.max()), frac_zero=zero)
+    zero = count = 0
+    total, lo, hi = 0.0, math.inf, -math.inf
+    for a, b in spans(n):
+        c = x[a:b].double()
+        zero += b - a - int(torch.count_nonzero(c))
+        total_c = float(c.sum())  # finite only where every value is
+        fin = c if math.isfinite(total_c) else c[torch.isfinite(c)]
+        if fin.numel():
+            count += fin.numel()
+            total += total_c if fin is c else float(fin.sum())
+            small, large = torch.aminmax(fin)
+            lo, hi = min(lo, float(small)), max(hi, float(large))
+    if count == 0:
+        return TensorStats(frac_zero=zero / n)
+    mean = total / count
+    squares = 0.0  # a second pass: squared deviations from the mean (one pass of sums of squares loses digits)
+    for a, b in spans(n):
+        c = x[a:b].double()
+        fin = c if math.isfinite(float(c.sum())) else c[torch.isfinite(c)]
+        squares += float(((fin - mean) ** 2).sum())
+    return TensorStats(mean=_f(mean), std=_f(math.sqrt(squares / count)), min=_f(lo), max=_f(hi),
+                       frac_zero=zero / n)
 
 
 def _block_hint(start: int, extent: int, what: str) -> str | None:
@@ -73,7 +154,7 @@ def locate(fail) -> tuple[str, list[str]]:
     import torch
 
     n = fail.numel()
-    nbad = int(fail.sum())
+    nbad = int(torch.count_nonzero(fail))
     if nbad == 0:
         return "none", []
     frac = nbad / n
@@ -89,9 +170,8 @@ def locate(fail) -> tuple[str, list[str]]:
         hint = _block_hint(c0, cols, "column")
         return "tail-columns", [f"mismatches only in columns {c0}..{cols - 1} (the last {cols - c0} of {cols}), "
                                 f"in {bad_rows.numel()} of {rows} rows"] + ([hint] if hint else [])
-    flat = torch.nonzero(fail.reshape(-1)).reshape(-1)
-    f0 = int(flat[0])
-    tail = f0 > 0 and int(flat[-1]) == n - 1 and n - f0 <= n // 2 and nbad >= (n - f0) // 2
+    f0, last = first_true(fail), last_true(fail)
+    tail = f0 > 0 and last == n - 1 and n - f0 <= n // 2 and nbad >= (n - f0) // 2
     if tail and not (rows > 1 and f0 % cols == 0):  # a row-aligned tail is reported as tail rows below
         hint = _block_hint(f0, n, "element")
         return "last-block", [f"mismatches only in flat elements {f0}..{n - 1} (the last {n - f0} of {n})"] + (
@@ -108,17 +188,28 @@ def locate(fail) -> tuple[str, list[str]]:
                          f"and {bad_cols.numel()} of {cols} columns"]
 
 
-def _constant_ratio(e, a) -> float | None:
-    """The common ratio a/e when it is (nearly) the same for every element with e != 0."""
-    nz = e.abs() > 1e-6
-    if int(nz.sum()) < 2:
+def _constant_ratio(pairs: _Masked) -> float | None:
+    """The common ratio a/e when it is (nearly) the same for every masked element with e != 0."""
+    import torch
+
+    if sum(int(torch.count_nonzero(m & (e.abs() > 1e-6))) for e, a, m in pairs) < 2:
         return None
-    ratio = a[nz] / e[nz]
-    med = float(_sample(ratio).median())
-    spread = float((ratio - med).abs().max())
-    if math.isfinite(med) and abs(med) > 1e-3 and abs(med - 1) > 1e-3 and spread <= 1e-3 * abs(med):
-        return med
-    return None
+    med = float(pairs.sample(lambda e, a, m: (a / e)[m & (e.abs() > 1e-6)]).median())
+    if not (math.isfinite(med) and abs(med) > 1e-3 and abs(med - 1) > 1e-3):
+        return None
+    spread = max(float(torch.where(m & (e.abs() > 1e-6), (a / e - med).abs(), 0.0).max()) for e, a, m in pairs)
+    return med if spread <= 1e-3 * abs(med) else None
+
+
+def _offset(pairs: _Masked) -> float | None:
+    """The common difference a - e when it is (nearly) the same for every masked element."""
+    import torch
+
+    mean = sum(float(torch.where(m, a - e, 0.0).sum()) for e, a, m in pairs) / pairs.count
+    if not (math.isfinite(mean) and abs(mean) > 0):
+        return None
+    std = math.sqrt(sum(float(torch.where(m, (a - e - mean) ** 2, 0.0).sum()) for e, a, m in pairs) / pairs.count)
+    return mean if std <= 1e-3 * abs(mean) else None
 
 
 def _row_ratios(exp, act, fail) -> tuple[float, float] | None:
@@ -126,12 +217,16 @@ def _row_ratios(exp, act, fail) -> tuple[float, float] | None:
     import torch
 
     cols = exp.shape[-1]
-    e, a, f = exp.reshape(-1, cols), act.reshape(-1, cols), fail.reshape(-1, cols)
-    valid = f & (e.abs() > 1e-6)
-    rows = torch.nonzero(valid.sum(dim=1) >= 2).reshape(-1)[:_MAX_ROWS]
+    valid = torch.empty(exp.numel(), dtype=torch.bool)
+    ef, ff = exp.reshape(-1), fail.reshape(-1)
+    for lo, hi in spans(exp.numel()):
+        valid[lo:hi] = ff[lo:hi] & (ef[lo:hi].double().abs() > 1e-6)
+    valid = valid.reshape(-1, cols)
+    max_rows = min(_MAX_ROWS, max(2, _CHUNK // cols))  # the rows taken in float64: a chunk's worth at most
+    rows = torch.nonzero(valid.sum(dim=1) >= 2).reshape(-1)[:max_rows]
     if rows.numel() < 2:
         return None
-    e, a, valid = e[rows], a[rows], valid[rows]
+    e, a, valid = exp.reshape(-1, cols)[rows].double(), act.reshape(-1, cols)[rows].double(), valid[rows]
     ratio = torch.where(valid, a / torch.where(valid, e, torch.ones_like(e)), torch.full_like(e, math.nan))
     med = ratio.nanmedian(dim=1).values
     spread = torch.where(valid, (ratio - med[:, None]).abs(), torch.zeros_like(e)).amax(dim=1)
@@ -141,15 +236,14 @@ def _row_ratios(exp, act, fail) -> tuple[float, float] | None:
 
 def _relation(exp, act, fail) -> tuple[str | None, str | None]:
     """Is the output a constant multiple of (per tensor or per row), or offset from, the reference where it fails?"""
-    e, a = exp[fail], act[fail]
-    if e.numel() < 4:
+    pairs = _Masked(exp, act, fail)
+    if pairs.count < 4:
         return None, None
-    med = _constant_ratio(e, a)
+    med = _constant_ratio(pairs)
     if med is not None:
         return "scaled-output", f"output is about {med:.4g} x the reference where it mismatches"
-    d = a - e
-    mean = float(d.mean())
-    if math.isfinite(mean) and abs(mean) > 0 and float(d.std(unbiased=False)) <= 1e-3 * abs(mean):
+    mean = _offset(pairs)
+    if mean is not None:
         return "offset-output", f"output is about reference {mean:+.4g} where it mismatches"
     if exp.dim() >= 2:
         row = _row_ratios(exp, act, fail)
@@ -160,24 +254,28 @@ def _relation(exp, act, fail) -> tuple[str | None, str | None]:
 
 
 def diagnose(exp, act, fail) -> Diagnostics:
-    """Diagnostics of one output against its reference (same shape), given the element failure mask."""
+    """Diagnostics of one output against its reference (same shape, any dtype), given the element failure mask.
+    Works chunk by chunk: its float64 working copies stay small whatever the output's size."""
     import torch
 
-    e, a = exp.detach().double(), act.detach().double()
-    diag = Diagnostics(output_stats=tensor_stats(a), reference_stats=tensor_stats(e))
+    exp, act = exp.detach(), act.detach()
+    diag = Diagnostics(output_stats=tensor_stats(act), reference_stats=tensor_stats(exp))
     location, notes = locate(fail)
     diag.location = location
     diag.notes = notes
     if location == "none":
         return diag
-    new_nonfinite = int((torch.isfinite(e) & ~torch.isfinite(a)).sum())
+    e_fin, a_fin = _finite(exp), _finite(act)  # None: all finite
+    new_nonfinite = 0 if a_fin is None else int(torch.count_nonzero(~a_fin if e_fin is None else e_fin & ~a_fin))
     ref_zero, out_zero = diag.reference_stats.frac_zero or 0.0, diag.output_stats.frac_zero or 0.0
-    both = fail & torch.isfinite(e) & torch.isfinite(a)
+    both = fail
+    for fin in (e_fin, a_fin):
+        both = both if fin is None else both & fin
     if new_nonfinite:
         diag.symptom = "nan-introduced"
         diag.notes.append(f"{new_nonfinite} NaN/Inf where the reference is finite")
-        nan_out = int(torch.isnan(a).sum())
-        if nan_out == a.numel():
+        nan_out = int(torch.count_nonzero(torch.isnan(act)))
+        if nan_out == act.numel():
             diag.notes.append("every output element is NaN: nothing written? (torch.empty is NaN-filled here)")
         elif nan_out and location in TAIL_LOCATIONS:
             diag.notes.append("NaN in a tail region: elements never written? (torch.empty is NaN-filled here)")
@@ -188,9 +286,10 @@ def diagnose(exp, act, fail) -> Diagnostics:
     elif location == "single-row":
         diag.symptom = "row-localized"
     else:
-        label, note = _relation(e, a, both)
-        rel = ((a[both] - e[both]).abs() / e[both].abs().clamp_min(1e-12)) if int(both.sum()) else None
-        med_rel = float(_sample(rel).median()) if rel is not None and rel.numel() else math.inf
+        label, note = _relation(exp, act, both)
+        pairs = _Masked(exp, act, both)
+        rel = pairs.sample(lambda e, a, m: ((a - e).abs() / e.abs().clamp_min(1e-12))[m])
+        med_rel = float(rel.median()) if rel.numel() else math.inf
         if label:
             diag.symptom = label
             diag.notes.append(note)

@@ -131,6 +131,53 @@ def test_stats_and_no_failure():
     assert locate(torch.zeros(5, dtype=torch.bool)) == ("none", [])
 
 
+
+def _outputs_of_every_kind():
+    """(expected, actual) pairs covering each location and symptom, non-finite values and integers."""
+    torch.manual_seed(1)
+    exp = torch.randn(48, 70) + 3
+    tail = exp.clone()
+    tail[:, 64:] = 0.0
+    rows = exp.clone()
+    rows[40:] *= 2
+    sparse = exp.clone()
+    sparse[5, 7], sparse[40, 2] = 100.0, -100.0
+    nan_tail = exp.clone().reshape(-1)
+    nan_tail[3000:] = float("nan")
+    ref_inf = exp.clone()
+    ref_inf[7, 7] = float("inf")
+    ints = torch.arange(500)
+    return [(exp, exp.clone()), (exp, tail), (exp, rows), (exp, sparse), (exp, exp * 1.5), (exp, exp + 0.5),
+            (exp, exp * (1 + 1e-3 * torch.randn_like(exp))), (exp, torch.randn_like(exp)),
+            (exp, exp * torch.linspace(0.5, 0.9, 48).unsqueeze(1)), (exp.reshape(-1), nan_tail),
+            (ref_inf, ref_inf.clone()), (ref_inf, exp), (exp, torch.zeros_like(exp)), (ints, ints.flip(0))]
+
+
+def test_chunked_comparison_agrees_with_one_piece(monkeypatch):
+    """Outputs are compared and diagnosed chunk by chunk (a 6 GiB output in one float64 piece ran the reference
+    out of memory): with chunks of 7 elements every figure and label is the one a single chunk gives."""
+    import repair.diagnose as diagnose_module
+
+    whole = [compare_one(e, a, TOL) for e, a in _outputs_of_every_kind()]
+    monkeypatch.setattr(diagnose_module, "_CHUNK", 7)
+    for one, c in zip(whole, (compare_one(e, a, TOL) for e, a in _outputs_of_every_kind())):
+        assert (c.status, c.nan_count, c.inf_count, c.first_mismatch, c.message) == (
+            one.status, one.nan_count, one.inf_count, one.first_mismatch, one.message)
+        for name in ("max_abs_err", "max_rel_err", "mismatch_frac"):
+            assert getattr(c, name) == pytest.approx(getattr(one, name), rel=1e-12)
+        if one.diagnostics is None:
+            assert c.diagnostics is None
+            continue
+        d, d1 = c.diagnostics, one.diagnostics
+        assert (d.symptom, d.location) == (d1.symptom, d1.location)
+        if d.symptom != "row-scaled-output":  # its note names the ratios of the rows it looked at (fewer here)
+            assert d.notes == d1.notes
+        for stats, stats1 in ((d.output_stats, d1.output_stats), (d.reference_stats, d1.reference_stats)):
+            assert stats.__dict__ == pytest.approx(stats1.__dict__, rel=1e-9)
+    assert [c.diagnostics.symptom for c in whole if c.diagnostics] == [
+        "tail-localized", "tail-localized", "sparse-outliers", "scaled-output", "offset-output", "uniform-drift",
+        "all-wrong", "row-scaled-output", "nan-introduced", "row-localized", "zero-output", "all-wrong"]
+
 # -- the wire format ------------------------------------------------------------------------------
 
 def test_wire_round_trip():
