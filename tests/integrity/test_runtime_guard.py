@@ -143,3 +143,22 @@ def test_insensitivity():
     # tuples of outputs are compared element by element, NaN equal to NaN
     n = torch.tensor([float("nan"), 1.0])
     assert len(insensitivity_findings((n, a), (n.clone(), b), (a[:2], a), (b[:2], b))) == 1
+
+
+def test_outputs_are_compared_piece_by_piece_to_their_last_element():
+    """_same and _constant go through big outputs in pieces (and stop at the first that differs): a difference,
+    or a NaN matched by a NaN, in the last piece still counts."""
+    from repair.integrity.runtime import _SPAN, _constant, _same
+
+    a = torch.randn(2 * _SPAN + 3)
+    b = a.clone()
+    a[-1] = b[-1] = float("nan")
+    assert _same(a, b)
+    b[-2] += 1
+    assert not _same(a, b)
+    flat = torch.full((2 * _SPAN + 3,), 0.5)
+    assert _constant(flat)
+    flat[-1] = 0.25
+    assert not _constant(flat)
+    view = a[:-3].reshape(-1, 8)[:, :5]
+    assert _same(view, view.clone())  # a view goes through as well
