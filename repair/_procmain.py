@@ -20,7 +20,7 @@ from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 
-from repair._wire import decode_values, encode_values, recv_frame, send_frame
+from repair._wire import decode_values, encode_parts, encode_values, recv_frame, send_frame
 from repair.backends import get_backend
 from repair.sandbox import apply_limits, prctl, set_parent_death_signal
 
@@ -153,24 +153,35 @@ def _as_output_list(out) -> list:
 class _Role:
     def __init__(self, config: dict, backend, rfd: int, wfd: int):
         self.config, self.backend, self.rfd, self.wfd = config, backend, rfd, wfd
+        self._payload = None  # the request's payload until its op takes it
 
-    def reply(self, header: dict, payload: bytes = b"") -> None:
+    def reply(self, header: dict, payload: bytes | list = b"") -> None:
         send_frame(self.wfd, header, payload)
+
+    def take_payload(self) -> bytearray:
+        """The request's payload, handed over: once the op has unpacked it, nothing holds it any more (a case's
+        inputs are not kept twice through its forward)."""
+        payload, self._payload = self._payload, None
+        return payload
 
     def serve(self) -> int:
         if not self.start():
             return 0
         while True:
             try:
-                header, payload = recv_frame(self.rfd)
+                header, self._payload = recv_frame(self.rfd)
+            except MemoryError:  # the request's payload alone does not fit in this process's memory limit
+                self.reply({"status": "oom", "error": "receiving the case's data: MemoryError"})
+                return 0
             except Exception:  # noqa: BLE001 — the engine closed the pipe: nothing left to do
                 return 0
             op = header.get("op")
             if op == "exit":
                 return 0
             try:
-                self.reply(*getattr(self, "op_" + op)(header, payload))
+                self.reply(*getattr(self, "op_" + op)(header))
             except BaseException as e:  # noqa: BLE001 — every failure goes back as data
+                self._payload = None
                 if isinstance(e, KeyboardInterrupt):
                     raise
                 self.reply({"status": "oom" if _is_oom(e) else "error", "error": f"{type(e).__name__}: {e}"[:500],
@@ -196,7 +207,7 @@ class _Reference(_Role):
         self.reply({"status": "ready"})
         return True
 
-    def op_spec(self, header: dict, payload) -> tuple[dict]:
+    def op_spec(self, header: dict) -> tuple[dict]:
         import json
 
         m = self.module
@@ -212,21 +223,29 @@ class _Reference(_Role):
             return ({"status": "bad-input", "error": "defines no get_inputs()"},)
         return (spec,)
 
-    def op_prepare(self, header: dict, payload) -> tuple[dict, bytes]:
-        params, seed = header["params"], header["seed"]
+    def op_prepare(self, header: dict) -> tuple[dict, list]:
+        """The case's constructor arguments and inputs, built from the seed; with max_bytes, a case whose tensors
+        take more is refused ({"status": "too-large", "nbytes"}) and not kept.
+
+        (Sizing it first on the meta device would spare building it, but would run the problem's code in a mode
+        it was not written for: a get_inputs that caches its tensors would keep meta tensors.)"""
+        params, seed, limit = header["params"], header["seed"], header.get("max_bytes")
         _seed_all(seed, self.backend.device)
         gi = getattr(self.module, "get_init_inputs", None)
         init = list(gi(**params)) if gi is not None else []
         inputs = list(self.module.get_inputs(**params))
-        desc, data = encode_values([init, inputs])
+        desc, parts = encode_parts([init, inputs])
+        nbytes = sum(memoryview(p).nbytes for p in parts)
+        if limit is not None and nbytes > limit:
+            return ({"status": "too-large", "nbytes": nbytes},)
         self.store[header["key"]] = (init, inputs)  # our own copy: whatever the candidate does to its copy stays there
-        return {"status": "ok", "values": desc}, data
+        return {"status": "ok", "values": desc}, parts
 
-    def op_discard(self, header: dict, payload) -> tuple[dict]:
+    def op_discard(self, header: dict) -> tuple[dict]:
         self.store.pop(header["key"], None)
         return ({"status": "ok"},)
 
-    def op_judge(self, header: dict, payload) -> tuple[dict]:
+    def op_judge(self, header: dict) -> tuple[dict]:
         """Run Model on the prepared copy (timed) and say so at once (the engine starts the candidate's next
         case), then compare the candidate's outputs (the payload) with it and reply again with the verdict.
 
@@ -257,7 +276,7 @@ class _Reference(_Role):
         self.reply({"status": "ok", "seconds": seconds})
         reply = {"status": "ok"}
         try:
-            actual = decode_values(header["actual"], payload)
+            actual = decode_values(header["actual"], self.take_payload(), copy=False)  # ours alone: no second copy
             if not isinstance(actual, list) or not all(isinstance(a, torch.Tensor) for a in actual):
                 raise WireError("not a list of tensors")
         except (WireError, KeyError, TypeError, ValueError) as e:
@@ -316,10 +335,10 @@ class _Candidate(_Role):
         self.reply({"status": "ready"})
         return True
 
-    def op_run(self, header: dict, payload) -> tuple[dict, bytes]:
+    def op_run(self, header: dict) -> tuple[dict, list]:
         import torch
 
-        init, inputs = decode_values(header["values"], payload)
+        init, inputs = decode_values(header["values"], self.take_payload())
         device = self.backend.device
         init, inputs = _to_device(init, device), _to_device(inputs, device)
         before = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
@@ -341,6 +360,6 @@ class _Candidate(_Role):
             found = guard.findings(inputs_before=before, inputs_after=inputs, outputs=out)
             findings = [asdict(f) for f in found]
             log = guard.log() if hasattr(guard, "log") else None
-        desc, data = encode_values(outs, keep_layout=False)
+        desc, parts = encode_parts(outs, keep_layout=False)
         return {"status": "ok", "outputs": desc, "seconds": seconds,
-                "findings": findings, "guard_log": log}, data
+                "findings": findings, "guard_log": log}, parts

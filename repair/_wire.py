@@ -40,11 +40,13 @@ def _wait(fd: int, write: bool, deadline: float | None) -> None:
         raise WireTimeout()
 
 
-def send_frame(fd: int, header: dict, payload: bytes | bytearray | memoryview = b"",
+def send_frame(fd: int, header: dict, payload: bytes | bytearray | memoryview | list = b"",
                deadline: float | None = None) -> None:
+    """payload: bytes, or a list of buffers sent one after the other (encode_parts: no joined copy)."""
+    parts = [memoryview(p).cast("B") for p in (payload if isinstance(payload, list) else [payload])]
     head = json.dumps(header, allow_nan=True).encode()
-    data = memoryview(b"".join([_HEAD.pack(len(head), len(payload)), head]))
-    for chunk in (data, memoryview(payload)):
+    data = memoryview(b"".join([_HEAD.pack(len(head), sum(p.nbytes for p in parts)), head]))
+    for chunk in (data, *parts):
         while len(chunk):
             _wait(fd, True, deadline)
             try:
@@ -108,6 +110,13 @@ def encode_values(values: Any, keep_layout: bool = True) -> tuple[Any, bytes]:
 
     keep_layout: non-contiguous tensors keep their strides (inputs); otherwise they travel contiguous (outputs).
     """
+    desc, parts = encode_parts(values, keep_layout)
+    return desc, b"".join(parts)
+
+
+def encode_parts(values: Any, keep_layout: bool = True) -> tuple[Any, list]:
+    """encode_values with the payload as the list of its pieces (views of the tensors' own memory where they are
+    contiguous): send_frame writes them one after another, so a case's tensors are not copied once more."""
     chunks: list = []
     offset = 0
 
@@ -139,11 +148,12 @@ def encode_values(values: Any, keep_layout: bool = True) -> tuple[Any, bytes]:
         raise WireError(f"unsupported value of type {type(v).__name__}")
 
     desc = enc(values)
-    return desc, b"".join(chunks)
+    return desc, chunks
 
 
-def decode_values(desc: Any, payload: bytearray) -> Any:
-    """Rebuild what encode_values described; tensors are fresh, writable CPU tensors."""
+def decode_values(desc: Any, payload: bytearray, copy: bool = True) -> Any:
+    """Rebuild what encode_values described; tensors are fresh, writable CPU tensors (copy=False: views of the
+    payload, which they keep alive; for a reader that owns the payload and only reads the values)."""
     import torch
 
     def tensor(d: dict):
@@ -160,7 +170,9 @@ def decode_values(desc: Any, payload: bytearray) -> Any:
         offset = int(d["offset"])
         if offset < 0 or offset + count * dtype.itemsize > len(payload):
             raise WireError("tensor data lies outside the payload")
-        flat = torch.frombuffer(payload, dtype=dtype, count=count, offset=offset).clone()
+        flat = torch.frombuffer(payload, dtype=dtype, count=count, offset=offset)
+        if copy:
+            flat = flat.clone()
         if "stride" in d:
             return torch.as_strided(flat, shape, [int(x) for x in d["stride"]])  # checks bounds itself
         return flat.reshape(shape)

@@ -44,7 +44,7 @@ class _Job:
     seed: int
     key: str
     values: dict
-    payload: bytearray
+    payload: bytearray | None  # until the candidate process has read it
 
 
 @dataclass
@@ -94,7 +94,8 @@ class _Session:
         """The reference builds the case's inputs from a fresh seed (it keeps its own copy)."""
         seed = case_seed(self.seed, case.case_id, salt)
         key = f"{case.case_id}/{salt}"
-        values, payload = self.ref.prepare(case, seed, key)
+        values, payload = self.ref.prepare(case, seed, key,
+                                           mem_limit_mb=self.mem_limit_mb if self.be.memory_rlimit else None)
         return _Job(index, case, salt, seed, key, values, payload)
 
     def start(self, job: _Job) -> _Job | _Ran:
@@ -110,12 +111,12 @@ class _Session:
         """The outcome of a started job; a process that failed is not used again."""
         if isinstance(started, _Ran):
             return started
-        out = self.proc.receive()
         if self.distrusted:  # it sent garbage for the case before this one: the case runs again elsewhere
             self.distrusted = False
             self._drop_process()
             self.start(started)
-            out = self.proc.receive()
+        started.payload = None  # the candidate process has its copy of the inputs (they may be gigabytes)
+        out = self.proc.receive()
         if self.proc.startup().kind != "ok":
             self.startup_failure = out
             self._drop_process()
@@ -143,6 +144,7 @@ class _Session:
         self.ref.judge(ran.job.key, ran.job.seed, ran.job.case.case_id, ran.out.header["outputs"],
                        ran.out.payload or b"", keep="first-seed" if keep else None,
                        against="first-seed" if against else None)
+        ran.out.payload = None  # the reference process has them now
         return True
 
     def compared(self, ran: _Ran) -> tuple[_Ran, dict | None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import threading
 import time
 from collections import OrderedDict
@@ -24,6 +25,13 @@ from repair.sandbox import ChildDied, ChildTimeout, fork_server
 _FSIZE_MB = 1024
 _LATE_READ_S = 1.0
 _REF_CACHE_SIZE = 4
+
+
+def _size(nbytes: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if nbytes >= 1 << shift:
+            return f"{nbytes / (1 << shift):.1f} {unit}"
+    return f"{nbytes} bytes"
 
 
 def _last_line(reply: dict) -> str:
@@ -43,7 +51,7 @@ class ReferenceProcess:
         config = {"backend": be.name, "cwd": self.scratch, "path": str(Path(problem).resolve())}
         self.child = server.spawn("reference", config, log_path=os.path.join(self.scratch, "reference.log"))
 
-    def _call(self, header: dict | None, what: str, payload=b"") -> tuple[dict, bytearray]:
+    def _call(self, header: dict | None, what: str, payload=b"", also: tuple = ()) -> tuple[dict, bytearray]:
         """Send a request and read its reply (header None: read the next reply of the last request)."""
         try:
             if header is None:
@@ -54,10 +62,12 @@ class ReferenceProcess:
             self.child.kill()
             raise BadInput(f"{self.problem}: reference {what} took longer than {self.timeout_s:g}s") from None
         except ChildDied as e:
-            raise BadInput(f"{self.problem}: reference process {e} during {what}: {self.child.log_tail(300)}") from None
+            oom = " (out of memory? the kernel's OOM killer sends SIGKILL)" if e.status.signal == signal.SIGKILL else ""
+            raise BadInput(f"{self.problem}: reference process {e}{oom} during {what}: "
+                           f"{self.child.log_tail(300)}".rstrip(": ")) from None
         if reply.get("status") == "bad-input":
             raise BadInput(f"{self.problem}: {reply['error']}")
-        if reply.get("status") != "ok":
+        if reply.get("status") != "ok" and reply.get("status") not in also:
             raise BadInput(f"{self.problem}: reference {what} failed: {_last_line(reply)}")
         return reply, payload
 
@@ -75,10 +85,19 @@ class ReferenceProcess:
         self.spec = spec_from_report(self.problem, sha256, report)
         return self.spec
 
-    def prepare(self, case: CaseSpec, seed: int, key: str) -> tuple[dict, bytearray]:
-        """Build the case's constructor arguments and inputs from `seed`; the reference keeps its own copy."""
-        reply, payload = self._call({"op": "prepare", "params": case.params, "seed": seed, "key": key},
-                                    f"get_init_inputs/get_inputs on case {case.case_id}")
+    def prepare(self, case: CaseSpec, seed: int, key: str, mem_limit_mb: int | None = None) -> tuple[dict, bytearray]:
+        """Build the case's constructor arguments and inputs from `seed`; the reference keeps its own copy.
+
+        With mem_limit_mb (the candidate's): BadInput for a case whose inputs a candidate process cannot hold
+        twice, as it does while it unpacks them (KernelBench's level-1 sizes reach 6 GiB)."""
+        header = {"op": "prepare", "params": case.params, "seed": seed, "key": key}
+        if mem_limit_mb:
+            header["max_bytes"] = (mem_limit_mb << 20) // 2
+        reply, payload = self._call(header, f"get_init_inputs/get_inputs on case {case.case_id}", also=("too-large",))
+        if reply["status"] == "too-large":
+            raise BadInput(f"{self.problem}: case {case.case_id}'s inputs take {_size(reply['nbytes'])}; a candidate "
+                           f"process holds them twice while it unpacks them, more than its memory limit of "
+                           f"{mem_limit_mb} MB (raise --mem-limit, or give the problem CASES that fit)")
         return reply["values"], payload
 
     def judge(self, key: str, seed: int, case_id: str, actual: dict, payload, *, keep: str | None = None,

@@ -433,3 +433,57 @@ def test_what_a_candidate_leaves_running_outside_its_group_dies_with_the_engine(
     else:
         os.kill(pid, 9)
         raise AssertionError(f"pid {pid} outlived its engine")
+
+
+_BIG_INPUTS = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x, y):
+        return torch.relu(x + y)
+
+
+def get_inputs():  # KernelBench style (no CASES): SIZE floats each
+    return [torch.randn(SIZE), torch.randn(SIZE)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_inputs_a_candidate_cannot_hold_are_bad_input(tmp_path):
+    """KernelBench's level-1 inputs reach 6 GiB: under the candidate's memory limit they used to end, after a
+    minute, as "crash: exited with code 0". A case whose inputs a candidate process cannot hold twice (as it
+    does while unpacking them) is refused with one line, before any candidate runs it."""
+    problem = tmp_path / "two_512k.py"
+    problem.write_text(_BIG_INPUTS.replace("SIZE", str(1 << 17)))  # 2 x 512 KiB
+    with pytest.raises(BadInput) as e:
+        evaluate(problem, DATA / "addrelu_correct.py", mem_limit_mb=1, seed=1)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(str(problem))
+    assert "case default's inputs take 1.0 MiB" in msg and "memory limit of 1 MB" in msg and "--mem-limit" in msg
+
+
+def test_data_that_no_longer_fits_a_candidate_is_out_of_memory_not_a_silent_exit(tmp_path):
+    """A candidate that took most of its memory while it was imported cannot receive its case: that is out of
+    memory (it was "exited with code 0", nothing said)."""
+    problem = tmp_path / "two_4m.py"
+    problem.write_text(_BIG_INPUTS.replace("SIZE", str(1 << 20)))  # 2 x 4 MiB: the candidate may hold them
+    hog = tmp_path / "hog_at_import.py"
+    hog.write_text((DATA / "addrelu_correct.py").read_text() + "\n_HOG = bytearray(60 << 20)\n")
+    r = evaluate(problem, hog, mem_limit_mb=64, seed=1, integrity=False)
+    assert r.cases[0].status == "crash" and "out of memory (limit 64 MB)" in r.cases[0].message
+    assert "receiving the case's data" in r.cases[0].message
+
+
+def test_a_reference_process_killed_by_sigkill_is_reported_as_likely_out_of_memory(tmp_path):
+    """Building or comparing a big case can take the reference past the machine's memory: the kernel's OOM
+    killer's SIGKILL is named as such (it was "killed by SIGKILL during comparing case default: ")."""
+    problem = tmp_path / "killed.py"
+    problem.write_text(_BIG_INPUTS.replace("SIZE", "8").replace(
+        "return torch.relu(x + y)", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"))
+    with pytest.raises(BadInput) as e:
+        evaluate(problem, DATA / "addrelu_correct.py", seed=1)
+    assert "killed by SIGKILL (out of memory?" in str(e.value) and "during Model forward" in str(e.value)
