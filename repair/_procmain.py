@@ -9,6 +9,7 @@ sees expected outputs.
 """
 from __future__ import annotations
 
+import errno
 import faulthandler
 import importlib.util
 import os
@@ -20,7 +21,7 @@ from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 
-from repair._wire import decode_values, encode_parts, encode_values, recv_frame, send_frame
+from repair._wire import SHARE_MIN, Shared, decode_values, encode_parts, encode_values, recv_frame, send_frame
 from repair.backends import get_backend
 from repair.sandbox import apply_limits, prctl, set_parent_death_signal
 
@@ -115,7 +116,8 @@ def _tb_tail(limit_lines: int = 25, limit_chars: int = 3000) -> str:
 
 
 def _is_oom(e: BaseException) -> bool:
-    return isinstance(e, MemoryError) or (isinstance(e, RuntimeError) and any(s in str(e) for s in _OOM_TEXT))
+    return (isinstance(e, MemoryError) or (isinstance(e, OSError) and e.errno == errno.ENOMEM)  # mmap's
+            or (isinstance(e, RuntimeError) and any(s in str(e) for s in _OOM_TEXT)))
 
 
 def _import_file(path: str, name: str):
@@ -151,25 +153,39 @@ def _as_output_list(out) -> list:
 
 
 class _Role:
+    share_from: int | None = None  # replies with a payload of at least this size share it (repair/_wire.py)
+    accept_shared: bool = False  # requests may come with a shared payload
+
     def __init__(self, config: dict, backend, rfd: int, wfd: int):
         self.config, self.backend, self.rfd, self.wfd = config, backend, rfd, wfd
         self._payload = None  # the request's payload until its op takes it
 
     def reply(self, header: dict, payload: bytes | list = b"") -> None:
-        send_frame(self.wfd, header, payload)
+        send_frame(self.wfd, header, payload, share_from=self.share_from)
 
-    def take_payload(self) -> bytearray:
+    def take_payload(self) -> bytearray | Shared:
         """The request's payload, handed over: once the op has unpacked it, nothing holds it any more (a case's
         inputs are not kept twice through its forward)."""
         payload, self._payload = self._payload, None
         return payload
+
+    def unpack(self, desc, copy: bool = True):
+        """The values of the request's payload (taken): fresh tensors, or with copy=False views of the payload."""
+        payload = self.take_payload()
+        if not isinstance(payload, Shared):
+            return decode_values(desc, payload, copy=copy)
+        try:
+            with payload.mapped() as view:
+                return decode_values(desc, view)  # copies: the mapping goes
+        finally:
+            payload.close()
 
     def serve(self) -> int:
         if not self.start():
             return 0
         while True:
             try:
-                header, self._payload = recv_frame(self.rfd)
+                header, self._payload = recv_frame(self.rfd, accept_shared=self.accept_shared)
             except MemoryError:  # the request's payload alone does not fit in this process's memory limit
                 self.reply({"status": "oom", "error": "receiving the case's data: MemoryError"})
                 return 0
@@ -192,6 +208,7 @@ class _Role:
 
 
 class _Reference(_Role):
+    share_from = SHARE_MIN  # a case's inputs: written once into a memfd, which the engine hands on unread
     def start(self) -> bool:
         _not_dumpable()  # other processes of this user (a candidate) cannot read its memory through /proc
         self.store: dict[str, tuple] = {}  # prepared inputs, by case key
@@ -276,7 +293,7 @@ class _Reference(_Role):
         self.reply({"status": "ok", "seconds": seconds})
         reply = {"status": "ok"}
         try:
-            actual = decode_values(header["actual"], self.take_payload(), copy=False)  # ours alone: no second copy
+            actual = self.unpack(header["actual"], copy=False)  # the payload is ours alone: no second copy
             if not isinstance(actual, list) or not all(isinstance(a, torch.Tensor) for a in actual):
                 raise WireError("not a list of tensors")
         except (WireError, KeyError, TypeError, ValueError) as e:
@@ -305,6 +322,7 @@ def _runtime_guard(rules_off: list[str]):
 
 
 class _Candidate(_Role):
+    accept_shared = True  # its case's inputs, from the reference
     def start(self) -> bool:
         import tempfile
 
@@ -338,7 +356,7 @@ class _Candidate(_Role):
     def op_run(self, header: dict) -> tuple[dict, list]:
         import torch
 
-        init, inputs = decode_values(header["values"], self.take_payload())
+        init, inputs = self.unpack(header["values"])
         device = self.backend.device
         init, inputs = _to_device(init, device), _to_device(inputs, device)
         before = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]

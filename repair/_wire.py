@@ -3,15 +3,27 @@
 A frame is a JSON header plus an opaque payload. Values (constructor arguments, inputs, outputs)
 travel as a JSON description plus raw tensor bytes, never as pickles: unpickling a candidate's
 output would let it run code in the engine.
+
+The channels are Unix stream sockets. A payload its sender shares (a reference's case inputs, from
+SHARE_MIN bytes) travels as a sealed memfd passed with the frame (SCM_RIGHTS) instead of through the
+socket: the engine relays the descriptor without reading it, the candidate maps it. Through the socket,
+a case's inputs were copied four times on their way (into the kernel and out, in the engine and again);
+a memfd is written once. Sealed (no write, shrink or grow), nobody can change it once sent.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import math
+import mmap
 import os
 import select
+import socket
+import stat
 import struct
 import time
+import warnings
+from contextlib import contextmanager
 from typing import Any
 
 _HEAD = struct.Struct(">IQ")  # header length, payload length
@@ -31,6 +43,68 @@ class WireError(ValueError):
     """A value that cannot travel (not a tensor, scalar, string, dtype, None or list of those)."""
 
 
+SHARE_MIN = 1 << 16  # a shared payload from this size travels as a memfd
+_SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
+
+
+class Shared:
+    """A payload in a sealed memfd, as a frame delivered it: relayed by passing the descriptor on, read by
+    mapping it (`mapped`). Closed when dropped."""
+
+    def __init__(self, fd: int, nbytes: int):
+        self.fd, self.nbytes = fd, nbytes
+
+    def __len__(self) -> int:
+        return self.nbytes
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __del__(self) -> None:
+        self.close()
+
+    @contextmanager
+    def mapped(self):
+        """A read-only memoryview of the payload while the block runs (WireError: not a sealed memfd of the
+        declared size, which nobody could then change or cut short under the reader)."""
+        try:
+            size = os.fstat(self.fd).st_size
+            seals = fcntl.fcntl(self.fd, fcntl.F_GET_SEALS)
+        except OSError as e:
+            raise WireError(f"shared payload unreadable ({e})") from None
+        if size != self.nbytes or seals & _SEALS != _SEALS:
+            raise WireError(f"shared payload not sealed at its size ({size} bytes, {self.nbytes} declared)")
+        if not size:
+            yield memoryview(b"")
+            return
+        m = mmap.mmap(self.fd, size, prot=mmap.PROT_READ)
+        view = memoryview(m)
+        try:
+            yield view
+        finally:
+            view.release()
+            m.close()
+
+
+def share(parts: list) -> Shared:
+    """The parts, written once into a new memfd and sealed."""
+    fd = os.memfd_create("repair-payload", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        nbytes = 0
+        for part in parts:
+            chunk = memoryview(part).cast("B")
+            nbytes += chunk.nbytes
+            while len(chunk):
+                chunk = chunk[os.write(fd, chunk[: 1 << 30]):]
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _SEALS | fcntl.F_SEAL_SEAL)
+    except BaseException:
+        os.close(fd)
+        raise
+    return Shared(fd, nbytes)
+
+
 def _wait(fd: int, write: bool, deadline: float | None) -> None:
     remaining = None if deadline is None else deadline - time.monotonic()
     if remaining is not None and remaining <= 0:
@@ -40,47 +114,108 @@ def _wait(fd: int, write: bool, deadline: float | None) -> None:
         raise WireTimeout()
 
 
-def send_frame(fd: int, header: dict, payload: bytes | bytearray | memoryview | list = b"",
-               deadline: float | None = None) -> None:
-    """payload: bytes, or a list of buffers sent one after the other (encode_parts: no joined copy)."""
-    parts = [memoryview(p).cast("B") for p in (payload if isinstance(payload, list) else [payload])]
-    head = json.dumps(header, allow_nan=True).encode()
-    data = memoryview(b"".join([_HEAD.pack(len(head), sum(p.nbytes for p in parts)), head]))
-    for chunk in (data, *parts):
-        while len(chunk):
+def send_frame(fd: int, header: dict, payload: bytes | bytearray | memoryview | list | Shared = b"",
+               deadline: float | None = None, share_from: int | None = None) -> None:
+    """payload: bytes, a list of buffers sent one after the other (encode_parts: no joined copy), or a Shared
+    one (its descriptor goes with the frame). share_from: a payload of at least that many bytes is shared."""
+    shared = payload if isinstance(payload, Shared) else None
+    parts = [] if shared else [memoryview(p).cast("B") for p in (payload if isinstance(payload, list) else [payload])]
+    if shared is None and share_from is not None and sum(p.nbytes for p in parts) >= share_from:
+        shared, parts = share(parts), []
+    try:
+        if shared is not None:
+            header = {**header, "_shared": shared.nbytes}
+        head = json.dumps(header, allow_nan=True).encode()
+        data = memoryview(b"".join([_HEAD.pack(len(head), sum(p.nbytes for p in parts)), head]))
+        if shared is not None:  # the descriptor travels with the frame's first bytes
             _wait(fd, True, deadline)
-            try:
-                n = os.write(fd, chunk[: 1 << 20])
-            except BrokenPipeError as e:
-                raise WireClosed() from e
-            chunk = chunk[n:]
+            data = data[_sendmsg(fd, data[: 1 << 20], shared.fd):]
+        for chunk in (data, *parts):
+            while len(chunk):
+                _wait(fd, True, deadline)
+                try:
+                    n = os.write(fd, chunk[: 1 << 20])
+                except (BrokenPipeError, ConnectionResetError) as e:
+                    raise WireClosed() from e
+                chunk = chunk[n:]
+    finally:
+        if shared is not None and shared is not payload:
+            shared.close()
 
 
-def _read_exact(fd: int, n: int, deadline: float | None) -> bytearray:
+def _sendmsg(fd: int, data: memoryview, passed: int) -> int:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, fd)
+    try:
+        return socket.send_fds(sock, [data], [passed])
+    except (BrokenPipeError, ConnectionResetError) as e:
+        raise WireClosed() from e
+    finally:
+        sock.detach()
+
+
+def _read_exact(fd: int, n: int, deadline: float | None, passed: list | None = None) -> bytearray:
+    """n bytes; with `passed`, descriptors that came with them are appended there (else the kernel drops them)."""
     buf = bytearray(n)
     view = memoryview(buf)
     got = 0
-    while got < n:
-        _wait(fd, False, deadline)
-        k = os.readv(fd, [view[got: got + (1 << 20)]])
-        if k == 0:
-            raise WireClosed()
-        got += k
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, fd) if passed is not None else None
+    try:
+        while got < n:
+            _wait(fd, False, deadline)
+            try:
+                if sock is not None:
+                    k, fds, _flags, _addr = sock.recvmsg_into([view[got:]], socket.CMSG_SPACE(4 * 4))
+                    passed.extend(_fds(fds))
+                else:
+                    k = os.readv(fd, [view[got: got + (1 << 20)]])
+            except ConnectionResetError:  # a socket's peer closed with data of ours unread
+                k = 0
+            if k == 0:
+                raise WireClosed()
+            got += k
+    finally:
+        if sock is not None:
+            sock.detach()
     return buf
 
 
-def recv_frame(fd: int, deadline: float | None = None, max_payload: int = 1 << 36) -> tuple[dict, bytearray]:
-    """One frame; WireError when the other side sends something that is not a frame we accept."""
-    hlen, plen = _HEAD.unpack(bytes(_read_exact(fd, _HEAD.size, deadline)))
-    if hlen > _MAX_HEADER or plen > max_payload:
-        raise WireError(f"frame too large (header {hlen} bytes, payload {plen} bytes)")
+def _fds(ancillary: list) -> list[int]:
+    import array
+
+    out = array.array("i")
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            out.frombytes(data[: len(data) - len(data) % out.itemsize])
+    return list(out)
+
+
+def recv_frame(fd: int, deadline: float | None = None, max_payload: int = 1 << 36,
+               accept_shared: bool = False) -> tuple[dict, bytearray | Shared]:
+    """One frame; WireError when the other side sends something that is not a frame we accept.
+    accept_shared: the payload may be a Shared one (a socket whose sender shares); otherwise a descriptor that
+    came along is closed unread."""
+    passed: list[int] | None = [] if accept_shared else None
     try:
-        header = json.loads(bytes(_read_exact(fd, hlen, deadline)))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise WireError(f"malformed frame header ({e})") from None
-    if not isinstance(header, dict):
-        raise WireError("malformed frame header (not an object)")
-    return header, _read_exact(fd, plen, deadline)
+        hlen, plen = _HEAD.unpack(bytes(_read_exact(fd, _HEAD.size, deadline, passed)))
+        if hlen > _MAX_HEADER or plen > max_payload:
+            raise WireError(f"frame too large (header {hlen} bytes, payload {plen} bytes)")
+        try:
+            header = json.loads(bytes(_read_exact(fd, hlen, deadline)))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise WireError(f"malformed frame header ({e})") from None
+        if not isinstance(header, dict):
+            raise WireError("malformed frame header (not an object)")
+        if "_shared" not in header:
+            return header, _read_exact(fd, plen, deadline)
+        nbytes = header.pop("_shared")
+        if passed is None or len(passed) != 1 or plen or not isinstance(nbytes, int) or not 0 <= nbytes <= max_payload:
+            raise WireError(f"malformed shared payload ({nbytes!r} bytes, {len(passed or [])} descriptors)")
+        if not stat.S_ISREG(os.fstat(passed[0]).st_mode):
+            raise WireError("shared payload is not a memory file")
+        return header, Shared(passed.pop(), nbytes)
+    finally:
+        for extra in passed or []:
+            os.close(extra)
 
 
 # -- values -------------------------------------------------------------------------------------
@@ -153,8 +288,11 @@ def encode_parts(values: Any, keep_layout: bool = True) -> tuple[Any, list]:
 
 def decode_values(desc: Any, payload: bytearray, copy: bool = True) -> Any:
     """Rebuild what encode_values described; tensors are fresh, writable CPU tensors (copy=False: views of the
-    payload, which they keep alive; for a reader that owns the payload and only reads the values)."""
+    payload, which they keep alive; for a reader that owns the payload and only reads the values; a read-only
+    payload is always copied)."""
     import torch
+
+    readonly = memoryview(payload).readonly
 
     def tensor(d: dict):
         dtype = getattr(torch, str(d["dtype"]), None)
@@ -170,9 +308,13 @@ def decode_values(desc: Any, payload: bytearray, copy: bool = True) -> Any:
         offset = int(d["offset"])
         if offset < 0 or offset + count * dtype.itemsize > len(payload):
             raise WireError("tensor data lies outside the payload")
-        flat = torch.frombuffer(payload, dtype=dtype, count=count, offset=offset)
-        if copy:
-            flat = flat.clone()
+        if readonly:  # a shared payload's mapping: copied at once (torch warns of a buffer it may not write)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                flat = torch.frombuffer(payload, dtype=dtype, count=count, offset=offset).clone()
+        else:
+            flat = torch.frombuffer(payload, dtype=dtype, count=count, offset=offset)
+            flat = flat.clone() if copy else flat
         if "stride" in d:
             return torch.as_strided(flat, shape, [int(x) for x in d["stride"]])  # checks bounds itself
         return flat.reshape(shape)

@@ -203,10 +203,12 @@ def process_running(pid: int) -> bool:
 class Child:
     """One forked reference or candidate process, driven by request/reply frames."""
 
-    def __init__(self, server: "ForkServer", spawn_id: int, req_fd: int, resp_fd: int, log_path: str | None):
+    def __init__(self, server: "ForkServer", spawn_id: int, req_fd: int, resp_fd: int, log_path: str | None,
+                 shares: bool = False):
         self.server, self.log_path = server, log_path
         self._spawn_id, self._pid = spawn_id, None
         self._req, self._resp = req_fd, resp_fd
+        self._shares = shares  # its replies may carry a shared payload (a reference's case inputs)
         self.status: ExitStatus | None = None
 
     @property
@@ -247,7 +249,7 @@ class Child:
 
     def _receive(self, deadline: float | None, max_payload: int) -> tuple[dict, bytearray]:
         try:
-            return recv_frame(self._resp, deadline, max_payload)
+            return recv_frame(self._resp, deadline, max_payload, accept_shared=self._shares)
         except WireTimeout:
             raise ChildTimeout() from None
         except WireClosed:
@@ -442,21 +444,26 @@ class ForkServer:
         return tempfile.mkdtemp(prefix=prefix, dir=self.root)
 
     def spawn(self, role: str, config: dict, log_path: str | None = None) -> Child:
-        """Ask for a child; returns at once (the fork happens in the server while the engine goes on)."""
+        """Ask for a child; returns at once (the fork happens in the server while the engine goes on).
+
+        Engine and child talk over a Unix stream socket (a descriptor can go with a frame: repair/_wire.py); each
+        side holds it as two descriptors, one it writes requests or replies to, one it reads from."""
         self.ensure_ready()
-        req_r, req_w = os.pipe()
-        resp_r, resp_w = os.pipe()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        req, resp = ours.detach(), None
         try:
+            resp = os.dup(req)
             with self._lock:
-                rid = self._send({"op": "spawn", "role": role, "config": config, "log": log_path}, [req_r, resp_w])
+                rid = self._send({"op": "spawn", "role": role, "config": config, "log": log_path},
+                                 [theirs.fileno(), theirs.fileno()])
         except BaseException:
-            for fd in (req_w, resp_r):
-                os.close(fd)
+            for fd in (req, resp):
+                if fd is not None:
+                    os.close(fd)
             raise
         finally:
-            os.close(req_r)
-            os.close(resp_w)
-        return Child(self, rid, req_w, resp_r, log_path)
+            theirs.close()
+        return Child(self, rid, req, resp, log_path, shares=role == "reference")
 
     def spawned(self, rid: int) -> int:
         """The pid of the child that spawn request `rid` forked."""

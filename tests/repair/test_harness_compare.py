@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from repair._wire import decode_values, encode_values
+from repair._wire import decode_values, encode_parts, encode_values
 from repair.compare import compare_one, compare_outputs
 from repair.diagnose import diagnose, locate
 from repair.errors import BadInput
@@ -205,6 +205,50 @@ def test_wire_keeps_input_layout_and_flattens_outputs():
     desc, payload = encode_values(views, keep_layout=False)
     assert all(b.is_contiguous() and torch.equal(a, b) for a, b in zip(views, decode_values(desc, bytearray(payload))))
 
+
+
+def test_a_shared_payload_travels_as_a_sealed_memfd_the_relay_never_reads():
+    """A reference's case inputs go to the engine as a sealed memfd passed with the frame, and on to the candidate
+    as the same descriptor (through the socket they were copied four times on the way)."""
+    import fcntl
+    import os
+    import socket
+
+    from repair._wire import Shared, WireError, recv_frame, send_frame
+
+    values = [torch.randn(300, 100), torch.arange(7)]
+    desc, parts = encode_parts(values)
+    ref, engine_in = socket.socketpair()
+    engine_out, cand = socket.socketpair()
+    send_frame(ref.fileno(), {"values": desc}, parts, share_from=1024)
+    header, shared = recv_frame(engine_in.fileno(), accept_shared=True)
+    assert isinstance(shared, Shared) and header == {"values": desc}
+    send_frame(engine_out.fileno(), {"values": desc}, shared)  # the relay: the descriptor, not the bytes
+    shared.close()
+    header, got = recv_frame(cand.fileno(), accept_shared=True)
+    with got.mapped() as view:
+        out = decode_values(header["values"], view)
+    assert all(torch.equal(a, b) for a, b in zip(values, out))
+    with pytest.raises(OSError):  # sealed: nobody changes it once sent
+        os.write(got.fd, b"x")
+    # a receiver that takes no shared payload (the engine reading a candidate) refuses the frame
+    send_frame(ref.fileno(), {"values": desc}, parts, share_from=1024)
+    with pytest.raises(WireError, match="0 descriptors"):
+        recv_frame(engine_in.fileno())
+    # a memfd that is not sealed (a forged one) is refused where it is read, as is one of another size
+    fd = os.memfd_create("forged", os.MFD_ALLOW_SEALING)
+    os.write(fd, b"\0" * 4096)
+    with pytest.raises(WireError, match="not sealed"):
+        with Shared(fd, 4096).mapped():
+            pass
+    fd = os.memfd_create("short", os.MFD_ALLOW_SEALING)
+    os.write(fd, b"\0" * 64)
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+    with pytest.raises(WireError, match="4096 declared"):
+        with Shared(fd, 4096).mapped():
+            pass
+    for sock in (ref, engine_in, engine_out, cand):
+        sock.close()
 
 # -- problem validation ---------------------------------------------------------------------------
 
