@@ -4,7 +4,9 @@ A kernel computes on tensors it is handed; it has no use for a socket. Landlock 
 but not UDP, raw or netlink sockets, nor connecting to a Unix socket by its path (a shared fork server's, or a
 container's docker.sock). This filter makes socket(2) fail with EPERM, for the process and everything it starts,
 and io_uring_setup(2) too (io_uring can open sockets without calling socket(2)); socketpair(2), which reaches
-nothing outside, stays. With `processes=False` it also refuses fork, vfork and a clone that is not a thread's
+nothing outside, stays. memfd_create(2) fails too: what is written into a memfd counts against no memory limit
+of the writer's (RLIMIT_AS and RLIMIT_DATA count mappings), so a candidate could fill the machine's memory one
+memfd at a time; a candidate has no use for one (its inputs come to it in one it only maps). With `processes=False` it also refuses fork, vfork and a clone that is not a thread's
 (threads stay: clone3 answers ENOSYS, and the C library then creates them with clone): a fork bomb stops there,
 even as root, whom RLIMIT_NPROC does not hold. System calls of another ABI (i386 or x32 on x86_64) fail alike,
 since their numbers differ. Needs no privilege (no_new_privs is set first). x86_64 and aarch64; elsewhere
@@ -26,9 +28,10 @@ _X32_BIT, _CLONE_THREAD = 0x40000000, 0x00010000
 _ARCH, _NR, _ARG0 = 4, 0, 16  # offsets in struct seccomp_data (the low half of args[0], little-endian)
 # machine -> AUDIT_ARCH_*, and the system call numbers the filter names (no fork/vfork on aarch64)
 _ARCHES = {
-    "x86_64": (0xC000003E, {"socket": 41, "io_uring_setup": 425, "clone": 56, "fork": 57, "vfork": 58,
-                            "clone3": 435}),
-    "aarch64": (0xC00000B7, {"socket": 198, "io_uring_setup": 425, "clone": 220, "clone3": 435}),
+    "x86_64": (0xC000003E, {"socket": 41, "io_uring_setup": 425, "memfd_create": 319, "clone": 56, "fork": 57,
+                            "vfork": 58, "clone3": 435}),
+    "aarch64": (0xC00000B7, {"socket": 198, "io_uring_setup": 425, "memfd_create": 279, "clone": 220,
+                             "clone3": 435}),
 }
 
 
@@ -48,7 +51,7 @@ def _assemble(program: list[tuple]) -> bytes:
 
 
 def _program(arch: int, nr: dict[str, int], processes: bool) -> bytes:
-    deny = [(_JEQ_K, "eperm", 0, nr["socket"]), (_JEQ_K, "eperm", 0, nr["io_uring_setup"])]
+    deny = [(_JEQ_K, "eperm", 0, nr[n]) for n in ("socket", "io_uring_setup", "memfd_create")]
     if not processes:
         deny += [(_JEQ_K, "eperm", 0, nr[n]) for n in ("fork", "vfork") if n in nr]
         deny += [(_JEQ_K, "enosys", 0, nr["clone3"]), (_JEQ_K, "clone", 0, nr["clone"])]

@@ -303,6 +303,11 @@ def _attempts():
     except OSError:
         pass
     try:
+        os.close(os.memfd_create("outside-any-limit"))  # what is written there counts against no rlimit
+        done.append("memfd")
+    except OSError:
+        pass
+    try:
         pid = os.fork()  # a fork bomb's first step (root is not held by RLIMIT_NPROC)
         if pid == 0:
             os._exit(0)
@@ -329,8 +334,8 @@ class ModelNew(nn.Module):
 
 def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(tmp_path, monkeypatch):
     """Where the kernel has Landlock, a candidate cannot write outside its scratch directory, read another
-    process's memory (even as root), open sockets (TCP, or a Unix socket by its path), start a process or
-    signal the engine's processes, and it holds no capability; with REPAIR_CONFINE=off the same candidate writes where it likes (what confinement takes away)."""
+    process's memory (even as root), open sockets (TCP, or a Unix socket by its path), make a memfd, start a
+    process or signal the engine's processes, and it holds no capability; with REPAIR_CONFINE=off the same candidate writes where it likes (what confinement takes away)."""
     import socket
 
     from repair import landlock
@@ -355,7 +360,7 @@ def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(
         assert not r.confined and r.landlock == 0 and r.cases[0].status == "error"
         assert "escaped: write" in r.cases[0].message
         assert outside.read_text() == "escaped"
-        assert "unix" in r.cases[0].message and "fork" in r.cases[0].message
+        assert "unix" in r.cases[0].message and "fork" in r.cases[0].message and "memfd" in r.cases[0].message
         if os.geteuid() == 0:  # root here (CI containers): its capabilities are what confinement drops
             assert "capabilities" in r.cases[0].message
     finally:
