@@ -12,6 +12,7 @@ a memfd is written once. Sealed (no write, shrink or grow), nobody can change it
 """
 from __future__ import annotations
 
+import array
 import fcntl
 import json
 import math
@@ -180,8 +181,7 @@ def _read_exact(fd: int, n: int, deadline: float | None, passed: list | None = N
 
 
 def _fds(ancillary: list) -> list[int]:
-    import array
-
+    """The descriptors an SCM_RIGHTS message carried."""
     out = array.array("i")
     for level, kind, data in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
