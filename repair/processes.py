@@ -43,7 +43,7 @@ class ReferenceProcess:
     """The process that imports the problem: spec, per-case inputs, expected outputs."""
 
     def __init__(self, be: Backend, problem: str, timeout_s: float):
-        self.problem, self.timeout_s = problem, timeout_s
+        self.problem, self.timeout_s, self.memory_rlimit = problem, timeout_s, be.memory_rlimit
         self.spec: ProblemSpec | None = None
         self.seconds = 0.0  # inside Model forwards since the last acquire
         server = fork_server(be)
@@ -88,16 +88,19 @@ class ReferenceProcess:
     def prepare(self, case: CaseSpec, seed: int, key: str, mem_limit_mb: int | None = None) -> tuple[dict, bytearray]:
         """Build the case's constructor arguments and inputs from `seed`; the reference keeps its own copy.
 
-        With mem_limit_mb (the candidate's): BadInput for a case whose inputs a candidate process cannot hold
-        twice, as it does while it unpacks them (KernelBench's level-1 sizes reach 6 GiB)."""
+        With mem_limit_mb (the candidate's): BadInput for a case whose inputs cannot fit it (KernelBench's level-1
+        sizes reach 6 GiB). Under an address-space limit a candidate process holds them twice while it unpacks
+        them (the mapped memfd and its copy); a data limit (cuda) does not count the mapping."""
         header = {"op": "prepare", "params": case.params, "seed": seed, "key": key}
+        twice = self.memory_rlimit == "as"
         if mem_limit_mb:
-            header["max_bytes"] = (mem_limit_mb << 20) // 2
+            header["max_bytes"] = (mem_limit_mb << 20) // (2 if twice else 1)
         reply, payload = self._call(header, f"get_init_inputs/get_inputs on case {case.case_id}", also=("too-large",))
         if reply["status"] == "too-large":
-            raise BadInput(f"{self.problem}: case {case.case_id}'s inputs take {_size(reply['nbytes'])}; a candidate "
-                           f"process holds them twice while it unpacks them, more than its memory limit of "
-                           f"{mem_limit_mb} MB (raise --mem-limit, or give the problem CASES that fit)")
+            how = "a candidate process holds them twice while it unpacks them, more than" if twice else "more than"
+            raise BadInput(f"{self.problem}: case {case.case_id}'s inputs take {_size(reply['nbytes'])}; {how} "
+                           f"the candidate's memory limit of {mem_limit_mb} MB (raise --mem-limit, or give the "
+                           f"problem CASES that fit)")
         return reply["values"], payload
 
     def judge(self, key: str, seed: int, case_id: str, actual: dict, payload, *, keep: str | None = None,

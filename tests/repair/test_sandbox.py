@@ -468,7 +468,7 @@ def test_inputs_a_candidate_cannot_hold_are_bad_input(tmp_path):
         evaluate(problem, DATA / "addrelu_correct.py", mem_limit_mb=1, seed=1)
     msg = str(e.value)
     assert "\n" not in msg and msg.startswith(str(problem))
-    assert "case default's inputs take 1.0 MiB" in msg and "memory limit of 1 MB" in msg and "--mem-limit" in msg
+    assert "case default's inputs take 1.0 MiB" in msg and "memory limit of 1 MB" in msg and "twice" in msg and "--mem-limit" in msg
 
 
 def test_data_that_no_longer_fits_a_candidate_is_out_of_memory_not_a_silent_exit(tmp_path):
@@ -503,3 +503,21 @@ def test_inputs_past_the_sharing_size_reach_a_confined_candidate_through_a_memfd
     assert 8 << 15 >= SHARE_MIN
     r = evaluate(problem, DATA / "addrelu_correct.py", seed=1)
     assert r.passed and [c.status for c in r.cases] == ["pass"]
+
+
+def test_under_a_data_limit_inputs_need_fit_only_once(tmp_path):
+    """cuda's memory limit is RLIMIT_DATA, which does not count the candidate's mapping of its inputs: there
+    a case is refused only when its inputs alone exceed the limit."""
+    from repair.processes import open_reference
+
+    problem = tmp_path / "two_512k_again.py"
+    problem.write_text(_BIG_INPUTS.replace("SIZE", str(1 << 17)))  # 1 MiB in all: the limit, and twice half of it
+    with open_reference(problem) as ref:
+        case = ref.spec.cases_for("full")[0]
+        ref.memory_rlimit = "data"
+        values, payload = ref.prepare(case, 1, "k", mem_limit_mb=1)
+        assert len(payload) == 1 << 20
+        ref.discard("k")
+        ref.memory_rlimit = "as"
+        with pytest.raises(BadInput, match="twice"):
+            ref.prepare(case, 1, "k", mem_limit_mb=1)
