@@ -14,6 +14,7 @@ import faulthandler
 import importlib.util
 import os
 import random
+import resource
 import sys
 import time
 import traceback
@@ -21,7 +22,8 @@ from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 
-from repair._wire import SHARE_MIN, Shared, decode_values, encode_parts, encode_values, recv_frame, send_frame
+from repair._wire import (SHARE_MIN, Shared, decode_values, encode_parts, encode_values, recv_frame, send_frame,
+                          write_parts)
 from repair.backends import get_backend
 from repair.sandbox import apply_limits, prctl, set_parent_death_signal
 
@@ -108,6 +110,12 @@ def _seed_all(seed: int, device: str = "cpu") -> None:
         torch.manual_seed(seed)  # seeds every device too
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed(seed % (1 << 32))
+
+
+def _file_limit() -> int:
+    """The largest file this process may write (RLIMIT_FSIZE; a memfd counts)."""
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return soft if soft != resource.RLIM_INFINITY else 1 << 62
 
 
 def _tb_tail(limit_lines: int = 25, limit_chars: int = 3000) -> str:
@@ -209,6 +217,7 @@ class _Role:
 
 class _Reference(_Role):
     share_from = SHARE_MIN  # a case's inputs: written once into a memfd, which the engine hands on unread
+    accept_shared = True  # a candidate's outputs, in the sink the engine gave it and sealed
     def start(self) -> bool:
         _not_dumpable()  # other processes of this user (a candidate) cannot read its memory through /proc
         self.store: dict[str, tuple] = {}  # prepared inputs, by case key
@@ -353,7 +362,15 @@ class _Candidate(_Role):
         self.reply({"status": "ready"})
         return True
 
-    def op_run(self, header: dict) -> tuple[dict, list]:
+    def op_run(self, header: dict) -> tuple:
+        sink = header.pop("_sink", None)
+        try:
+            return self._run(header, sink)
+        finally:
+            if sink is not None:
+                os.close(sink)
+
+    def _run(self, header: dict, sink: int | None) -> tuple:
         import torch
 
         init, inputs = self.unpack(header["values"])
@@ -379,5 +396,9 @@ class _Candidate(_Role):
             findings = [asdict(f) for f in found]
             log = guard.log() if hasattr(guard, "log") else None
         desc, parts = encode_parts(outs, keep_layout=False)
-        return {"status": "ok", "outputs": desc, "seconds": seconds,
-                "findings": findings, "guard_log": log}, parts
+        reply = {"status": "ok", "outputs": desc, "seconds": seconds, "findings": findings, "guard_log": log}
+        nbytes = sum(memoryview(p).nbytes for p in parts)
+        if sink is not None and SHARE_MIN <= nbytes <= _file_limit():
+            reply["_in_sink"] = write_parts(sink, parts)  # the engine seals it and hands it to the reference
+            return (reply,)
+        return reply, parts

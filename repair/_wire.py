@@ -9,6 +9,10 @@ SHARE_MIN bytes) travels as a sealed memfd passed with the frame (SCM_RIGHTS) in
 socket: the engine relays the descriptor without reading it, the candidate maps it. Through the socket,
 a case's inputs were copied four times on their way (into the kernel and out, in the engine and again);
 a memfd is written once. Sealed (no write, shrink or grow), nobody can change it once sent.
+
+The other way, a candidate makes no memfd (its seccomp filter refuses one): with a run whose inputs were
+shared the engine passes it an empty one, a sink, to write big outputs into; the engine seals it once the
+candidate has answered (which fails if the candidate still maps it writable) and hands it to the reference.
 """
 from __future__ import annotations
 
@@ -89,21 +93,46 @@ class Shared:
             m.close()
 
 
+def new_sink() -> int:
+    """An empty memfd that can be sealed: where a candidate writes big outputs (see `seal`)."""
+    return os.memfd_create("repair-payload", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+
+
+def write_parts(fd: int, parts: list) -> int:
+    """Write the parts into a file descriptor, one after another; their total size."""
+    nbytes = 0
+    for part in parts:
+        chunk = memoryview(part).cast("B")
+        nbytes += chunk.nbytes
+        while len(chunk):
+            chunk = chunk[os.write(fd, chunk[: 1 << 30]):]
+    return nbytes
+
+
+def seal(fd: int, nbytes: int) -> Shared:
+    """The memfd, sealed for good, as a Shared payload of nbytes (WireError where it cannot be sealed: someone
+    maps it writable, or it is no memfd made for sealing; or where it does not hold nbytes)."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _SEALS | fcntl.F_SEAL_SEAL)
+        size = os.fstat(fd).st_size
+    except OSError as e:
+        os.close(fd)
+        raise WireError(f"shared payload could not be sealed ({e})") from None
+    if size != nbytes:
+        os.close(fd)
+        raise WireError(f"shared payload holds {size} bytes, {nbytes} declared")
+    return Shared(fd, nbytes)
+
+
 def share(parts: list) -> Shared:
     """The parts, written once into a new memfd and sealed."""
-    fd = os.memfd_create("repair-payload", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    fd = new_sink()
     try:
-        nbytes = 0
-        for part in parts:
-            chunk = memoryview(part).cast("B")
-            nbytes += chunk.nbytes
-            while len(chunk):
-                chunk = chunk[os.write(fd, chunk[: 1 << 30]):]
-        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _SEALS | fcntl.F_SEAL_SEAL)
+        nbytes = write_parts(fd, parts)
     except BaseException:
         os.close(fd)
         raise
-    return Shared(fd, nbytes)
+    return seal(fd, nbytes)
 
 
 def _wait(fd: int, write: bool, deadline: float | None) -> None:
@@ -116,21 +145,27 @@ def _wait(fd: int, write: bool, deadline: float | None) -> None:
 
 
 def send_frame(fd: int, header: dict, payload: bytes | bytearray | memoryview | list | Shared = b"",
-               deadline: float | None = None, share_from: int | None = None) -> None:
+               deadline: float | None = None, share_from: int | None = None, sink: int | None = None) -> None:
     """payload: bytes, a list of buffers sent one after the other (encode_parts: no joined copy), or a Shared
-    one (its descriptor goes with the frame). share_from: a payload of at least that many bytes is shared."""
+    one (its descriptor goes with the frame). share_from: a payload of at least that many bytes is shared.
+    sink: a memfd passed along for the receiver to write its reply's payload into (it gets header["_sink"])."""
     shared = payload if isinstance(payload, Shared) else None
     parts = [] if shared else [memoryview(p).cast("B") for p in (payload if isinstance(payload, list) else [payload])]
     if shared is None and share_from is not None and sum(p.nbytes for p in parts) >= share_from:
         shared, parts = share(parts), []
     try:
+        passed = []
         if shared is not None:
             header = {**header, "_shared": shared.nbytes}
+            passed.append(shared.fd)
+        if sink is not None:
+            header = {**header, "_sink": True}
+            passed.append(sink)
         head = json.dumps(header, allow_nan=True).encode()
         data = memoryview(b"".join([_HEAD.pack(len(head), sum(p.nbytes for p in parts)), head]))
-        if shared is not None:  # the descriptor travels with the frame's first bytes
+        if passed:  # the descriptors travel with the frame's first bytes
             _wait(fd, True, deadline)
-            data = data[_sendmsg(fd, data[: 1 << 20], shared.fd):]
+            data = data[_sendmsg(fd, data[: 1 << 20], passed):]
         for chunk in (data, *parts):
             while len(chunk):
                 _wait(fd, True, deadline)
@@ -144,10 +179,10 @@ def send_frame(fd: int, header: dict, payload: bytes | bytearray | memoryview | 
             shared.close()
 
 
-def _sendmsg(fd: int, data: memoryview, passed: int) -> int:
+def _sendmsg(fd: int, data: memoryview, passed: list[int]) -> int:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, fd)
     try:
-        return socket.send_fds(sock, [data], [passed])
+        return socket.send_fds(sock, [data], passed)
     except (BrokenPipeError, ConnectionResetError) as e:
         raise WireClosed() from e
     finally:
@@ -192,8 +227,9 @@ def _fds(ancillary: list) -> list[int]:
 def recv_frame(fd: int, deadline: float | None = None, max_payload: int = 1 << 36,
                accept_shared: bool = False) -> tuple[dict, bytearray | Shared]:
     """One frame; WireError when the other side sends something that is not a frame we accept.
-    accept_shared: the payload may be a Shared one (a socket whose sender shares); otherwise a descriptor that
-    came along is closed unread."""
+    accept_shared: the payload may be a Shared one (a socket whose sender shares), and a sink may come with it
+    (its descriptor in header["_sink"], the receiver's to close); otherwise a descriptor that came along is
+    closed unread."""
     passed: list[int] | None = [] if accept_shared else None
     try:
         hlen, plen = _HEAD.unpack(bytes(_read_exact(fd, _HEAD.size, deadline, passed)))
@@ -205,14 +241,21 @@ def recv_frame(fd: int, deadline: float | None = None, max_payload: int = 1 << 3
             raise WireError(f"malformed frame header ({e})") from None
         if not isinstance(header, dict):
             raise WireError("malformed frame header (not an object)")
+        expected = ("_shared" in header) + ("_sink" in header)
+        if expected and (passed is None or len(passed) != expected):
+            raise WireError(f"malformed shared payload ({expected} descriptors declared, {len(passed or [])} came)")
         if "_shared" not in header:
-            return header, _read_exact(fd, plen, deadline)
-        nbytes = header.pop("_shared")
-        if passed is None or len(passed) != 1 or plen or not isinstance(nbytes, int) or not 0 <= nbytes <= max_payload:
-            raise WireError(f"malformed shared payload ({nbytes!r} bytes, {len(passed or [])} descriptors)")
-        if not stat.S_ISREG(os.fstat(passed[0]).st_mode):
-            raise WireError("shared payload is not a memory file")
-        return header, Shared(passed.pop(), nbytes)
+            payload = _read_exact(fd, plen, deadline)
+        else:
+            nbytes = header.pop("_shared")
+            if plen or not isinstance(nbytes, int) or not 0 <= nbytes <= max_payload:
+                raise WireError(f"malformed shared payload ({nbytes!r} bytes)")
+            if not stat.S_ISREG(os.fstat(passed[0]).st_mode):
+                raise WireError("shared payload is not a memory file")
+            payload = Shared(passed.pop(0), nbytes)
+        if "_sink" in header:
+            header["_sink"] = passed.pop()
+        return header, payload
     finally:
         for extra in passed or []:
             os.close(extra)

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from repair._wire import Shared, WireError, new_sink, seal
 from repair.backends import Backend, get_backend
 from repair.errors import BadInput, EnvironmentMissing
 from repair.problem import CaseSpec, ProblemSpec, check_problem_file, spec_from_report
@@ -220,6 +221,7 @@ class CandidateProcess:
                                            log_path=os.path.join(scratch, f"candidate-{index}.log"))
         self._startup: Outcome | None = None
         self._sent = time.monotonic()
+        self._sink: int | None = None  # the memfd the running case may write its outputs into
 
     def startup(self) -> Outcome:
         """The import's outcome (waits for the greeting the first time)."""
@@ -268,13 +270,41 @@ class CandidateProcess:
         # an answer already there still counts
         return max(self._sent + self.timeout_s - time.monotonic(), _LATE_READ_S)
 
-    def send(self, values: dict, payload: bytearray, seed: int) -> None:
-        """Start a run; the request waits in the pipe while the process is still importing."""
+    def send(self, values: dict, payload: bytearray | Shared, seed: int) -> None:
+        """Start a run; the request waits in the socket while the process is still importing. Inputs big enough
+        to be shared come with a sink for the outputs (a candidate cannot make a memfd itself)."""
         self._sent = time.monotonic()
+        self._drop_sink()
+        if isinstance(payload, Shared):
+            self._sink = new_sink()
         try:
-            self.child.send({"op": "run", "values": values, "seed": seed}, payload, timeout=self.timeout_s)
+            self.child.send({"op": "run", "values": values, "seed": seed}, payload, timeout=self.timeout_s,
+                            sink=self._sink)
         except ChildTimeout:
             pass  # receive() tells what happened: the import's outcome, or a timeout
+
+    def _drop_sink(self) -> None:
+        sink, self._sink = self._sink, None
+        if sink is not None:
+            os.close(sink)
+
+    def _outputs_in_sink(self, reply: dict, out) -> Outcome | None:
+        """Where the candidate wrote its outputs into the sink: it is sealed (from now on nobody changes them)
+        and becomes the payload; a crash where that fails (it still maps the sink writable, wrote another size,
+        or claims a sink it was not given)."""
+        nbytes = reply.pop("_in_sink", None)
+        if nbytes is None:
+            return None
+        sink, self._sink = self._sink, None
+        if sink is None or not isinstance(nbytes, int) or not 0 <= nbytes <= self.max_payload or len(out):
+            if sink is not None:
+                os.close(sink)
+            return Outcome("crash", f"malformed outputs from the candidate process: {nbytes!r} bytes in a sink "
+                                    f"{'it was not given' if sink is None else 'besides a payload, or too many'}")
+        try:
+            return Outcome("ok", header=reply, payload=seal(sink, nbytes))  # seal() closes it on failure
+        except WireError as e:
+            return Outcome("crash", f"malformed outputs from the candidate process: {e}")
 
     def receive(self) -> Outcome:
         """The outcome of the run that `send` started."""
@@ -284,9 +314,16 @@ class CandidateProcess:
         try:
             reply, out = self.child.receive(timeout=self._wait_s(), max_payload=self.max_payload)
         except ChildTimeout:
+            self._drop_sink()
             return self._timed_out("the candidate's forward")
         except ChildDied as e:
+            self._drop_sink()
             return self._died(e)
+        if reply.get("status") == "ok":
+            sunk = self._outputs_in_sink(reply, out)
+            if sunk is not None:
+                return sunk
+        self._drop_sink()
         return self._reply_outcome(reply, out)
 
     def run(self, values: dict, payload: bytearray, seed: int) -> Outcome:
@@ -294,7 +331,9 @@ class CandidateProcess:
         return self.receive()
 
     def close(self) -> None:
+        self._drop_sink()
         self.child.close()
 
     def kill(self) -> None:
+        self._drop_sink()
         self.child.kill()

@@ -230,14 +230,15 @@ class Child:
             raise ChildDied(self.reap(grace_s=5.0)) from None
         return self._receive(deadline, max_payload)
 
-    def send(self, header: dict, payload: bytes = b"", timeout: float | None = None) -> None:
+    def send(self, header: dict, payload: bytes = b"", timeout: float | None = None, sink: int | None = None) -> None:
         """Send a frame without waiting for the reply; ChildTimeout when it could not be written in time.
+        sink: a memfd for the reply's payload, passed along (repair/_wire.py).
 
         A child that is gone is not reported here: the next receive() reads what it wrote before it
         went (its greeting, say), then raises ChildDied.
         """
         try:
-            send_frame(self._req, header, payload, None if timeout is None else time.monotonic() + timeout)
+            send_frame(self._req, header, payload, None if timeout is None else time.monotonic() + timeout, sink=sink)
         except WireTimeout:
             raise ChildTimeout() from None
         except WireClosed:

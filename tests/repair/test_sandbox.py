@@ -521,3 +521,40 @@ def test_under_a_data_limit_inputs_need_fit_only_once(tmp_path):
         ref.memory_rlimit = "as"
         with pytest.raises(BadInput, match="twice"):
             ref.prepare(case, 1, "k", mem_limit_mb=1)
+
+
+_KEEPS_ITS_SINK = '''import mmap
+import os
+
+import torch
+import torch.nn as nn
+
+_KEPT = []
+
+
+class ModelNew(nn.Module):
+    def forward(self, x, y):
+        # the memfd its outputs will be written into, mapped writable and kept: it could change them later,
+        # while the reference compares
+        for name in os.listdir("/proc/self/fd"):
+            try:
+                target = os.readlink(f"/proc/self/fd/{name}")
+            except OSError:
+                continue
+            if target.startswith("/memfd:repair-payload"):
+                os.ftruncate(int(name), 1 << 20)
+                _KEPT.append(mmap.mmap(int(name), 1 << 20))
+        return torch.relu(x + y)
+'''
+
+
+def test_a_candidate_that_keeps_its_output_sink_mapped_has_malformed_outputs(tmp_path):
+    """Big outputs go into a memfd the engine gave the run and seals once the candidate has answered: a
+    candidate still mapping it writable (it could change them under the reference) cannot be sealed: crash."""
+    problem = tmp_path / "two_128k_sink.py"
+    problem.write_text(_BIG_INPUTS.replace("SIZE", str(1 << 15)))
+    cand = tmp_path / "keeps_its_sink.py"
+    cand.write_text(_KEEPS_ITS_SINK)
+    r = evaluate(problem, cand, seed=1, integrity=False)
+    assert r.cases[0].status == "crash" and "malformed outputs" in r.cases[0].message
+    assert "could not be sealed" in r.cases[0].message
