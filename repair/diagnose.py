@@ -31,15 +31,18 @@ class Diagnostics:
 TAIL_LOCATIONS = ("tail-columns", "tail-rows", "last-block")
 _SAMPLE = 1 << 16  # medians are estimated on an evenly strided sample of at most this many values
 _MAX_ROWS = 256  # rows examined for a per-row relation
-# Elements handled at a time: float64 working copies stay a few chunks in size (512 KB each, in cache),
+# Elements handled at a time, per thread: float64 working copies stay a few chunks in size (512 KB a thread, in cache),
 # whatever the output's; an output of 6 GiB (KernelBench's ReLU) in one piece needed several float64 copies
 # of it (the reference process of a 1 GB case peaked at 17 GB) and ran every pass from memory.
 _CHUNK = 1 << 16
 
 
 def spans(n: int) -> list[tuple[int, int]]:
-    """[lo, hi) ranges of at most _CHUNK elements covering 0..n."""
-    return [(lo, min(n, lo + _CHUNK)) for lo in range(0, n, _CHUNK)]
+    """[lo, hi) ranges of at most _CHUNK elements per thread covering 0..n."""
+    import torch
+
+    step = _CHUNK * max(1, torch.get_num_threads())
+    return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
 
 def _f(x) -> float | None:
