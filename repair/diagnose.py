@@ -31,9 +31,9 @@ class Diagnostics:
 TAIL_LOCATIONS = ("tail-columns", "tail-rows", "last-block")
 _SAMPLE = 1 << 16  # medians are estimated on an evenly strided sample of at most this many values
 _MAX_ROWS = 256  # rows examined for a per-row relation
-# Elements handled at a time, per thread: float64 working copies stay a few chunks in size (512 KB a thread, in cache),
-# whatever the output's; an output of 6 GiB (KernelBench's ReLU) in one piece needed several float64 copies
-# of it (the reference process of a 1 GB case peaked at 17 GB) and ran every pass from memory.
+# Elements handled at a time, per thread: float64 working copies stay a few chunks in size (512 KB a thread,
+# in cache), whatever the output's; an output of 6 GiB (KernelBench's ReLU) in one piece needed several
+# float64 copies of it (the reference process of a 1 GB case peaked at 17 GB) and ran every pass from memory.
 _CHUNK = 1 << 16
 
 
