@@ -4,8 +4,8 @@ KernelBench's level-1 problems build inputs of hundreds of MB to several GB (19_
 6 GiB). For each size: a ReLU problem (one case, M x N fp32, KernelBench-style: no CASES), evaluated once
 with a correct Triton candidate and once with one whose output is 1% off everywhere (so the failure's
 diagnostics run on the whole output). Printed per evaluation: the status, wall time, time in the forwards,
-and the peak resident memory (VmHWM, VmRSS sampled every 20 ms; the engine's VmHWM) of the engine, the reference process and the
-candidate process, each also as a multiple of the input's size.
+and the peak resident memory of the engine (its VmHWM), the reference process and the candidate process
+(VmRSS sampled every 20 ms), each also as a multiple of the input's size.
 
     .venv/bin/python bench/bench_bigcase.py [--sizes-mb 64,256,1024] [--mem-limit-mb 8192]
 

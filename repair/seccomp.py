@@ -6,9 +6,9 @@ container's docker.sock). This filter makes socket(2) fail with EPERM, for the p
 and io_uring_setup(2) too (io_uring can open sockets without calling socket(2)); socketpair(2), which reaches
 nothing outside, stays. memfd_create(2) fails too: what is written into a memfd counts against no memory limit
 of the writer's (RLIMIT_AS and RLIMIT_DATA count mappings), so a candidate could fill the machine's memory one
-memfd at a time; a candidate has no use for one (its inputs come to it in one it only maps). With `processes=False` it also refuses fork, vfork and a clone that is not a thread's
-(threads stay: clone3 answers ENOSYS, and the C library then creates them with clone): a fork bomb stops there,
-even as root, whom RLIMIT_NPROC does not hold. System calls of another ABI (i386 or x32 on x86_64) fail alike,
+memfd at a time; a candidate needs none (it maps the memfds the engine passes it). With `processes=False` it
+also refuses fork, vfork and a clone that is not a thread's (threads stay: clone3 answers ENOSYS, and the C
+library then creates them with clone): a fork bomb stops there, even as root, whom RLIMIT_NPROC does not hold. System calls of another ABI (i386 or x32 on x86_64) fail alike,
 since their numbers differ. Needs no privilege (no_new_privs is set first). x86_64 and aarch64; elsewhere
 nothing is installed.
 """
