@@ -183,6 +183,8 @@ class _Role:
         if not isinstance(payload, Shared):
             return decode_values(desc, payload, copy=copy)
         try:
+            if not copy:  # views of a private mapping (sealed: nobody else changes it), which they keep
+                return decode_values(desc, payload.private(), copy=False)
             with payload.mapped() as view:
                 return decode_values(desc, view)  # copies: the mapping goes
         finally:

@@ -70,10 +70,9 @@ class Shared:
     def __del__(self) -> None:
         self.close()
 
-    @contextmanager
-    def mapped(self):
-        """A read-only memoryview of the payload while the block runs (WireError: not a sealed memfd of the
-        declared size, which nobody could then change or cut short under the reader)."""
+    def _check(self) -> None:
+        """WireError unless it is a sealed memfd of the declared size (nobody can then change it or cut it short
+        under a reader: no SIGBUS)."""
         try:
             size = os.fstat(self.fd).st_size
             seals = fcntl.fcntl(self.fd, fcntl.F_GET_SEALS)
@@ -81,16 +80,30 @@ class Shared:
             raise WireError(f"shared payload unreadable ({e})") from None
         if size != self.nbytes or seals & _SEALS != _SEALS:
             raise WireError(f"shared payload not sealed at its size ({size} bytes, {self.nbytes} declared)")
-        if not size:
+
+    @contextmanager
+    def mapped(self):
+        """A read-only memoryview of the payload while the block runs."""
+        self._check()
+        if not self.nbytes:
             yield memoryview(b"")
             return
-        m = mmap.mmap(self.fd, size, prot=mmap.PROT_READ)
+        m = mmap.mmap(self.fd, self.nbytes, prot=mmap.PROT_READ)
         view = memoryview(m)
         try:
             yield view
         finally:
             view.release()
             m.close()
+
+    def private(self) -> memoryview:
+        """A writable private mapping of the payload (what its reader writes stays its own), alive as long as
+        something holds it: tensors viewing it need no copy."""
+        self._check()
+        if not self.nbytes:
+            return memoryview(bytearray())
+        return memoryview(mmap.mmap(self.fd, self.nbytes, flags=mmap.MAP_PRIVATE,
+                                    prot=mmap.PROT_READ | mmap.PROT_WRITE))
 
 
 def new_sink() -> int:

@@ -231,6 +231,10 @@ def test_a_shared_payload_travels_as_a_sealed_memfd_the_relay_never_reads():
     assert all(torch.equal(a, b) for a, b in zip(values, out))
     with pytest.raises(OSError):  # sealed: nobody changes it once sent
         os.write(got.fd, b"x")
+    views = decode_values(header["values"], got.private(), copy=False)  # the reference's way: no copy
+    views[0].add_(1)  # what its reader writes stays its own
+    with got.mapped() as view:
+        assert torch.equal(decode_values(header["values"], view)[0], values[0])
     # a receiver that takes no shared payload (the engine reading a candidate) refuses the frame
     send_frame(ref.fileno(), {"values": desc}, parts, share_from=1024)
     with pytest.raises(WireError, match="0 came"):
