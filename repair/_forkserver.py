@@ -72,7 +72,7 @@ def _forget_server(sock: socket.socket) -> None:
 
 # Forking a server with torch imported takes 1.3-2 ms on a quiet machine and 3-10 ms on a busy one (its
 # page tables); a spawn request that finds a spare ready skips that wait: the spare, forked earlier, only
-# receives its role and pipes. On a GPU a spare also starts its device context ahead (Backend.prepare_spare),
+# receives its role and socket. On a GPU a spare also starts its device context ahead (Backend.prepare_spare),
 # holding it while it waits. $REPAIR_SPARES changes the number.
 _SPARES = [2]
 

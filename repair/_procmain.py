@@ -199,7 +199,7 @@ class _Role:
             except MemoryError:  # the request's payload alone does not fit in this process's memory limit
                 self.reply({"status": "oom", "error": "receiving the case's data: MemoryError"})
                 return 0
-            except Exception:  # noqa: BLE001 — the engine closed the pipe: nothing left to do
+            except Exception:  # noqa: BLE001 — the engine closed the socket: nothing left to do
                 return 0
             op = header.get("op")
             if op == "exit":

@@ -41,7 +41,7 @@ class WireTimeout(Exception):
 
 
 class WireClosed(Exception):
-    """The other end closed its pipe (it exited or died)."""
+    """The other end closed its socket (it exited or died)."""
 
 
 class WireError(ValueError):

@@ -1,7 +1,7 @@
 """Sandboxed processes: a pre-imported fork server and the reference/candidate children it forks.
 
 The engine starts one fork server per backend (a fresh interpreter that imports torch and triton
-once and then only forks). Each child gets its own process group, pipes to the engine passed over
+once and then only forks). Each child gets its own process group, a socket to the engine passed over
 a Unix socket, resource limits, and a scratch working directory. The engine talks to a child in
 frames with a deadline; a hang is killed with its whole process group, a death is read back as an
 exit status. No child is ever a fork of the engine, so none can see the engine's memory.
@@ -37,7 +37,7 @@ class ChildTimeout(Exception):
 
 
 class ChildDied(Exception):
-    """The child's pipe closed: it exited or was killed."""
+    """The child's socket closed: it exited or was killed."""
 
     def __init__(self, status: "ExitStatus", reason: str = ""):
         super().__init__(f"{reason}; {status.describe()}" if reason else status.describe())
