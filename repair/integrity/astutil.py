@@ -93,6 +93,15 @@ def assignments(stmt):
     return out
 
 
+def walk(node: ast.AST) -> tuple:
+    """ast.walk(node) as a tuple, made once per node: the scan walks the same functions again and again (the
+    tree is never changed after parsing)."""
+    nodes = node.__dict__.get("_repair_walk")
+    if nodes is None:
+        nodes = node._repair_walk = tuple(ast.walk(node))
+    return nodes
+
+
 def module_level_stmts(tree: ast.Module):
     """Statements that run at import (def/class bodies excluded, `if __name__ == "__main__":` skipped)."""
     for stmt in tree.body:
@@ -100,7 +109,7 @@ def module_level_stmts(tree: ast.Module):
             continue
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        yield from ast.walk(stmt)
+        yield from walk(stmt)
 
 
 def is_main_guard(stmt) -> bool:

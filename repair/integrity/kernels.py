@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 
+from repair.integrity.astutil import walk
 from repair.integrity.model import Func, ModuleModel
 from repair.integrity.names import TRITON_STORE
 from repair.result import IntegrityFinding
@@ -14,7 +15,7 @@ _STORE_METHODS = ("store", "atomic_add", "atomic_max", "atomic_min", "atomic_xch
 def _kernel_refs(model: ModuleModel, nodes, func: Func | None) -> set[str]:
     out = set()
     for root in nodes:
-        for n in ast.walk(root):
+        for n in walk(root):
             if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)):
                 q = model.resolve(n, func)
                 if q and q.startswith("@") and q[1:] in model.funcs and model.funcs[q[1:]].kernel:
@@ -26,7 +27,7 @@ def launches(model: ModuleModel, stmts, func: Func | None, _seen: set | None = N
     """Whether these statements launch a kernel (directly, `x[grid](...)`, or through local helpers)."""
     seen = _seen if _seen is not None else set()
     for root in stmts:
-        for n in ast.walk(root):
+        for n in walk(root):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript):
                 return True
             if isinstance(n, ast.Call):
@@ -59,7 +60,7 @@ def _device_closure(model: ModuleModel, start: set[str]) -> set[str]:
 
 
 def _stores(model: ModuleModel, f: Func) -> bool:
-    for n in ast.walk(f.node):
+    for n in walk(f.node):
         if isinstance(n, ast.Call):
             q = model.resolve(n.func, f) or ""
             if q in TRITON_STORE or q.startswith("triton.language.atomic_"):
@@ -76,10 +77,10 @@ def kernel_findings(model: ModuleModel, reach: dict[str, str], checker) -> list[
     for f in host:
         from_host |= _kernel_refs(model, f.node.body, f)
         extension |= any(isinstance(n, ast.Call) and (model.resolve(n.func, f) or "").startswith(
-            "torch.utils.cpp_extension.load") for n in ast.walk(f.node))
+            "torch.utils.cpp_extension.load") for n in walk(f.node))
     for stmt in model.tree.body:  # extensions are usually built at import
         extension |= any(isinstance(n, ast.Call) and (model.resolve(n.func, None) or "").startswith(
-            "torch.utils.cpp_extension.load") for n in ast.walk(stmt))
+            "torch.utils.cpp_extension.load") for n in walk(stmt))
     used = _device_closure(model, from_host)
     out = []
 

@@ -6,7 +6,7 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
-from repair.integrity.astutil import FuncNode, assignments, module_level_stmts, params, fold_str
+from repair.integrity.astutil import FuncNode, assignments, fold_str, module_level_stmts, params, walk
 from repair.integrity.names import (NN_CONTAINERS, TENSOR_META_ATTRS, TENSOR_VIEW_ATTRS, TORCH_PLUMBING,
                                     TORCH_VALUES, TRITON_KERNEL_DECORATORS)
 
@@ -48,7 +48,7 @@ class ModuleModel:
 
     # ---- collection -------------------------------------------------------------------------------------
     def _collect(self) -> None:
-        for node in ast.walk(self.tree):
+        for node in walk(self.tree):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.asname:
@@ -77,7 +77,7 @@ class ModuleModel:
                         self.consts[name] = s
         for f in self.funcs.values():
             f.kernel = any(d in TRITON_KERNEL_DECORATORS for d in decorator_names(f.node, self))
-            for stmt in ast.walk(f.node):
+            for stmt in walk(f.node):
                 for name, value in assignments(stmt):
                     f.assigns.setdefault(name, []).append(value)
                 if f.cls and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -307,7 +307,7 @@ class ModuleModel:
                                 break
                 if new != f.tensors:
                     f.tensors, changed = new, True
-                rets = [n.value for n in ast.walk(f.node) if isinstance(n, ast.Return) and n.value is not None]
+                rets = [n.value for n in walk(f.node) if isinstance(n, ast.Return) and n.value is not None]
                 rt = any(self.is_tensor(r, f) for r in rets)
                 if rt != f.returns_tensor:
                     f.returns_tensor, changed = rt, True
@@ -317,7 +317,7 @@ class ModuleModel:
 
     def _propagate_params(self, f: Func) -> bool:
         changed = False
-        for call in (n for n in ast.walk(f.node) if isinstance(n, ast.Call)):
+        for call in (n for n in walk(f.node) if isinstance(n, ast.Call)):
             q = self.resolve(call.func, f)
             if not q or not q.startswith("@"):
                 continue
@@ -355,6 +355,6 @@ def _owner(value, model: ModuleModel, cls: str | None) -> str | None:
     """Key of the method of `cls` (or a base) whose body contains the node."""
     for c in model.mro(cls):
         for item in model.classes[c].body:
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(n is value for n in ast.walk(item)):
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(n is value for n in walk(item)):
                 return f"{c}.{item.name}"
     return None

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 
-from repair.integrity.astutil import forward_tensor_params, is_main_guard
+from repair.integrity.astutil import forward_tensor_params, is_main_guard, walk
 from repair.integrity.model import Func, ModuleModel
 
 # forward-reachable code may allocate, view, copy and launch; __init__-only code may also initialise weights;
@@ -47,7 +47,7 @@ def reachable(model: ModuleModel) -> dict[str, str]:
 def _refs(model: ModuleModel, node, func: Func | None) -> list[str]:
     """Local function keys an AST subtree refers to (classes bring their methods)."""
     out = []
-    for n in ast.walk(node):
+    for n in walk(node):
         if not isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
             continue
         q = model.resolve(n, func)
