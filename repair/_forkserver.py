@@ -337,7 +337,7 @@ def _shared_main(path: str, backend_name: str, idle_s: float, parent: int | None
 
         prctl(_PR_SET_CHILD_SUBREAPER, 1)  # what a sandboxed process leaves behind is ours: see _descends_from_us
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        tmp = f"{path}.{os.getpid()}.tmp"
+        tmp = os.path.join(os.path.dirname(path), f".{os.getpid()}.tmp")  # no longer than the socket's own path
         listener.bind(tmp)
         os.chmod(tmp, 0o600)
         listener.listen(16)

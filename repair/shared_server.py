@@ -88,6 +88,9 @@ def socket_path(backend, create: bool = True, directory: str | Path | None = Non
     return None if d is None else d / f"{backend.name}-{server_key(backend)}.sock"
 
 
+SOCKET_PATH_MAX = 107  # bytes in a Unix socket's path (sun_path, less its terminating NUL)
+
+
 def log_path(sock: Path | str) -> str:
     return str(sock)[: -len(".sock")] + ".log"
 
@@ -128,6 +131,9 @@ def start(backend_name: str | None = None, idle_s: float = DEFAULT_IDLE_S, timeo
     be = get_backend(backend_name)
     be.check_available()
     path = socket_path(be, directory=directory)
+    if len(os.fsencode(str(path))) > SOCKET_PATH_MAX:
+        raise EnvironmentMissing(f"{path}: longer than a Unix socket's path may be ({SOCKET_PATH_MAX} bytes); "
+                                 "set REPAIR_SERVER_DIR to a shorter directory")
     if path.exists() and (pid := _pid(path)) is not None:
         return ServerInfo(be.name, str(path), pid, True)
     for stale in (path, Path(f"{path}.pid")):  # left by a server that was killed: the new one's socket must be awaited
@@ -141,7 +147,10 @@ def start(backend_name: str | None = None, idle_s: float = DEFAULT_IDLE_S, timeo
     deadline = time.monotonic() + timeout_s
     while not path.exists():
         if proc.poll() is not None:
-            tail = Path(log_path(path)).read_text(errors="replace").strip()[-1500:]
+            try:
+                tail = Path(log_path(path)).read_text(errors="replace").strip()[-1500:]
+            except OSError:  # a caller's server removes its log when it ends
+                tail = f"it exited with code {proc.returncode}"
             raise EnvironmentMissing(f"the shared fork server could not start: {tail}")
         if time.monotonic() > deadline:
             proc.kill()

@@ -159,7 +159,12 @@ def _runs_fork_server(backend: str, runs: int):
     from repair import shared_server
     from repair.errors import BadInput, EnvironmentMissing
 
-    d = tempfile.mkdtemp(prefix="repair-runs-")  # short: a Unix socket path has ~107 bytes
+    # short: a Unix socket path has 107 bytes, and the socket's name takes ~40 beneath this directory's ~22;
+    # a long TMPDIR (a test runner's, macOS's /var/folders/...) gives way to /tmp
+    base = tempfile.gettempdir()
+    if len(os.fsencode(base)) > shared_server.SOCKET_PATH_MAX - 64 and os.path.isdir("/tmp"):
+        base = "/tmp"
+    d = tempfile.mkdtemp(prefix="repair-runs-", dir=base)
     try:
         try:
             shared_server.start(backend, idle_s=SERVER_IDLE_S, directory=d, with_caller=True)

@@ -59,7 +59,10 @@ def resumed(tmp_path_factory):
     """A campaign SIGKILLed while its second run is under way, then rerun to completion."""
     out = tmp_path_factory.mktemp("campaign")
     cmd = REPAIR + CAMPAIGN + ["--out", str(out), "--jobs", "1"]
-    first = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # killed, it cannot remove what its processes made in TMPDIR (multiprocessing's pymp-* directory): keep that here
+    # (a TMPDIR too long for the campaign's fork server socket beneath it: that one goes to /tmp)
+    env = {**os.environ, "TMPDIR": str(tmp_path_factory.mktemp("killed-tmpdir"))}
+    first = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     deadline = time.monotonic() + 240
     while not _one_done_one_running(out) and time.monotonic() < deadline and first.poll() is None:
         time.sleep(0.05)  # a run takes a few tenths of a second on the campaign's warm fork server

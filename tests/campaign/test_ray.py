@@ -1,4 +1,7 @@
 """The Ray executor on a local Ray: the two-operator campaign gives the local executor's results."""
+import shutil
+import tempfile
+
 import pytest
 
 from campaign_helpers import DATA, EXPECTED, outcome_facts
@@ -8,8 +11,11 @@ from repair.campaign.ledger import Ledger
 pytestmark = pytest.mark.slow
 
 
-def test_ray_campaign_gives_the_same_results_as_local(tmp_path):
+def test_ray_campaign_gives_the_same_results_as_local(tmp_path, monkeypatch, request):
     pytest.importorskip("ray")
+    tmp = tempfile.mkdtemp(prefix="rt-", dir="/tmp")  # short: ray's socket paths go beneath it
+    request.addfinalizer(lambda: shutil.rmtree(tmp, ignore_errors=True))
+    monkeypatch.setenv("TMPDIR", tmp)  # what ray's workers leave in TMPDIR when it stops them goes with it
     config, specs = debug_config(DATA / "mini.yaml", script=DATA / "scripts", bounds={"attempts": 1})
     summary = run_campaign(config, specs, tmp_path, executor=make_executor("ray", 2))
     assert (summary.executor, summary.ran, summary.repaired, summary.failed) == ("ray", 2, 1, 1)

@@ -277,3 +277,15 @@ def test_a_sandboxed_process_gets_no_session_on_the_shared_server(server_dir, tm
     assert out.returncode == 0, out.stderr[-2000:]
     status, message, shared = json.loads(out.stdout.strip().splitlines()[-1])
     assert shared and status == "pass", message
+
+
+def test_a_socket_path_too_long_for_unix_is_a_clear_error_not_a_vanished_log(tmp_path):
+    """A server directory too deep for a Unix socket (a long TMPDIR beneath a campaign's) used to end in a
+    FileNotFoundError for the server's log, which the failed server had removed with its directory."""
+    from repair import shared_server
+    from repair.errors import EnvironmentMissing
+
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True, mode=0o700)
+    with pytest.raises(EnvironmentMissing, match="longer than a Unix socket's path may be"):
+        shared_server.start("triton-cpu", directory=deep, with_caller=True)
