@@ -52,13 +52,15 @@ class ReferenceProcess:
         config = {"backend": be.name, "cwd": self.scratch, "path": str(Path(problem).resolve())}
         self.child = server.spawn("reference", config, log_path=os.path.join(self.scratch, "reference.log"))
 
-    def _call(self, header: dict | None, what: str, payload=b"", also: tuple = ()) -> tuple[dict, bytearray]:
-        """Send a request and read its reply (header None: read the next reply of the last request)."""
+    def _call(self, header: dict | None, what: str, payload=b"", also: tuple = (),
+              shared: bool = False) -> tuple[dict, bytearray]:
+        """Send a request and read its reply (header None: read the next reply of the last request); shared: the
+        reply may carry a shared payload (only prepare's do: reading for one costs every frame a recvmsg)."""
         try:
             if header is None:
                 reply, payload = self.child.receive(timeout=self.timeout_s)
             else:
-                reply, payload = self.child.request(header, payload, timeout=self.timeout_s)
+                reply, payload = self.child.request(header, payload, timeout=self.timeout_s, shared=shared)
         except ChildTimeout:
             self.child.kill()
             raise BadInput(f"{self.problem}: reference {what} took longer than {self.timeout_s:g}s") from None
@@ -96,7 +98,8 @@ class ReferenceProcess:
         twice = self.memory_rlimit == "as"
         if mem_limit_mb:
             header["max_bytes"] = (mem_limit_mb << 20) // (2 if twice else 1)
-        reply, payload = self._call(header, f"get_init_inputs/get_inputs on case {case.case_id}", also=("too-large",))
+        reply, payload = self._call(header, f"get_init_inputs/get_inputs on case {case.case_id}", also=("too-large",),
+                                    shared=True)
         if reply["status"] == "too-large":
             how = "a candidate process holds them twice while it unpacks them, more than" if twice else "more than"
             raise BadInput(f"{self.problem}: case {case.case_id}'s inputs take {_size(reply['nbytes'])}; {how} "

@@ -203,12 +203,10 @@ def process_running(pid: int) -> bool:
 class Child:
     """One forked reference or candidate process, driven by request/reply frames."""
 
-    def __init__(self, server: "ForkServer", spawn_id: int, req_fd: int, resp_fd: int, log_path: str | None,
-                 shares: bool = False):
+    def __init__(self, server: "ForkServer", spawn_id: int, req_fd: int, resp_fd: int, log_path: str | None):
         self.server, self.log_path = server, log_path
         self._spawn_id, self._pid = spawn_id, None
         self._req, self._resp = req_fd, resp_fd
-        self._shares = shares  # its replies may carry a shared payload (a reference's case inputs)
         self.status: ExitStatus | None = None
 
     @property
@@ -219,8 +217,9 @@ class Child:
         return self._pid
 
     def request(self, header: dict, payload: bytes = b"", timeout: float | None = None,
-                max_payload: int = 1 << 36) -> tuple[dict, bytearray]:
-        """Send a frame and wait for the reply; ChildTimeout past the deadline, ChildDied when the child is gone."""
+                max_payload: int = 1 << 36, shared: bool = False) -> tuple[dict, bytearray]:
+        """Send a frame and wait for the reply; ChildTimeout past the deadline, ChildDied when the child is gone.
+        shared: the reply may carry a shared payload (a reference's case inputs; repair/_wire.py)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
             send_frame(self._req, header, payload, deadline)
@@ -228,7 +227,7 @@ class Child:
             raise ChildTimeout() from None
         except WireClosed:
             raise ChildDied(self.reap(grace_s=5.0)) from None
-        return self._receive(deadline, max_payload)
+        return self._receive(deadline, max_payload, shared)
 
     def send(self, header: dict, payload: bytes = b"", timeout: float | None = None, sink: int | None = None) -> None:
         """Send a frame without waiting for the reply; ChildTimeout when it could not be written in time.
@@ -248,9 +247,9 @@ class Child:
         """Wait for the next frame: the child's greeting, or the reply to what `send` sent."""
         return self._receive(None if timeout is None else time.monotonic() + timeout, max_payload)
 
-    def _receive(self, deadline: float | None, max_payload: int) -> tuple[dict, bytearray]:
+    def _receive(self, deadline: float | None, max_payload: int, shared: bool = False) -> tuple[dict, bytearray]:
         try:
-            return recv_frame(self._resp, deadline, max_payload, accept_shared=self._shares)
+            return recv_frame(self._resp, deadline, max_payload, accept_shared=shared)
         except WireTimeout:
             raise ChildTimeout() from None
         except WireClosed:
@@ -464,7 +463,7 @@ class ForkServer:
             raise
         finally:
             theirs.close()
-        return Child(self, rid, req, resp, log_path, shares=role == "reference")
+        return Child(self, rid, req, resp, log_path)
 
     def spawned(self, rid: int) -> int:
         """The pid of the child that spawn request `rid` forked."""
