@@ -22,8 +22,8 @@ from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 
-from repair._wire import (SHARE_MIN, Shared, decode_values, encode_parts, encode_values, recv_frame, send_frame,
-                          write_parts)
+from repair._wire import (SHARE_MIN, Shared, decode_values, encode_parts, encode_values, payload_size, recv_frame,
+                          send_frame, write_parts)
 from repair.backends import get_backend
 from repair.sandbox import apply_limits, prctl, set_parent_death_signal
 
@@ -220,6 +220,7 @@ class _Role:
 class _Reference(_Role):
     share_from = SHARE_MIN  # a case's inputs: written once into a memfd, which the engine hands on unread
     accept_shared = True  # a candidate's outputs, in the sink the engine gave it and sealed
+
     def start(self) -> bool:
         _not_dumpable()  # other processes of this user (a candidate) cannot read its memory through /proc
         self.store: dict[str, tuple] = {}  # prepared inputs, by case key
@@ -263,7 +264,7 @@ class _Reference(_Role):
         init = list(gi(**params)) if gi is not None else []
         inputs = list(self.module.get_inputs(**params))
         desc, parts = encode_parts([init, inputs])
-        nbytes = sum(memoryview(p).nbytes for p in parts)
+        nbytes = payload_size(parts)
         if limit is not None and nbytes > limit:
             return ({"status": "too-large", "nbytes": nbytes},)
         self.store[header["key"]] = (init, inputs)  # our own copy: whatever the candidate does to its copy stays there
@@ -334,6 +335,7 @@ def _runtime_guard(rules_off: list[str]):
 
 class _Candidate(_Role):
     accept_shared = True  # its case's inputs, from the reference
+
     def start(self) -> bool:
         import tempfile
 
@@ -399,7 +401,7 @@ class _Candidate(_Role):
             log = guard.log() if hasattr(guard, "log") else None
         desc, parts = encode_parts(outs, keep_layout=False)
         reply = {"status": "ok", "outputs": desc, "seconds": seconds, "findings": findings, "guard_log": log}
-        nbytes = sum(memoryview(p).nbytes for p in parts)
+        nbytes = payload_size(parts)
         if sink is not None and SHARE_MIN <= nbytes <= _file_limit():
             reply["_in_sink"] = write_parts(sink, parts)  # the engine seals it and hands it to the reference
             return (reply,)

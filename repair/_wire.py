@@ -83,7 +83,8 @@ class Shared:
 
     @contextmanager
     def mapped(self):
-        """A read-only memoryview of the payload while the block runs."""
+        """A read-only memoryview of the payload while the block runs (read-only: RLIMIT_DATA, cuda's memory limit,
+        does not count such a mapping, where it counts a private writable one)."""
         self._check()
         if not self.nbytes:
             yield memoryview(b"")
@@ -109,6 +110,11 @@ class Shared:
 def new_sink() -> int:
     """An empty memfd that can be sealed: where a candidate writes big outputs (see `seal`)."""
     return os.memfd_create("repair-payload", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+
+
+def payload_size(parts: list) -> int:
+    """Bytes in a payload given as a list of buffers (encode_parts)."""
+    return sum(memoryview(p).nbytes for p in parts)
 
 
 def write_parts(fd: int, parts: list) -> int:
@@ -164,7 +170,7 @@ def send_frame(fd: int, header: dict, payload: bytes | bytearray | memoryview | 
     sink: a memfd passed along for the receiver to write its reply's payload into (it gets header["_sink"])."""
     shared = payload if isinstance(payload, Shared) else None
     parts = [] if shared else [memoryview(p).cast("B") for p in (payload if isinstance(payload, list) else [payload])]
-    if shared is None and share_from is not None and sum(p.nbytes for p in parts) >= share_from:
+    if shared is None and share_from is not None and payload_size(parts) >= share_from:
         shared, parts = share(parts), []
     try:
         passed = []
@@ -175,7 +181,7 @@ def send_frame(fd: int, header: dict, payload: bytes | bytearray | memoryview | 
             header = {**header, "_sink": True}
             passed.append(sink)
         head = json.dumps(header, allow_nan=True).encode()
-        data = memoryview(b"".join([_HEAD.pack(len(head), sum(p.nbytes for p in parts)), head]))
+        data = memoryview(b"".join([_HEAD.pack(len(head), payload_size(parts)), head]))
         if passed:  # the descriptors travel with the frame's first bytes
             _wait(fd, True, deadline)
             data = data[_sendmsg(fd, data[: 1 << 20], passed):]
@@ -277,7 +283,7 @@ def recv_frame(fd: int, deadline: float | None = None, max_payload: int = 1 << 3
 # -- values -------------------------------------------------------------------------------------
 
 def _raw(flat) -> memoryview:
-    """The bytes of a contiguous 1-D tensor, without copying them (the frame is joined once)."""
+    """The bytes of a contiguous 1-D tensor, without copying them (send_frame writes them as they are)."""
     import torch
 
     return memoryview(flat.view(torch.uint8).numpy()) if flat.numel() else memoryview(b"")

@@ -11,7 +11,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass
 from typing import Callable
 
-from repair.diagnose import Diagnostics, diagnose, first_true, spans, tensor_stats
+from repair.diagnose import Diagnostics, diagnose, spans, tensor_stats, true_index
 
 
 def _f(x) -> float | None:
@@ -132,7 +132,7 @@ def compare_one(exp, act, tolerance: dict[str, float]) -> Comparison:
     c.mismatch_frac = nbad / fail.numel()
     if nbad:
         c.status = "mismatch"
-        c.first_mismatch = _unravel(first_true(fail), exp.shape)
+        c.first_mismatch = _unravel(true_index(fail), exp.shape)
         c.diagnostics = diagnose(exp, act, fail.reshape(exp.shape))
         c.message = (f"{nbad} of {fail.numel()} elements beyond atol={tolerance['atol']:g} "
                      f"and rtol={tolerance['rtol']:g}")
@@ -159,7 +159,7 @@ def compare_outputs(expected: list, actual: list, tolerance_for: Callable[[str],
     """Compare every output; the case's figures are those of the first failing output (or the worst errors).
     Small outputs on one thread; big ones with the process's threads (one on triton-cpu; a GPU machine's
     reference has its cores: a 64M-element output took 1.15 s on one thread here, 0.66 s on two)."""
-    big = sum(getattr(e, "numel", lambda: 0)() for e in expected) >= _THREADED_FROM
+    big = sum(e.numel() for e in expected) >= _THREADED_FROM
     with nullcontext() if big else _one_thread():
         return _compare_outputs(expected, actual, tolerance_for)
 

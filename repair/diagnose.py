@@ -50,25 +50,18 @@ def _f(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def first_true(mask) -> int:
-    """The flat index of a mask's first True (-1 where none is)."""
+def true_index(mask, last: bool = False) -> int:
+    """The flat index of a mask's first True (its last with last=True), chunk by chunk; -1 where none is."""
     import torch
 
     flat = mask.reshape(-1)
-    for lo, hi in spans(flat.numel()):
-        if int(torch.count_nonzero(flat[lo:hi])):
-            return lo + int(torch.argmax(flat[lo:hi].to(torch.uint8)))
-    return -1
-
-
-def last_true(mask) -> int:
-    """The flat index of a mask's last True (-1 where none is)."""
-    import torch
-
-    flat = mask.reshape(-1)
-    for lo, hi in reversed(spans(flat.numel())):
-        if int(torch.count_nonzero(flat[lo:hi])):
-            return hi - 1 - int(torch.argmax(flat[lo:hi].flip(0).to(torch.uint8)))
+    chunks = spans(flat.numel())
+    for lo, hi in reversed(chunks) if last else chunks:
+        piece = flat[lo:hi]
+        if int(torch.count_nonzero(piece)):
+            if last:
+                return hi - 1 - int(torch.argmax(piece.flip(0).to(torch.uint8)))
+            return lo + int(torch.argmax(piece.to(torch.uint8)))
     return -1
 
 
@@ -137,7 +130,8 @@ def tensor_stats(t) -> TensorStats:
     squares = 0.0  # a second pass: squared deviations from the mean (one pass of sums of squares loses digits)
     for a, b in spans(n):
         c = x[a:b].double()
-        fin = c if math.isfinite(float(c.sum())) else c[torch.isfinite(c)]
+        finite = _finite(c)
+        fin = c if finite is None else c[finite]
         squares += float(((fin - mean) ** 2).sum())
     return TensorStats(mean=_f(mean), std=_f(math.sqrt(squares / count)), min=_f(lo), max=_f(hi),
                        frac_zero=zero / n)
@@ -173,7 +167,7 @@ def locate(fail) -> tuple[str, list[str]]:
         hint = _block_hint(c0, cols, "column")
         return "tail-columns", [f"mismatches only in columns {c0}..{cols - 1} (the last {cols - c0} of {cols}), "
                                 f"in {bad_rows.numel()} of {rows} rows"] + ([hint] if hint else [])
-    f0, last = first_true(fail), last_true(fail)
+    f0, last = true_index(fail), true_index(fail, last=True)
     tail = f0 > 0 and last == n - 1 and n - f0 <= n // 2 and nbad >= (n - f0) // 2
     if tail and not (rows > 1 and f0 % cols == 0):  # a row-aligned tail is reported as tail rows below
         hint = _block_hint(f0, n, "element")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repair import landlock
+from repair._wire import Shared
 from repair.backends import Backend, get_backend
 from repair.errors import BadInput
 from repair.problem import TIERS, CaseSpec, case_set_sha256, check_candidate_file, check_problem_file
@@ -44,7 +45,7 @@ class _Job:
     seed: int
     key: str
     values: dict
-    payload: bytearray | None  # until the candidate process has read it
+    payload: bytearray | Shared | None  # until the candidate process has read it
 
 
 @dataclass
