@@ -494,16 +494,22 @@ def test_a_reference_process_killed_by_sigkill_is_reported_as_likely_out_of_memo
     assert "killed by SIGKILL (out of memory?" in str(e.value) and "during Model forward" in str(e.value)
 
 
-def test_inputs_past_the_sharing_size_reach_a_confined_candidate_through_a_memfd(tmp_path):
+def test_inputs_past_the_sharing_size_reach_a_confined_candidate_through_a_memfd(tmp_path, monkeypatch):
     """2 x 128 KiB of inputs (over SHARE_MIN): the reference writes them once into a sealed memfd, the engine
-    hands on the descriptor, the candidate (confined on triton-cpu) maps and copies them; the case passes."""
+    hands on the descriptor, the candidate (confined on triton-cpu) maps and copies them; the case passes. The
+    engine gives a run a sink for its outputs only when its inputs came shared: each run (the case and its
+    second seed) got one."""
+    from repair import processes
     from repair._wire import SHARE_MIN
 
+    sinks = []
+    monkeypatch.setattr(processes, "new_sink", lambda new=processes.new_sink: sinks.append(new()) or sinks[-1])
     problem = tmp_path / "two_128k.py"
     problem.write_text(_BIG_INPUTS.replace("SIZE", str(1 << 15)))  # 32 programs of 1024
     assert 8 << 15 >= SHARE_MIN
     r = evaluate(problem, DATA / "addrelu_correct.py", seed=1)
     assert r.passed and [c.status for c in r.cases] == ["pass"]
+    assert len(sinks) == 2
 
 
 def test_under_a_data_limit_inputs_need_fit_only_once(tmp_path):
