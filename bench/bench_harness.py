@@ -2,16 +2,20 @@
 
 For every examples/*/ candidate: evaluate on the full tier, then compare the evaluations' wall time
 with the time spent inside the candidate's and the reference's forwards (EvalResult.kernel_seconds:
-every forward run, the re-run on a second seed included; no two forwards ever overlap; a candidate's
-forward includes the runtime guard's per-op recording, ~10% by bench_integrity.py). Two lines, side
-by side: the suite in this process, which starts its own fork server (torch and triton imported
-once, ~1 s, inside the figure); and the suite in a new engine process after `repair server start`
-(the shared server's start printed apart: paid once per session, not per command). Each "suite"
-figure counts its whole process from its start. Then the machinery's floor: what an evaluation and
-each case run cost on a trivial problem (1 and 10 eight-element cases), apart from any forward.
+every forward run, the re-run on a second seed included; no two forwards of one evaluation ever
+overlap; a candidate's forward includes the runtime guard's per-op recording, ~10% by
+bench_integrity.py). Lines side by side: the suite in this process, one evaluation at a time, which
+starts its own fork server (torch and triton imported once, ~1 s, inside the figure, counted from
+the suite's start); the suite in a new engine process with its own fork server, --jobs evaluations
+at a time (as `repair eval --jobs N`; counted from before its interpreter started): its forwards
+overlap one another's and take longer, so its wall time is also set against the serial run's
+forwards; and the suite in a new engine process after `repair server start` (the shared server's
+start printed apart: paid once per session, not per command). Then the machinery's floor: what an
+evaluation and each case run cost on a trivial problem (1 and 10 eight-element cases), apart from
+any forward.
 Timings on a shared machine move with its load: the load average is printed before and after.
 
-    .venv/bin/python bench/bench_harness.py [--examples DIR] [--backend triton-cpu] [--help-runs 7] [--no-shared]
+    .venv/bin/python bench/bench_harness.py [--examples DIR] [--backend triton-cpu] [--help-runs 7] [--jobs N] [--no-shared]
 """
 from __future__ import annotations
 
@@ -47,9 +51,9 @@ def candidates(examples: Path) -> list[tuple[Path, Path]]:
     return pairs
 
 
-def suite(examples: Path, backend: str, quiet: bool = False, started_at: float | None = None) -> dict:
-    """Evaluate every candidate (full tier) in this process; the totals counted from `started_at` (time.time(),
-    default now)."""
+def suite(examples: Path, backend: str, quiet: bool = False, started_at: float | None = None, jobs: int = 1) -> dict:
+    """Evaluate every candidate (full tier) in this process, `jobs` at a time; the totals counted from `started_at`
+    (time.time(), default now)."""
     from provenance.offline import apply_offline_env
 
     started_at = time.time() if started_at is None else started_at
@@ -57,13 +61,13 @@ def suite(examples: Path, backend: str, quiet: bool = False, started_at: float |
     from repair.sandbox import fork_server, prestart
 
     prestart(backend)  # as `repair eval` does: the fork server's imports overlap the engine's
-    from repair.harness import evaluate
+    from repair.harness import evaluate_many
 
     rows = []
     if not quiet:
         print(f"{'operator':<20} {'candidate':<16} {'compact':>7} {'full':>6} {'wall_s':>7} {'kernel_s':>8} {'ratio':>6}")
-    for problem, cand in candidates(examples):
-        r = evaluate(problem, cand, tier="full", backend=backend, seed=0)
+    pairs = candidates(examples)
+    for (problem, cand), r in zip(pairs, evaluate_many(pairs, jobs=jobs, tier="full", backend=backend, seed=0)):
         rows.append(r)
         if not quiet:
             c, f = r.summary["compact"], r.summary["full"]
@@ -123,7 +127,8 @@ def _line(label: str, s: dict) -> str:
     warm_w, warm_k = sum(walls[1:]), sum(s["kernels"][1:])
     return (f"{label:<34} suite {s['total']:6.2f} s  forwards {kern:5.2f} s  ratio {s['total'] / kern:5.2f}   "
             f"first evaluate {walls[0]:5.2f} s   later ones: ratio {warm_w / warm_k:4.2f}, "
-            f"{(warm_w - warm_k) / max(1, len(walls) - 1) * 1000:3.0f} ms overhead each")
+            f"{(warm_w - warm_k) / max(1, len(walls) - 1) * 1000:3.0f} ms overhead each   "
+            f"outside evaluations {s['total'] - sum(walls):4.2f} s")
 
 
 def main() -> None:
@@ -134,10 +139,13 @@ def main() -> None:
     ap.add_argument("--backend", default=default_backend())
     ap.add_argument("--help-runs", type=int, default=7)
     ap.add_argument("--no-shared", action="store_true", help="Skip the run against a shared fork server.")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="Evaluations at a time in the parallel run (default: the CPUs; 1 skips that run).")
     ap.add_argument("--suite-only", action="store_true", help=argparse.SUPPRESS)  # the second engine process
     args = ap.parse_args()
     if args.suite_only:  # counted from before this interpreter started (the parent's clock reading)
-        print(json.dumps(suite(args.examples, args.backend, quiet=True, started_at=float(os.environ["BENCH_T0"]))))
+        print(json.dumps(suite(args.examples, args.backend, quiet=True, started_at=float(os.environ["BENCH_T0"]),
+                               jobs=args.jobs)))
         return
     load0 = os.getloadavg()[0]
     os.environ["REPAIR_SERVER_DIR"] = own = tempfile.mkdtemp(prefix="bench-own-")  # no shared server is found there
@@ -146,6 +154,8 @@ def main() -> None:
         print()
         print(f"candidates evaluated  {len(cold['walls'])}  ({cold['passed']} passed)  cpus {os.cpu_count()}")
         lines = [_line("engine with its own fork server", cold)]
+        if args.jobs > 1:
+            lines.append(_parallel_run(args, sum(cold["kernels"])))
         if not args.no_shared:
             lines.append(_shared_run(args))
         fixed, per_run = floor(args.backend)
@@ -164,6 +174,30 @@ def main() -> None:
 _REPAIR = [sys.executable, "-c", "from repair.cli import main; main()"]
 
 
+def _suite_process(args, env: dict, jobs: int = 1) -> dict:
+    """The suite in a new engine process, counted from before its interpreter started."""
+    env = {**env, "BENCH_T0": repr(time.time())}
+    out = subprocess.run([sys.executable, __file__, "--suite-only", "--examples", str(args.examples),
+                          "--backend", args.backend, "--jobs", str(jobs)],
+                         check=True, capture_output=True, text=True, env=env)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _parallel_run(args, serial_forwards: float) -> str:
+    """A new engine process with its own fork server, `--jobs` evaluations at a time (`repair eval --jobs`): its
+    forwards overlap each other's, so its wall time is also set against the serial run's forwards."""
+    d = tempfile.mkdtemp(prefix="bench-par-")
+    try:
+        s = _suite_process(args, {**os.environ, "REPAIR_SERVER_DIR": d}, jobs=args.jobs)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    assert not s["shared"], "the parallel run found a shared fork server"
+    kern = sum(s["kernels"])
+    return (f"{f'own fork server, {args.jobs} at a time':<34} suite {s['total']:6.2f} s  forwards {kern:5.2f} s  "
+            f"ratio {s['total'] / kern:5.2f}   against the serial run's forwards ({serial_forwards:.2f} s): "
+            f"{s['total'] / serial_forwards:4.2f}")
+
+
 def _shared_run(args) -> str:
     """A second engine process, started after `repair server start`: what each later command pays."""
     d = tempfile.mkdtemp(prefix="bench-rs-")
@@ -173,10 +207,7 @@ def _shared_run(args) -> str:
                    check=True, capture_output=True, env=env)
     started = time.perf_counter() - t0
     try:
-        env["BENCH_T0"] = repr(time.time())
-        out = subprocess.run([sys.executable, __file__, "--suite-only", "--examples", str(args.examples),
-                              "--backend", args.backend], check=True, capture_output=True, text=True, env=env)
-        s = json.loads(out.stdout.strip().splitlines()[-1])
+        s = _suite_process(args, env)
     finally:
         subprocess.run([*_REPAIR, "server", "stop"], capture_output=True, env=env)
         shutil.rmtree(d, ignore_errors=True)

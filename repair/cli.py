@@ -56,11 +56,14 @@ def _backend_option():
 @click.option("--rule-off", "rules_off", multiple=True, metavar="NAME",
               help="Switch an integrity rule off (repeatable; `static.*`, `runtime.*` accepted).")
 @click.option("--no-integrity", is_flag=True, help="Numerics only: skip the static scan and runtime guards.")
-def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_limit_mb, rules_off, no_integrity):
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Candidates evaluated at a time (their forwards then share the machine).")
+def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_limit_mb, rules_off, no_integrity,
+             jobs):
     """Evaluate each CANDIDATE (defines ModelNew) against PROBLEM (defines Model, get_inputs).
 
-    Several candidates share one fork server and one warm reference process: `repair eval p.py out/*.py`
-    (PROBLEM among them is skipped).
+    Several candidates share one fork server and its warm reference processes: `repair eval p.py out/*.py`
+    (PROBLEM among them is skipped); `--jobs N` evaluates N at a time, results still in argument order.
     With --json, one candidate prints one JSON object; several print one object per line (JSON Lines).
     Exit 0 when every case of the tier passes and integrity is clean (for every candidate), 1 when not,
     2 for bad input (any file; nothing is evaluated then), 3 when the backend is missing.
@@ -71,7 +74,7 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     from pathlib import Path
 
     from repair.evaltable import render_summary, render_table
-    from repair.harness import evaluate
+    from repair.harness import evaluate_many
     from repair.problem import check_candidate_file, check_problem_file
 
     check_problem_file(problem)
@@ -80,9 +83,9 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     for candidate in candidates:  # every file checked before the first evaluation
         check_candidate_file(candidate)
     results = []
-    for candidate in candidates:
-        result = evaluate(problem, candidate, tier=tier, backend=backend, seed=seed, timeout_s=timeout_s,
-                          mem_limit_mb=mem_limit_mb, rules_off=rules_off, integrity=not no_integrity)
+    for result in evaluate_many([(problem, c) for c in candidates], jobs=min(jobs, len(candidates)), tier=tier,
+                                backend=backend, seed=seed, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb,
+                                rules_off=rules_off, integrity=not no_integrity):
         results.append(result)
         if as_json:
             click.echo(result.to_json() if len(candidates) == 1 else result.model_dump_json(by_alias=True))

@@ -14,6 +14,7 @@ import secrets
 import shutil
 import time
 from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -271,6 +272,39 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         numerics_passed=numerics, integrity=verdict, passed=numerics and verdict.verdict == "clean",
         confined=confine, landlock=landlock.abi() if confine else 0,  # each confined itself before its code ran
         wall_seconds=time.perf_counter() - t0, kernel_seconds=session.candidate_seconds + ref_seconds)
+
+
+def evaluate_many(pairs: Iterable[tuple[str | Path, str | Path]], *, jobs: int = 1, **options) -> Iterator[EvalResult]:
+    """evaluate(problem, candidate, **options) for each pair, `jobs` evaluations at a time; the results in the
+    pairs' order, each as soon as it and every one before it are done.
+
+    Evaluations at once share this engine's fork server (and its warm reference processes), each with
+    processes of its own; a confined candidate cannot reach another's (its own Landlock domain). One
+    evaluation's forwards never overlap each other, but with jobs > 1 they overlap other evaluations'
+    forwards, so `kernel_seconds` is then what each took on a shared machine. An exception from one
+    evaluation is raised when its turn comes; evaluations not yet started are not started then.
+    """
+    if jobs < 1:
+        raise BadInput(f"jobs must be at least 1, not {jobs}")
+    if jobs == 1:
+        for problem, candidate in pairs:
+            yield evaluate(problem, candidate, **options)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(jobs, thread_name_prefix="evaluate")
+    try:
+        futures = deque(pool.submit(evaluate, p, c, **options) for p, c in pairs)
+        while futures:
+            yield futures.popleft().result()
+    except (KeyboardInterrupt, SystemExit):  # the running evaluations end at once: their processes are killed
+        pool.shutdown(wait=False, cancel_futures=True)
+        from repair.sandbox import shutdown_fork_servers
+
+        shutdown_fork_servers()
+        raise
+    finally:  # also when the caller stops early: what has not started never starts
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _run_cases(session: _Session, cases: list[CaseSpec], *, reseed: bool, meanwhile):

@@ -251,3 +251,40 @@ def test_a_candidate_written_only_for_cuda_gets_a_hint_on_the_cpu_stand_in(tmp_p
     assert cpu.hint("ValueError: deliberate failure in forward") is None
     assert cpu.hint("AssertionError: Torch not compiled with CUDA enabled") is not None
     assert "driver" in cpu.hint("RuntimeError: 0 active drivers ([]). There should only be one.")
+
+
+def test_evaluate_many_runs_jobs_at_once_in_order_and_stops_at_an_error(monkeypatch):
+    """With jobs=2 the first evaluation is still running when the second starts (it waits for that); results come
+    in the pairs' order; an evaluation's exception is raised in its turn, and pairs not yet started never start."""
+    import threading
+    import time
+
+    from repair import harness
+
+    started, second_started = [], threading.Event()
+
+    def fake(problem, candidate, **options):
+        started.append(candidate)
+        if candidate == "c1":
+            second_started.set()
+        if candidate == "c0":
+            assert second_started.wait(10), "the second evaluation did not start while the first ran"
+        if candidate == "c2":
+            raise BadInput("c2: broken")
+        if candidate in ("c3", "c4"):  # both workers busy while the caller meets c2's error
+            time.sleep(1.0)
+        return (candidate, options)
+
+    monkeypatch.setattr(harness, "evaluate", fake)
+    pairs = [("p", f"c{i}") for i in range(6)]
+    assert list(harness.evaluate_many(pairs[:2], jobs=2, tier="full")) == [("c0", {"tier": "full"}),
+                                                                           ("c1", {"tier": "full"})]
+    started.clear()
+    got = harness.evaluate_many(pairs, jobs=2)
+    assert [next(got), next(got)] == [("c0", {}), ("c1", {})]
+    with pytest.raises(BadInput, match="c2: broken"):
+        next(got)
+    assert {"c0", "c1", "c2"} <= set(started)
+    assert "c5" not in started  # no worker was free for it before c2's error came back: it never starts
+    with pytest.raises(BadInput, match="jobs"):
+        list(harness.evaluate_many(pairs, jobs=0))

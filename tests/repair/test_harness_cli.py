@@ -63,6 +63,26 @@ def test_several_candidates_share_one_command():
     assert r.exit_code == 0 and r.output.count("  candidate ") == 1
 
 
+def _verdicts(stdout: str) -> list[tuple]:
+    """Per candidate, in printed order: its path, verdict and every case's status and errors (no timings)."""
+    docs = [json.loads(line) for line in stdout.splitlines()]
+    return [(d["candidate_path"], d["passed"], d["integrity"]["verdict"],
+             [(c["case_id"], c["status"], c.get("max_abs_err")) for c in d["cases"]]) for d in docs]
+
+
+def test_jobs_evaluate_at_once_and_print_in_argument_order():
+    """--jobs 3: the same results as one at a time, in argument order although the first (a hang in its N=1 case,
+    ended by the timeout) finishes last; the segfault beside the others touches neither."""
+    cands = [str(DATA / n) for n in ("cand_hang_small.py", "addrelu_correct.py", "cand_segfault.py", "cand_tail.py")]
+    args = [PROBLEM, *cands, "--seed", "3", "--timeout", "1.5", "--json"]
+    serial, parallel = _eval(*args), _eval(*args, "--jobs", "3")
+    assert serial.exit_code == parallel.exit_code == 1
+    got = _verdicts(parallel.stdout)
+    assert got == _verdicts(serial.stdout)
+    assert [g[0] for g in got] == cands and [g[1] for g in got] == [False, True, False, False]
+    assert [c[1] for c in got[0][3]] == ["pass", "timeout", "pass"] and {c[1] for c in got[2][3]} == {"crash"}
+
+
 def test_one_bad_candidate_stops_the_command_before_any_evaluation(tmp_path):
     bad = tmp_path / "no_model_new.py"
     bad.write_text("import torch\n")
