@@ -9,7 +9,6 @@ sees expected outputs.
 """
 from __future__ import annotations
 
-import errno
 import faulthandler
 import importlib.util
 import os
@@ -22,13 +21,12 @@ from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 
-from repair._wire import (SHARE_MIN, Shared, decode_values, encode_parts, encode_values, payload_size, recv_frame,
-                          send_frame, write_parts)
+from repair._wire import (SHARE_MIN, Shared, decode_values, encode_parts, encode_values, is_oom, payload_size,
+                          recv_frame, send_frame, write_parts)
 from repair.backends import get_backend
 from repair.sandbox import apply_limits, prctl, set_parent_death_signal
 
 _PKG_ROOT = str(Path(__file__).resolve().parent.parent)
-_OOM_TEXT = ("can't allocate memory", "out of memory", "DefaultCPUAllocator", "Cannot allocate memory")
 
 
 def warm_up(backend) -> None:
@@ -123,11 +121,6 @@ def _tb_tail(limit_lines: int = 25, limit_chars: int = 3000) -> str:
     return "\n".join(lines[-limit_lines:])[-limit_chars:]
 
 
-def _is_oom(e: BaseException) -> bool:
-    return (isinstance(e, MemoryError) or (isinstance(e, OSError) and e.errno == errno.ENOMEM)  # mmap's
-            or (isinstance(e, RuntimeError) and any(s in str(e) for s in _OOM_TEXT)))
-
-
 def _import_file(path: str, name: str):
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -210,7 +203,7 @@ class _Role:
                 self._payload = None
                 if isinstance(e, KeyboardInterrupt):
                     raise
-                self.reply({"status": "oom" if _is_oom(e) else "error", "error": f"{type(e).__name__}: {e}"[:500],
+                self.reply({"status": "oom" if is_oom(e) else "error", "error": f"{type(e).__name__}: {e}"[:500],
                             "traceback": _tb_tail()})
 
     def start(self) -> bool:
@@ -356,7 +349,7 @@ class _Candidate(_Role):
         try:
             self.module = _import_file(self.config["path"], "_repair_candidate")
         except BaseException as e:  # noqa: BLE001
-            status = "oom" if _is_oom(e) else "error"
+            status = "oom" if is_oom(e) else "error"
             self.reply({"status": status, "error": f"importing the candidate failed: {type(e).__name__}: {e}"[:500],
                         "traceback": _tb_tail()})
             return False

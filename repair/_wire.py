@@ -17,6 +17,7 @@ candidate has answered (which fails if the candidate still maps it writable) and
 from __future__ import annotations
 
 import array
+import errno
 import fcntl
 import json
 import math
@@ -46,6 +47,15 @@ class WireClosed(Exception):
 
 class WireError(ValueError):
     """A value that cannot travel (not a tensor, scalar, string, dtype, None or list of those)."""
+
+
+_OOM_TEXT = ("can't allocate memory", "out of memory", "DefaultCPUAllocator", "Cannot allocate memory")
+
+
+def is_oom(e: BaseException) -> bool:
+    """An allocation that failed: MemoryError, mmap's ENOMEM, or torch's allocators' RuntimeError."""
+    return (isinstance(e, MemoryError) or (isinstance(e, OSError) and e.errno == errno.ENOMEM)
+            or (isinstance(e, RuntimeError) and any(s in str(e) for s in _OOM_TEXT)))
 
 
 SHARE_MIN = 1 << 16  # a shared payload from this size travels as a memfd
@@ -389,6 +399,8 @@ def decode_values(desc: Any, payload: bytearray, copy: bool = True) -> Any:
             try:
                 return tensor(d)
             except (KeyError, TypeError, ValueError, RuntimeError) as e:
+                if is_oom(e):  # the copy did not fit: out of memory, not a bad description
+                    raise
                 raise WireError(f"malformed tensor description ({e})") from None
         if kind == "json":
             return d["value"]

@@ -196,6 +196,34 @@ def test_wire_round_trip():
         encode_values([object()])
 
 
+def test_a_copy_that_does_not_fit_is_out_of_memory_not_a_malformed_description(monkeypatch):
+    """KernelBench's 33_BatchNorm (4 GiB of input under an 8 GiB limit) failed in the candidate while its input
+    was copied out of the mapping: that was reported as "error: WireError: malformed tensor description"."""
+    from repair._wire import WireError, is_oom
+
+    desc, payload = encode_values([torch.ones(4)])
+    real = torch.frombuffer
+
+    def failing(message):
+        class View:
+            def __init__(self, *a, **k):
+                self.t = real(*a, **k)
+
+            def clone(self):
+                raise RuntimeError(message)
+        return View
+
+    monkeypatch.setattr(torch, "frombuffer", failing("[enforce fail at alloc_cpu.cpp:127] err == 0. "
+                                                     "DefaultCPUAllocator: can't allocate memory: you tried to "
+                                                     "allocate 4294967296 bytes. Error code 12"))
+    with pytest.raises(RuntimeError) as e:
+        decode_values(desc, bytearray(payload))
+    assert not isinstance(e.value, WireError) and is_oom(e.value)  # the candidate process reports "oom"
+    monkeypatch.setattr(torch, "frombuffer", failing("some other failure"))
+    with pytest.raises(WireError, match="malformed tensor description"):
+        decode_values(desc, bytearray(payload))
+
+
 def test_wire_keeps_input_layout_and_flattens_outputs():
     base = torch.arange(24.0).reshape(4, 6)
     views = [base.t(), base[:, 1:4], base[::2, ::3], torch.randn(3, 1).expand(3, 5), base.permute(1, 0)[2:]]
