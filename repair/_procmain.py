@@ -24,9 +24,10 @@ from pathlib import Path
 from repair._wire import (SHARE_MIN, Shared, decode_values, encode_parts, encode_values, is_oom, payload_size,
                           recv_frame, send_frame, write_parts)
 from repair.backends import get_backend
-from repair.sandbox import apply_limits, prctl, set_parent_death_signal
+from repair.sandbox import apply_limits, memory_ceiling, prctl, set_parent_death_signal
 
 _PKG_ROOT = str(Path(__file__).resolve().parent.parent)
+_BUILD_SLACK = 512 << 20  # what building a case may take beyond the limit on its tensors (threads, temporaries)
 
 
 def warm_up(backend) -> None:
@@ -108,6 +109,63 @@ def _seed_all(seed: int, device: str = "cpu") -> None:
         torch.manual_seed(seed)  # seeds every device too
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed(seed % (1 << 32))
+
+
+def _meta_nbytes(module, params: dict, seed: int, memory_rlimit: str | None, headroom: int,
+                 timeout_s: float = 60.0) -> int | None:
+    """The bytes of a case's constructor arguments and inputs as the problem's code builds them on the meta
+    device, under the same seed, in a forked copy of this process: whatever that code does there (a cache of
+    meta tensors, say) goes with the copy. None when that does not work (a get_inputs that reads values or moves
+    tensors to a device, or that takes more than `headroom` bytes for real) or has not answered in timeout_s.
+    Its first meta tensor imports sympy and more (~0.4 s), in the copy alone."""
+    import select
+    import signal
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the copy: answers on w, never returns
+        code = 1
+        try:
+            os.close(r)
+            set_parent_death_signal()
+            import torch
+
+            with memory_ceiling(memory_rlimit, headroom), torch.device("meta"):
+                _seed_all(seed)
+                gi = getattr(module, "get_init_inputs", None)
+                values = [list(gi(**params)) if gi is not None else [], list(module.get_inputs(**params))]
+                os.write(w, str(_tensor_nbytes(values)).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    data = b""
+    try:
+        if select.select([r], [], [], timeout_s)[0]:
+            data = os.read(r, 64)
+    finally:
+        os.close(r)
+        if not data:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    return int(data) if data.isdigit() else None
+
+
+def _tensor_nbytes(value) -> int:
+    """Bytes of every tensor in a (nested) value, as the wire would carry them (contiguous)."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.numel() * value.element_size()
+    if isinstance(value, (list, tuple)):
+        return sum(_tensor_nbytes(v) for v in value)
+    return 0
 
 
 def _file_limit() -> int:
@@ -247,21 +305,42 @@ class _Reference(_Role):
 
     def op_prepare(self, header: dict) -> tuple[dict, list]:
         """The case's constructor arguments and inputs, built from the seed; with max_bytes, a case whose tensors
-        take more is refused ({"status": "too-large", "nbytes"}) and not kept.
-
-        (Sizing it first on the meta device would spare building it, but would run the problem's code in a mode
-        it was not written for: a get_inputs that caches its tensors would keep meta tensors.)"""
+        take more is refused ({"status": "too-large", "nbytes"}) and not kept."""
         params, seed, limit = header["params"], header["seed"], header.get("max_bytes")
-        _seed_all(seed, self.backend.device)
-        gi = getattr(self.module, "get_init_inputs", None)
-        init = list(gi(**params)) if gi is not None else []
-        inputs = list(self.module.get_inputs(**params))
-        desc, parts = encode_parts([init, inputs])
+        built = self._build(params, seed, limit)
+        if isinstance(built, int):
+            return ({"status": "too-large", "nbytes": built},)
+        desc, parts = encode_parts(list(built))
         nbytes = payload_size(parts)
         if limit is not None and nbytes > limit:
             return ({"status": "too-large", "nbytes": nbytes},)
-        self.store[header["key"]] = (init, inputs)  # our own copy: whatever the candidate does to its copy stays there
+        self.store[header["key"]] = built  # our own copy: whatever the candidate does to its copy stays there
         return {"status": "ok", "values": desc}, parts
+
+    def _build(self, params: dict, seed: int, limit: int | None) -> tuple[list, list] | int:
+        """(init, inputs); or, with a limit, the bytes of a case that is sure not to fit, found without building it.
+
+        KernelBench's problems build up to several GiB (sized for a GPU). Built under a memory ceiling of the
+        limit (and some slack), one too large fails at its first allocation past it, where building it whole
+        took 20 s for 6 GiB; it is then sized on the meta device (`_meta_nbytes`) and refused, or, when it fits
+        after all (a get_inputs that needed room for a moment) or cannot be sized there, built again without
+        the ceiling."""
+        if limit is not None:
+            try:
+                with memory_ceiling(self.backend.memory_rlimit, limit + _BUILD_SLACK):
+                    return self._make(params, seed)
+            except Exception as e:  # noqa: BLE001
+                if not is_oom(e):
+                    raise
+            sized = _meta_nbytes(self.module, params, seed, self.backend.memory_rlimit, limit + _BUILD_SLACK)
+            if sized is not None and sized > limit:
+                return sized
+        return self._make(params, seed)
+
+    def _make(self, params: dict, seed: int) -> tuple[list, list]:
+        _seed_all(seed, self.backend.device)
+        gi = getattr(self.module, "get_init_inputs", None)
+        return list(gi(**params)) if gi is not None else [], list(self.module.get_inputs(**params))
 
     def op_discard(self, header: dict) -> tuple[dict]:
         self.store.pop(header["key"], None)

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,6 +165,30 @@ def apply_limits(*, mem_limit_mb: int | None, cpu_seconds: int | None, fsize_mb:
         resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
         done["nproc"] = n
     return done
+
+
+@contextmanager
+def memory_ceiling(memory_rlimit: str | None, headroom: int):
+    """While the block runs, this process may take `headroom` more bytes of its memory limit's kind ("as" or
+    "data", as Backend.memory_rlimit; None: no ceiling) than it holds now: an allocation past it fails at once
+    (MemoryError, or torch's allocator's RuntimeError). Only the soft limit moves, and back after the block.
+    Yields whether a ceiling was set (not when one at least as low was already there)."""
+    if memory_rlimit is None:
+        yield False
+        return
+    which, field = _MEMORY_RLIMITS[memory_rlimit]
+    soft, hard = resource.getrlimit(which)
+    ceiling = _vm_bytes(field) + headroom
+    if hard != resource.RLIM_INFINITY:
+        ceiling = min(ceiling, hard)
+    if soft != resource.RLIM_INFINITY and soft <= ceiling:
+        yield False
+        return
+    resource.setrlimit(which, (ceiling, hard))
+    try:
+        yield True
+    finally:
+        resource.setrlimit(which, (soft, hard))
 
 
 # -- in the engine ------------------------------------------------------------------------------

@@ -472,6 +472,54 @@ def test_inputs_a_candidate_cannot_hold_are_bad_input(tmp_path):
     assert "twice" in msg and "--mem-limit" in msg
 
 
+_BUILT = """import torch
+import torch.nn as nn
+from pathlib import Path
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+def get_inputs():
+    BUILD
+    if x.device.type != "meta":  # the case was built in full, for real
+        Path("MARKER").touch()
+    return [x]
+"""
+
+
+def _built(tmp_path, build: str) -> tuple[Path, Path]:
+    marker = tmp_path / "built"
+    problem = tmp_path / "problem.py"
+    problem.write_text(_BUILT.replace("BUILD", build).replace("MARKER", str(marker)))
+    return problem, marker
+
+
+def test_a_case_far_too_large_is_refused_without_being_built(tmp_path):
+    """1 GiB of input under a 64 MB limit: building it stops at its first allocation past a ceiling of the limit
+    and some slack; the meta device then sizes it, exactly (KernelBench's 19_ReLU, 6 GiB: 23.7 s before, building
+    it whole, 2.3 s now)."""
+    problem, marker = _built(tmp_path, "x = torch.randn(1 << 28)")
+    with pytest.raises(BadInput, match=r"case default's inputs take 1\.0 GiB; .* memory limit of 64 MB"):
+        evaluate(problem, DATA / "addrelu_correct.py", mem_limit_mb=64, seed=1)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("build", [
+    "x = torch.empty(1 << 28)[:8].clone()",  # past the ceiling for a moment; the meta device sizes it: 32 bytes
+    "import numpy; numpy.empty(1 << 28, dtype=numpy.float32); x = torch.ones(8)",  # numpy ignores the meta device
+], ids=["meta-sized", "unsized"])
+def test_a_case_that_needs_room_only_while_it_is_built_still_runs(tmp_path, build):
+    """A get_inputs that passes the ceiling on its way to small inputs is built again without it."""
+    problem, marker = _built(tmp_path, build)
+    candidate = tmp_path / "candidate.py"
+    candidate.write_text(problem.read_text().replace("class Model(", "class ModelNew("))
+    r = evaluate(problem, candidate, mem_limit_mb=64, seed=1, integrity=False)
+    assert [c.status for c in r.cases] == ["pass"] and marker.exists()
+
+
 def test_data_that_no_longer_fits_a_candidate_is_out_of_memory_not_a_silent_exit(tmp_path):
     """A candidate that took most of its memory while it was imported cannot receive its case: that is out of
     memory (it was "exited with code 0", nothing said)."""
