@@ -452,8 +452,10 @@ class _Candidate(_Role):
         init, inputs = self.unpack(header["values"])
         device = self.backend.device
         init, inputs = _to_device(init, device), _to_device(inputs, device)
-        before = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
         guard = _runtime_guard(self.config.get("rules_off", []))
+        # what the mutation check compares the inputs with after the forward (a copy: memory the size of the inputs)
+        before = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] \
+            if guard is not None and guard.active("runtime.input-mutated") else None
         with torch.no_grad():
             _seed_all(header["seed"], device)
             model = self.module.ModelNew(*init)  # outside the guard: weight init is not the forward's compute

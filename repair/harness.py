@@ -236,7 +236,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     problem, candidate = str(problem), str(candidate)
     check_problem_file(problem)
     candidate_sha, parses = check_candidate_file(candidate)
-    rules_off = _resolve_rules_off(rules_off)
+    rules_off = _resolve_rules_off(rules_off if integrity else ["*"])  # numerics only: no guard runs either
     be.check_available()
     confine = confine_candidates(be)
     server = fork_server(be)  # torch and triton import there (or were imported long ago, in a shared server)
@@ -264,7 +264,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     if integrity:
         verdict = _verdict(static, session.findings, rules_off)
     else:
-        verdict = IntegrityVerdict(rules_off=_resolve_rules_off(["*"]))
+        verdict = IntegrityVerdict(rules_off=rules_off)
     return EvalResult(
         operator_id=spec.operator_id, family=spec.family, problem_path=problem, problem_sha256=spec.sha256,
         candidate_path=candidate, candidate_sha256=candidate_sha, backend=be.name, tier=tier, seed=seed,

@@ -288,3 +288,15 @@ def test_evaluate_many_runs_jobs_at_once_in_order_and_stops_at_an_error(monkeypa
     assert "c5" not in started  # no worker was free for it before c2's error came back: it never starts
     with pytest.raises(BadInput, match="jobs"):
         list(harness.evaluate_many(pairs, jobs=0))
+
+
+def test_numerics_only_runs_no_guard_in_the_candidate():
+    """integrity=False (`--no-integrity`) switches the runtime guards off in the candidate process too: no op
+    recording and no copy of the inputs for the mutation check (KernelBench's 98_KLDivLoss, 2 GiB of inputs,
+    ran out of an 8 GiB limit with them); it used to only replace the verdict."""
+    guarded = evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=2)
+    bare = evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=2, integrity=False)
+    assert guarded.cases[0].guard_log["launches"] == 1 and guarded.cases[0].guard_log["rules_off"] == []
+    assert bare.passed and bare.cases[0].guard_log["launches"] == 0 and bare.cases[0].guard_log["ops"] == {}
+    assert set(bare.cases[0].guard_log["rules_off"]) <= set(bare.integrity.rules_off)
+    assert {"runtime.input-mutated", "runtime.framework-compute"} <= set(bare.integrity.rules_off)
