@@ -58,6 +58,10 @@ class Backend:
         """A line for a failed case whose message shows the candidate met this backend's limits, not a bug."""
         return None
 
+    def problem_hint(self, message: str) -> str | None:
+        """A few words for a problem whose code failed in the reference process on this backend's limits."""
+        return None
+
 
 _FOUND: set[str] = set()  # modules found importable once (the engine checks before every evaluation)
 
@@ -91,6 +95,12 @@ class TritonCPU(Backend):
             return ("hint: the candidate asks triton's GPU driver for something (triton.runtime.driver.active: "
                     "device properties, the current target); on triton-cpu, the CPU stand-in, the interpreter has "
                     "no driver")
+        return None
+
+    def problem_hint(self, message: str) -> str | None:
+        if _CUDA_ONLY.search(message):
+            return ("the problem builds CUDA tensors, and on triton-cpu, the CPU stand-in, every tensor is on the "
+                    "CPU: run it with --backend cuda on a GPU machine, or have it build CPU tensors")
         return None
 
     def prepare_server(self) -> None:

@@ -45,6 +45,7 @@ class ReferenceProcess:
 
     def __init__(self, be: Backend, problem: str, timeout_s: float):
         self.problem, self.timeout_s, self.memory_rlimit = problem, timeout_s, be.memory_rlimit
+        self.hint = be.problem_hint
         self.spec: ProblemSpec | None = None
         self.seconds = 0.0  # inside Model forwards since the last acquire
         server = fork_server(be)
@@ -71,7 +72,8 @@ class ReferenceProcess:
         if reply.get("status") == "bad-input":
             raise BadInput(f"{self.problem}: {reply['error']}")
         if reply.get("status") != "ok" and reply.get("status") not in also:
-            raise BadInput(f"{self.problem}: reference {what} failed: {_last_line(reply)}")
+            hint = self.hint(_last_line(reply))
+            raise BadInput(f"{self.problem}: reference {what} failed: {_last_line(reply)}" + (f" ({hint})" if hint else ""))
         return reply, payload
 
     def greet(self, sha256: str) -> ProblemSpec:

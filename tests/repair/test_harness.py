@@ -300,3 +300,15 @@ def test_numerics_only_runs_no_guard_in_the_candidate():
     assert bare.passed and bare.cases[0].guard_log["launches"] == 0 and bare.cases[0].guard_log["ops"] == {}
     assert set(bare.cases[0].guard_log["rules_off"]) <= set(bare.integrity.rules_off)
     assert {"runtime.input-mutated", "runtime.framework-compute"} <= set(bare.integrity.rules_off)
+
+
+def test_a_problem_that_builds_cuda_tensors_says_so_on_the_cpu_stand_in(tmp_path):
+    """KernelBench's 97_ScaledDotProductAttention builds its inputs with device='cuda': one line that says why."""
+    problem = tmp_path / "cuda_inputs.py"
+    problem.write_text(PROBLEM.read_text().replace("torch.randn(N), torch.randn(N)",
+                                                   "torch.randn(N, device='cuda'), torch.randn(N, device='cuda')"))
+    with pytest.raises(BadInput) as e:
+        evaluate(problem, DATA / "addrelu_correct.py", seed=1)
+    msg = str(e.value)
+    assert "\n" not in msg and "Torch not compiled with CUDA enabled" in msg
+    assert "the problem builds CUDA tensors" in msg and "--backend cuda" in msg
