@@ -49,17 +49,19 @@ class Comparison:
 
 
 def element_failures(e, a, atol: float, rtol: float):
-    """(fail mask, abs err with non-finite pairs zeroed, whether every value of both is finite) for float64
+    """(fail mask, abs err with non-finite pairs zeroed, |e|, whether every value of both is finite) for float64
     tensors e (expected) and a (actual).
 
     |a-e| > rtol*|e| is "relative error > rtol" without dividing (and true for e == 0 whenever a != e).
     """
     import torch
 
-    diff = (a - e).abs_()  # NaN wherever either side is non-finite: every comparison below is then False
-    fail = (diff > atol) & (diff > rtol * e.abs())
+    diff = torch.sub(a, e).abs_()  # NaN wherever either side is non-finite: every comparison below is then False
+    ae = e.abs()
+    fail = diff > atol
+    fail &= diff > ae * rtol
     if math.isfinite(float(diff.sum())):  # a NaN or Inf on either side leaves a non-finite diff: none here
-        return fail, diff, True
+        return fail, diff, ae, True
     e_fin, a_fin = torch.isfinite(e), torch.isfinite(a)
     all_e, all_a = bool(e_fin.all()), bool(a_fin.all())
     if not all_a:
@@ -69,17 +71,16 @@ def element_failures(e, a, atol: float, rtol: float):
         fail |= ~e_fin & ~same
     if not (all_e and all_a):
         diff.masked_fill_(~(e_fin & a_fin), 0.0)
-    return fail, diff, all_e and all_a
+    return fail, diff, ae, all_e and all_a
 
 
-def _max_rel(e, diff) -> float | None:
-    """The largest diff/|e| where e != 0 (None where every e is 0)."""
-    import torch
-
-    nz = e != 0
-    if not int(torch.count_nonzero(nz)):
-        return None
-    return float(torch.where(nz, diff / e.abs(), torch.zeros_like(e)).max())
+def _max_rel(ae, diff) -> float | None:
+    """The largest diff/|e| where e != 0 (None where every e is 0), given |e|."""
+    rel = diff / ae  # 0/0 or x/0 where e == 0: set aside below
+    zero = ae == 0
+    rel.masked_fill_(zero, 0.0)
+    top = float(rel.max())
+    return None if top == 0.0 and bool(zero.all()) else top
 
 
 def _larger(x: float | None, y: float | None) -> float | None:
@@ -119,11 +120,11 @@ def compare_one(exp, act, tolerance: dict[str, float]) -> Comparison:
     nbad = 0
     for lo, hi in spans(ef.numel()):
         e, a = ef[lo:hi].double(), af[lo:hi].double()
-        f, diff, finite = element_failures(e, a, tolerance["atol"], tolerance["rtol"])
+        f, diff, ae, finite = element_failures(e, a, tolerance["atol"], tolerance["rtol"])
         fail[lo:hi] = f
         nbad += int(torch.count_nonzero(f))
         max_abs = _larger(max_abs, float(diff.max()))
-        max_rel = _larger(max_rel, _max_rel(e, diff))
+        max_rel = _larger(max_rel, _max_rel(ae, diff))
         if counts and not finite:
             c.nan_count += int(torch.count_nonzero(torch.isnan(a)))
             c.inf_count += int(torch.count_nonzero(torch.isinf(a)))
