@@ -13,7 +13,8 @@ from typing import ClassVar
 from repair.errors import BadInput, EnvironmentMissing
 
 # what a candidate written only for CUDA shows when its tensors are on the CPU
-_CUDA_ONLY = re.compile(r"Torch not compiled with CUDA enabled|\bis_cuda\b|device=['\"]cuda|\.cuda\(\)")
+_CUDA_ONLY = re.compile(r"Torch not compiled with CUDA enabled|\bis_cuda\b|device=['\"]cuda|\.cuda\(\)"
+                        r"|device\.type\s*[!=]=\s*['\"]cuda")
 
 
 class Backend:
