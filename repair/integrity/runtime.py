@@ -130,6 +130,15 @@ def _counting_run(orig):
     return run
 
 
+def _kernel_name(kernel) -> str:
+    """The kernel's function name, through the wrappers around it (@triton.autotune, @triton.heuristics)."""
+    for _ in range(8):
+        if hasattr(kernel, "__name__") or not hasattr(kernel, "fn"):
+            break
+        kernel = kernel.fn
+    return getattr(kernel, "__name__", type(kernel).__name__)
+
+
 class RuntimeGuard:
     """Context manager recording ops and launches of one forward; `findings()` judges them."""
 
@@ -177,7 +186,7 @@ class RuntimeGuard:
 
     def _record_launch(self, kernel, args, kwargs) -> None:
         self.launches += 1
-        self.kernels[getattr(kernel, "__name__", type(kernel).__name__)] += 1
+        self.kernels[_kernel_name(kernel)] += 1
         self._events.append(("launch", self._ptrs((args, kwargs))))
 
     def _record_op(self, func, args, kwargs, out) -> None:

@@ -209,6 +209,7 @@ def test_autotuned_kernels_run_on_the_interpreter_with_their_first_config(tmp_pa
         r = evaluate(DATA / "addrelu_problem.py", cand, seed=1)
         assert {c.status for c in r.cases} == {status}, [c.message for c in r.cases]
         assert r.integrity.verdict == "clean"
+        assert r.cases[0].guard_log["kernels"] == {"add_relu_kernel": 1}  # its name, not "Autotuner"
 
 
 def test_libdevice_math_runs_on_the_interpreter(tmp_path):
@@ -250,6 +251,8 @@ def test_a_candidate_written_only_for_cuda_gets_a_hint_on_the_cpu_stand_in(tmp_p
     cpu = get_backend("triton-cpu")
     assert cpu.hint("ValueError: deliberate failure in forward") is None
     assert cpu.hint("AssertionError: Torch not compiled with CUDA enabled") is not None
+    assert cpu.hint('    assert x.device.type == "cuda", "Input tensor must be on CUDA"\nAssertionError') is not None
+    assert cpu.hint("    if x.device.type != 'cuda':\nRuntimeError: GPU only") is not None
     assert "driver" in cpu.hint("RuntimeError: 0 active drivers ([]). There should only be one.")
 
 
