@@ -72,8 +72,9 @@ class ReferenceProcess:
         if reply.get("status") == "bad-input":
             raise BadInput(f"{self.problem}: {reply['error']}")
         if reply.get("status") != "ok" and reply.get("status") not in also:
-            hint = self.hint(_last_line(reply))
-            raise BadInput(f"{self.problem}: reference {what} failed: {_last_line(reply)}" + (f" ({hint})" if hint else ""))
+            last = _last_line(reply)
+            hint = self.hint(last)
+            raise BadInput(f"{self.problem}: reference {what} failed: {last}" + (f" ({hint})" if hint else ""))
         return reply, payload
 
     def greet(self, sha256: str) -> ProblemSpec:

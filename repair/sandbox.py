@@ -171,10 +171,10 @@ def apply_limits(*, mem_limit_mb: int | None, cpu_seconds: int | None, fsize_mb:
 def memory_ceiling(memory_rlimit: str | None, headroom: int):
     """While the block runs, this process may take `headroom` more bytes of its memory limit's kind ("as" or
     "data", as Backend.memory_rlimit; None: no ceiling) than it holds now: an allocation past it fails at once
-    (MemoryError, or torch's allocator's RuntimeError). Only the soft limit moves, and back after the block.
-    Yields whether a ceiling was set (not when one at least as low was already there)."""
+    (MemoryError, or torch's allocator's RuntimeError). Only the soft limit moves, and back after the block;
+    a limit already at least as low stays as it is."""
     if memory_rlimit is None:
-        yield False
+        yield
         return
     which, field = _MEMORY_RLIMITS[memory_rlimit]
     soft, hard = resource.getrlimit(which)
@@ -182,11 +182,11 @@ def memory_ceiling(memory_rlimit: str | None, headroom: int):
     if hard != resource.RLIM_INFINITY:
         ceiling = min(ceiling, hard)
     if soft != resource.RLIM_INFINITY and soft <= ceiling:
-        yield False
+        yield
         return
     resource.setrlimit(which, (ceiling, hard))
     try:
-        yield True
+        yield
     finally:
         resource.setrlimit(which, (soft, hard))
 
