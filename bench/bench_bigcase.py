@@ -126,10 +126,10 @@ def main() -> None:
 
     apply_offline_env()
     os.environ["REPAIR_SERVER_DIR"] = own = tempfile.mkdtemp(prefix="bench-big-")  # its own fork server
-    from repair.backends import default_backend, get_backend
+    from repair.engine.backends import default_backend, get_backend
     from repair.errors import BadInput
-    from repair.harness import evaluate
-    from repair.sandbox import fork_server
+    from repair.engine.harness import evaluate
+    from repair.engine.sandbox import fork_server
 
     be = get_backend(default_backend())
     root = fork_server(be).root
@@ -169,7 +169,7 @@ def main() -> None:
                     print(f"{'':>8} {detail}")
     finally:
         shutil.rmtree(d, ignore_errors=True)
-        from repair.sandbox import shutdown_fork_servers
+        from repair.engine.sandbox import shutdown_fork_servers
 
         shutdown_fork_servers()
         shutil.rmtree(own, ignore_errors=True)

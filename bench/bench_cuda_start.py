@@ -1,7 +1,7 @@
 """What a fresh sandbox process pays on a GPU before its first Triton kernel, phase by phase.
 
 Each row is a child forked, as the fork server forks them, from a process that has imported torch and
-triton (and, for the second row, has run the backend's pre-fork preparation: repair.backends.Cuda.
+triton (and, for the second row, has run the backend's pre-fork preparation: repair.engine.backends.Cuda.
 prepare_server). Phases, in the child: the CUDA context (a one-element tensor), the first launch of a
 small Triton kernel (its binary from triton's on-disk cache: the first run of this bench compiles it,
 so run it twice), a second specialisation of it, and a steady launch. Then where the first launch's time
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 def _child_phases(profile: bool) -> dict:
     import torch
 
-    from repair._warmkernel import _copy_kernel
+    from repair.engine.warmkernel import _copy_kernel
 
     t = {}
     t0 = time.perf_counter()
@@ -99,8 +99,8 @@ def main() -> None:
     import triton  # noqa: F401
     import triton.language  # noqa: F401
 
-    import repair._warmkernel  # noqa: F401
-    from repair.backends import get_backend
+    import repair.engine.warmkernel  # noqa: F401
+    from repair.engine.backends import get_backend
 
     _fork_measure()  # fills triton's on-disk cache for the kernel (a compile, the first time ever)
     plain = [_fork_measure() for _ in range(args.children)]

@@ -58,10 +58,10 @@ def suite(examples: Path, backend: str, quiet: bool = False, started_at: float |
 
     started_at = time.time() if started_at is None else started_at
     apply_offline_env()
-    from repair.sandbox import fork_server, prestart
+    from repair.engine.sandbox import fork_server, prestart
 
     prestart(backend)  # as `repair eval` does: the fork server's imports overlap the engine's
-    from repair.harness import evaluate_many
+    from repair.engine.harness import evaluate_many
 
     rows = []
     if not quiet:
@@ -74,7 +74,7 @@ def suite(examples: Path, backend: str, quiet: bool = False, started_at: float |
             ratio = r.wall_seconds / r.kernel_seconds if r.kernel_seconds else float("inf")
             print(f"{problem.parent.name:<20} {cand.name:<16} {c.passed:>3}/{c.total:<3} {f.passed:>2}/{f.total:<3} "
                   f"{r.wall_seconds:>7.2f} {r.kernel_seconds:>8.2f} {ratio:>6.2f}", flush=True)
-    from repair.backends import get_backend
+    from repair.engine.backends import get_backend
 
     return {"total": time.time() - started_at, "walls": [r.wall_seconds for r in rows],
             "kernels": [r.kernel_seconds for r in rows], "passed": sum(r.passed for r in rows),
@@ -103,7 +103,7 @@ def floor(backend: str, evaluations: int = 20) -> tuple[float, float]:
     """The machinery's own cost on a trivial problem (a warm reference, 8-element cases): (per evaluation,
     per case run) in seconds, from problems of 1 and of 10 cases (each case run also pays its candidate's
     and reference's own Python around a forward of a few microseconds)."""
-    from repair.harness import evaluate
+    from repair.engine.harness import evaluate
 
     d = Path(tempfile.mkdtemp(prefix="bench-floor-"))
     try:
@@ -132,7 +132,7 @@ def _line(label: str, s: dict) -> str:
 
 
 def main() -> None:
-    from repair.backends import default_backend
+    from repair.engine.backends import default_backend
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--examples", type=Path, default=ROOT / "examples")

@@ -36,7 +36,7 @@ def main() -> None:
     from provenance.offline import apply_offline_env
 
     apply_offline_env()
-    from repair.harness import evaluate
+    from repair.engine.harness import evaluate
     from repair.integrity.static import scan
 
     examples = sorted(p.parent for p in (ROOT / "examples").glob("*/correct.py"))

@@ -68,10 +68,10 @@ def main() -> int:
 
 
 def _run(args, tmp: Path) -> int:
-    from repair.bounds import Bounds
-    from repair.judge import HarnessJudge
-    from repair.loop import RunConfig, run_repair
-    from repair.retriever import FixedRetriever, KBRetriever
+    from repair.loop.bounds import Bounds
+    from repair.loop.judge import HarnessJudge
+    from repair.loop.algorithm import RunConfig, run_repair
+    from repair.loop.retrieve import FixedRetriever, KBRetriever
     from repair.rules.build_starter import STARTER_DIR, pattern_id
     from repair.rules.catalog import STARTER
     from repair.workers.base import Pattern

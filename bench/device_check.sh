@@ -14,7 +14,7 @@
 #   start     bench/bench_cuda_start.py: a fresh process's CUDA context and first Triton launch, by phase
 #   run       `repair run` of one near-miss with the scripted worker on cuda
 #   landlock  the label and sandbox tests again with REPAIR_CONFINE=on: candidates confined on cuda (if they
-#             pass, cuda's confine_default can become True in repair/backends.py)
+#             pass, cuda's confine_default can become True in repair/engine/backends.py)
 #   bench-*   bench/bench_harness.py --backend cuda, then triton-cpu on this machine's cores ($BENCH_ARGS added)
 set -u
 out=${1:-${OUT:-/tmp/device-check}}
@@ -44,7 +44,7 @@ torch.__version__, triton.__version__, torch.cuda.is_available(), torch.cuda.get
 hog_ok=0
 step probe 120 "$PY" - <<'EOF' && hog_ok=1
 import importlib.util, os, sys, traceback
-from repair.sandbox import apply_limits
+from repair.engine.sandbox import apply_limits
 
 pid = os.fork()
 if pid == 0:

@@ -93,7 +93,7 @@ def pattern_from_record(record: RepairRecord) -> Pattern:
 
 def _entry_rules(record: RepairRecord) -> list[dict]:
     """The record's own rules, else rules distilled from its fix (repair.rules), else none."""
-    from repair.rules.ingest_hooks import rules_for_record
+    from ingest.rules.hooks import rules_for_record
 
     return rules_for_record(record)
 

@@ -114,7 +114,7 @@ def _rules(r: RepairRecord) -> list[Rejection]:
     """Executable rules a record carries must be valid and reproduce its own fix (repair.rules)."""
     if not r.rules:
         return []
-    from repair.rules.ingest_hooks import rule_problems
+    from ingest.rules.hooks import rule_problems
 
     return [Rejection(code, message) for code, message in rule_problems(r)]
 

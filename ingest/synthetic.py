@@ -183,7 +183,7 @@ def write_records(directory: Path, records: list[RepairRecord]) -> list[Path]:
 
 def make_eval_result(bug_class: str, i: int = 0, *, candidate_path: str = "nearmiss.py"):
     """A failing `repair eval` result whose diagnostics show the bug class's symptom."""
-    from repair.result import CaseResult, Diagnostics, EvalResult, TierSummary
+    from repair.engine.result import CaseResult, Diagnostics, EvalResult, TierSummary
 
     b = BUG_CLASSES[bug_class]
     bad, _ = kernel_pair(i, bug_class)

@@ -27,7 +27,7 @@ class SymptomQuery:
 def load_eval(path: str | Path):
     from pydantic import ValidationError
 
-    from repair.result import EvalResult
+    from repair.engine.result import EvalResult
 
     path = Path(path)
     try:

@@ -35,7 +35,7 @@ def cli() -> None:
 
 
 def _backend_option():
-    from repair.backends import DEFAULT_BACKEND
+    from repair.engine.backends import DEFAULT_BACKEND
 
     return click.option("--backend", envvar="REPAIR_BACKEND", show_envvar=True, default=DEFAULT_BACKEND,
                         show_default=True, help="triton-cpu, cuda or npu.")
@@ -68,14 +68,14 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     Exit 0 when every case of the tier passes and integrity is clean (for every candidate), 1 when not,
     2 for bad input (any file; nothing is evaluated then), 3 when the backend is missing.
     """
-    from repair.sandbox import prestart
+    from repair.engine.sandbox import prestart
 
     prestart(backend)  # torch and triton import in the fork server while the engine imports its own modules
     from pathlib import Path
 
-    from repair.evaltable import render_summary, render_table
-    from repair.harness import evaluate_many
-    from repair.problem import check_candidate_file, check_problem_file
+    from repair.engine.table import render_summary, render_table
+    from repair.engine.harness import evaluate_many
+    from repair.engine.problem import check_candidate_file, check_problem_file
 
     check_problem_file(problem)
     same = Path(problem).resolve()  # `repair eval op/problem.py op/*.py`: the glob names the problem too
@@ -152,11 +152,11 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
     import json
     from pathlib import Path
 
-    from repair.bounds import Bounds
-    from repair.sandbox import prestart
+    from repair.loop.bounds import Bounds
+    from repair.engine.sandbox import prestart
 
     prestart(backend)
-    from repair.run import repair_run, summary
+    from repair.loop.run import repair_run, summary
 
     outcome = repair_run(Path(problem), Path(candidate), worker=worker, model=model,
                          script=Path(script) if script else None, kb=Path(kb) if kb else None, snapshot=snapshot,
@@ -272,7 +272,7 @@ def regenerate_cmd(problem, trials, out, worker, model, script, jobs, executor, 
     """
     from pathlib import Path
 
-    from repair.regenerate import regenerate_config
+    from repair.campaign.regenerate import regenerate_config
 
     config, specs = regenerate_config(Path(problem), trials, worker=worker, model=model,
                                       script=Path(script) if script else None,
@@ -308,7 +308,7 @@ def server_group() -> None:
               help="Seconds without an engine before it exits.")
 def server_start_cmd(backend, idle_s):
     """Start a shared fork server (or report the one running); returns once it accepts engines."""
-    from repair import shared_server
+    from repair.engine import shared_server
 
     info = shared_server.start(backend, idle_s)
     click.echo(f"shared fork server for {info.backend}: pid {info.pid}, {info.socket}")
@@ -320,7 +320,7 @@ def server_status_cmd(as_json):
     """List shared fork servers; `current` ones are used by engines started here now."""
     import json
 
-    from repair import shared_server
+    from repair.engine import shared_server
 
     infos = shared_server.status()
     if as_json:
@@ -336,7 +336,7 @@ def server_status_cmd(as_json):
 @server_group.command("stop")
 def server_stop_cmd():
     """Stop every shared fork server (an engine connected to one loses its session)."""
-    from repair import shared_server
+    from repair.engine import shared_server
 
     stopped = shared_server.stop()
     click.echo(f"stopped {sum(1 for i in stopped if i.pid)} shared fork server(s)")

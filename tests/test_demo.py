@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from repair.patch import PatchRejected, apply_unified_diff, check_candidate, make_guard
+from repair.loop.patch import PatchRejected, apply_unified_diff, check_candidate, make_guard
 from repair.workers.scripted import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,9 +116,9 @@ def test_rollback_repair_end_to_end_then_ingest_and_freeze(tmp_path, monkeypatch
         monkeypatch.setenv(k, v)
     from ingest.api import ingest
     from kbstore.freeze import freeze
-    from repair.bounds import Bounds
-    from repair.run import repair_run
-    from repair.trajectory import read_trajectory
+    from repair.loop.bounds import Bounds
+    from repair.loop.run import repair_run
+    from repair.loop.trajectory import read_trajectory
 
     _, problem, candidate, script = next(r for r in demo_runs() if f"{r[0]}/{r[2].stem}" == ROLLBACK)
     out = tmp_path / "run"

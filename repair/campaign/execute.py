@@ -28,7 +28,7 @@ def execute_run(spec: RunSpec, config: CampaignConfig, out_dir: Path) -> RunOutc
     environment = None
     try:
         if spec.candidate is None:
-            from repair.regenerate import run_trial
+            from repair.campaign.regenerate import run_trial
 
             run_trial(spec, config, run_dir, make_judge(spec, config, run_dir), make_worker_for(spec, config))
         else:
@@ -46,8 +46,8 @@ def execute_run(spec: RunSpec, config: CampaignConfig, out_dir: Path) -> RunOutc
 
 
 def _run_debug(spec: RunSpec, config: CampaignConfig, run_dir: Path) -> None:
-    from repair.loop import RunConfig, run_repair
-    from repair.runrecord import build_record
+    from repair.loop.algorithm import RunConfig, run_repair
+    from repair.loop.record import build_record
 
     worker = make_worker_for(spec, config)
     judge = make_judge(spec, config, run_dir)
@@ -62,7 +62,7 @@ def _run_debug(spec: RunSpec, config: CampaignConfig, run_dir: Path) -> None:
 
 
 def make_bounds(config: CampaignConfig):
-    from repair.bounds import Bounds
+    from repair.loop.bounds import Bounds
 
     return Bounds(**config.bounds)
 
@@ -91,7 +91,7 @@ def preflight(config: CampaignConfig, specs: list[RunSpec]) -> None:
 
 
 def make_retriever(spec: RunSpec, config: CampaignConfig):
-    from repair.retriever import NoRetriever, open_retriever
+    from repair.loop.retrieve import NoRetriever, open_retriever
 
     if "no-kb" in config.ablations:
         return NoRetriever()
@@ -100,7 +100,7 @@ def make_retriever(spec: RunSpec, config: CampaignConfig):
 
 def make_judge(spec: RunSpec, config: CampaignConfig, run_dir: Path):
     from repair.campaign.judge import AccountingJudge
-    from repair.judge import HarnessJudge
+    from repair.loop.judge import HarnessJudge
 
     rules_off: tuple[str, ...] = ()
     if "integrity-off" in config.ablations:

@@ -16,13 +16,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repair.result import EvalResult, IntegrityVerdict
-from repair.trajectory import read_trajectory
+from repair.engine.result import EvalResult, IntegrityVerdict
+from repair.loop.trajectory import read_trajectory
 
 
 @dataclass
 class AccountingJudge:
-    inner: object  # a repair.judge.Judge
+    inner: object  # a repair.loop.judge.Judge
     log_path: Path
     diagnostics: bool = True
     full_tier: bool = True

@@ -29,7 +29,7 @@ from repair.campaign.outcome import RunOutcome
 from repair.campaign.spec import CampaignConfig, RunSpec
 from repair.campaign.summarize import summarize
 
-PRELOAD = ["repair.campaign.execute", "repair.loop", "repair.harness"]
+PRELOAD = ["repair.campaign.execute", "repair.loop.algorithm", "repair.engine.harness"]
 TIMEOUT_MARGIN_S = 120.0
 SERVER_IDLE_S = 60.0  # the runs' shared fork server, which ends with the campaign, also ends this long after its last run
 
@@ -37,7 +37,7 @@ SERVER_IDLE_S = 60.0  # the runs' shared fork server, which ends with the campai
 def run_timeout(config: CampaignConfig) -> float:
     if config.run_timeout_s:
         return config.run_timeout_s
-    from repair.bounds import Bounds
+    from repair.loop.bounds import Bounds
 
     wall = Bounds(**config.bounds).wall_s
     return wall * 1.25 + TIMEOUT_MARGIN_S
@@ -156,7 +156,7 @@ def _runs_fork_server(backend: str, runs: int):
     if runs < 2:
         yield None
         return
-    from repair import shared_server
+    from repair.engine import shared_server
     from repair.errors import BadInput, EnvironmentMissing
 
     # short: a Unix socket path has 107 bytes, and the socket's name takes ~40 beneath this directory's ~22;

@@ -40,7 +40,7 @@ class CampaignConfig(BaseModel):
     k: int = 5  # patterns retrieved per query
     ablations: list[str] = Field(default_factory=list)
     trials: int = 1  # regenerate: independent trials per operator
-    bounds: dict = Field(default_factory=dict)  # repair.bounds.Bounds fields; empty: the loop's defaults
+    bounds: dict = Field(default_factory=dict)  # repair.loop.bounds.Bounds fields; empty: the loop's defaults
     backend: str = "triton-cpu"
     run_timeout_s: float | None = None  # hard kill of a run's process (None: bounds.wall_s plus a margin)
 

@@ -1,7 +1,7 @@
 """Human-readable form of an integrity verdict (the CLI prints it; `--json` prints the model instead)."""
 from __future__ import annotations
 
-from repair.result import IntegrityVerdict
+from repair.engine.result import IntegrityVerdict
 
 
 def render_verdict(verdict: IntegrityVerdict, candidate: str = "") -> str:

@@ -17,7 +17,7 @@ from repair.integrity.rules import resolve_rules_off
 
 @dataclass
 class RuntimeFinding:
-    """A finding made inside a sandboxed process; the engine validates it as a repair.result.IntegrityFinding
+    """A finding made inside a sandboxed process; the engine validates it as a repair.engine.result.IntegrityFinding
     (a plain dataclass here: the fork server that runs this module then needs no pydantic)."""
 
     rule: str

@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from repair.campaign.ledger import Ledger
-from repair.stats import PairedTable, pass_at_k, wilson_interval
+from repair.report.stats import PairedTable, pass_at_k, wilson_interval
 
 REPORT_SCHEMA = "repair.report/v1"
 

@@ -39,11 +39,11 @@ def pattern_id(p: StarterPattern) -> str:
 def build_record(p: StarterPattern, examples: Path = EXAMPLES_DIR, *, seed: int = 0,
                  workdir: Path | None = None) -> tuple[RepairRecord, dict]:
     """Run the engine with this pattern's rules on its first example; the accepted run's record, hand-marked."""
-    from repair.bounds import Bounds
-    from repair.judge import HarnessJudge
-    from repair.loop import RunConfig, run_repair
-    from repair.retriever import FixedRetriever
-    from repair.runrecord import build_record as run_record
+    from repair.loop.bounds import Bounds
+    from repair.loop.judge import HarnessJudge
+    from repair.loop.algorithm import RunConfig, run_repair
+    from repair.loop.retrieve import FixedRetriever
+    from repair.loop.record import build_record as run_record
     from repair.workers.base import Pattern
     from repair.workers.rules_worker import RulesWorker
 

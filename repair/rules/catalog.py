@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from repair.rules.model import MetaConstraint, Rule
+from ingest.rules.model import MetaConstraint, Rule
 
 NEG_INF = '-float("inf")'
 POS_INF = 'float("inf")'

@@ -1,4 +1,4 @@
-"""Workers propose kernel changes; the engine (repair.loop) decides. Chosen by name from WORKERS."""
+"""Workers propose kernel changes; the engine (repair.loop.algorithm) decides. Chosen by name from WORKERS."""
 from repair.workers.base import (
     AttemptNote,
     Pattern,

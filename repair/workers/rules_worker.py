@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from repair.rules import BadRule, RuleApplication, apply_rule, rules_of
-from repair.rules.engine import changed_lines, program_key
+from ingest.rules import BadRule, RuleApplication, apply_rule, rules_of
+from ingest.rules.engine import changed_lines, program_key
 from repair.workers.base import Pattern, Proposal, Usage, WorkerContext, WorkerExhausted, WorkerInfo
 
 

@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from repair.campaign.judge import AccountingJudge, gate_accounting, read_gate_log
-from repair.result import CaseResult, Diagnostics, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
+from repair.engine.result import CaseResult, Diagnostics, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
 
 
 def _result(tier: str, passed: bool, violation: bool = False) -> EvalResult:

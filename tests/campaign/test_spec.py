@@ -3,7 +3,7 @@ import pytest
 from repair.campaign.runner import debug_config
 from repair.campaign.spec import check_ablations, load_operators, plan_debug, plan_regenerate, script_for
 from repair.errors import BadInput
-from repair.regenerate import problem_operator, regenerate_config
+from repair.campaign.regenerate import problem_operator, regenerate_config
 
 from campaign_helpers import DATA, ROOT
 

@@ -13,7 +13,7 @@ LEGIT_RUN = ["legit_basic", "legit_views_reshape", "legit_two_kernels", "legit_s
 
 
 def _evaluate(path, **kw):
-    from repair.harness import evaluate
+    from repair.engine.harness import evaluate
 
     return evaluate(PROBLEM, path, tier="compact", seed=7, **kw)
 

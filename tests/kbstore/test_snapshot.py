@@ -199,7 +199,7 @@ def test_audit_reports_exclusions_scores_and_timeline(snap, tmp_path):
 
 
 def test_eval_mode_guard_uses_the_snapshot_cohort(snap, monkeypatch, tmp_path):
-    from repair.retriever import LeakageRefused, SnapshotRetriever, open_retriever
+    from repair.loop.retrieve import LeakageRefused, SnapshotRetriever, open_retriever
 
     kb, path, report, _ = snap
     monkeypatch.setenv("KB_PATH", str(kb))

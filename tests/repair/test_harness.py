@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from repair.backends import get_backend
+from repair.engine.backends import get_backend
 from repair.errors import BadInput
-from repair.harness import evaluate
-from repair.problem import case_set_sha256, load_problem_spec
-from repair.sandbox import fork_server
+from repair.engine.harness import evaluate
+from repair.engine.problem import case_set_sha256, load_problem_spec
+from repair.engine.sandbox import fork_server
 
 DATA = Path(__file__).parent / "data"
 PROBLEM = DATA / "addrelu_problem.py"
@@ -162,7 +162,7 @@ def test_cuda_preparation_before_forking_starts_no_device_context():
     import subprocess
     import sys
 
-    code = ("import torch, triton\nfrom repair.backends import get_backend\nget_backend('cuda').prepare_server()\n"
+    code = ("import torch, triton\nfrom repair.engine.backends import get_backend\nget_backend('cuda').prepare_server()\n"
             "import triton.runtime.cache as c\n"
             "print(torch.cuda.is_initialized(), getattr(c, 'triton_key', None) and c.triton_key.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -177,7 +177,7 @@ def test_the_fork_server_imports_no_pydantic():
     import subprocess
     import sys
 
-    code = ("import sys\nfrom repair._forkserver import _PRELOAD\nfrom repair.backends import get_backend\n"
+    code = ("import sys\nfrom repair.engine.forkserver import _PRELOAD\nfrom repair.engine.backends import get_backend\n"
             "import importlib\nfor m in [*get_backend('triton-cpu').preload, *_PRELOAD, 'repair.integrity.rules']:\n"
             "    importlib.import_module(m)\nprint(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -190,7 +190,7 @@ def test_an_interpreter_that_cannot_run_runtime_loop_bounds_is_named_not_blamed_
     machine's image): the fork server's warm-up kernel has such a loop and turns that failure into one line."""
     from triton.runtime.errors import InterpreterError
 
-    from repair._warmkernel import _broken_interpreter
+    from repair.engine.warmkernel import _broken_interpreter
 
     why = _broken_interpreter(InterpreterError(repr(TypeError("only 0-dimensional arrays can be converted to "
                                                               "Python scalars"))))
@@ -229,7 +229,7 @@ def test_libdevice_math_runs_on_the_interpreter(tmp_path):
 
 
 def test_libdevice_symbols_map_to_numpy_by_base_name():
-    from repair.interpreter import _base_name, _libdevice_ops
+    from repair.engine.interpreter import _base_name, _libdevice_ops
 
     ops = _libdevice_ops()
     assert [_base_name(s, ops) for s in ("__nv_tanhf", "__nv_tanh", "__nv_erff", "__nv_isfinited", "__nv_fmaf_rn",
@@ -262,7 +262,7 @@ def test_evaluate_many_runs_jobs_at_once_in_order_and_stops_at_an_error(monkeypa
     import threading
     import time
 
-    from repair import harness
+    from repair.engine import harness
 
     started, second_started = [], threading.Event()
 

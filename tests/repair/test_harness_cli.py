@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from repair.backends import get_backend
+from repair.engine.backends import get_backend
 from repair.cli import cli
-from repair.sandbox import fork_server
+from repair.engine.sandbox import fork_server
 
 DATA = Path(__file__).parent / "data"
 PROBLEM = str(DATA / "addrelu_problem.py")
@@ -116,7 +116,7 @@ def test_missing_backend_exits_3():
 
 def test_repair_backend_names_the_backend_where_no_option_does(monkeypatch):
     from repair.errors import EnvironmentMissing
-    from repair.harness import evaluate
+    from repair.engine.harness import evaluate
 
     monkeypatch.setenv("REPAIR_BACKEND", "npu")  # torch_npu is never installed in the test environment
     r = _eval(PROBLEM, str(DATA / "addrelu_correct.py"))

@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from repair._wire import decode_values, encode_parts, encode_values
-from repair.compare import compare_one, compare_outputs
-from repair.diagnose import diagnose, locate
+from repair.engine.wire import decode_values, encode_parts, encode_values
+from repair.engine.compare import compare_one, compare_outputs
+from repair.engine.diagnose import diagnose, locate
 from repair.errors import BadInput
-from repair.harness import case_seed
-from repair.problem import CaseSpec, case_set_sha256, check_candidate_file, check_problem_file, spec_from_report
-from repair.tolerance import resolve_tolerance
+from repair.engine.harness import case_seed
+from repair.engine.problem import CaseSpec, case_set_sha256, check_candidate_file, check_problem_file, spec_from_report
+from repair.engine.tolerance import resolve_tolerance
 
 TOL = {"atol": 1e-4, "rtol": 1e-4}
 DATA = Path(__file__).parent / "data"
@@ -156,7 +156,7 @@ def _outputs_of_every_kind():
 def test_chunked_comparison_agrees_with_one_piece(monkeypatch):
     """Outputs are compared and diagnosed chunk by chunk (a 6 GiB output in one float64 piece ran the reference
     out of memory): with chunks of 7 elements every figure and label is the one a single chunk gives."""
-    import repair.diagnose as diagnose_module
+    import repair.engine.diagnose as diagnose_module
 
     whole = [compare_one(e, a, TOL) for e, a in _outputs_of_every_kind()]
     monkeypatch.setattr(diagnose_module, "_CHUNK", 7)
@@ -199,7 +199,7 @@ def test_wire_round_trip():
 def test_a_copy_that_does_not_fit_is_out_of_memory_not_a_malformed_description(monkeypatch):
     """KernelBench's 33_BatchNorm (4 GiB of input under an 8 GiB limit) failed in the candidate while its input
     was copied out of the mapping: that was reported as "error: WireError: malformed tensor description"."""
-    from repair._wire import WireError, is_oom
+    from repair.engine.wire import WireError, is_oom
 
     desc, payload = encode_values([torch.ones(4)])
     real = torch.frombuffer
@@ -242,7 +242,7 @@ def test_a_shared_payload_travels_as_a_sealed_memfd_the_relay_never_reads():
     import os
     import socket
 
-    from repair._wire import Shared, WireError, recv_frame, send_frame
+    from repair.engine.wire import Shared, WireError, recv_frame, send_frame
 
     values = [torch.randn(300, 100), torch.arange(7)]
     desc, parts = encode_parts(values)
@@ -337,8 +337,8 @@ def test_case_seeds_are_stable_and_distinct():
 def test_every_comparison_field_is_a_case_result_field():
     """The reference process's comparison becomes CaseResult(**comparison): a field CaseResult lacks would be
     dropped silently (pydantic ignores unknown keys)."""
-    from repair.compare import Comparison
-    from repair.result import CaseResult
+    from repair.engine.compare import Comparison
+    from repair.engine.result import CaseResult
 
     c = compare_outputs([torch.zeros(3)], [torch.ones(3)], lambda d: resolve_tolerance(None, d)).as_dict()
     assert set(c) == set(Comparison.__dataclass_fields__) <= set(CaseResult.model_fields)

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from ingest.record import RepairRecord
-from repair.bounds import Bounds
+from repair.loop.bounds import Bounds
 from repair.errors import BadInput
-from repair.loop import RunConfig, run_repair
-from repair.result import CaseResult, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
-from repair.retriever import FixedRetriever, LeakageRefused, NoRetriever, check_eval_mode, open_retriever
-from repair.runrecord import build_record
-from repair.trajectory import read_trajectory
+from repair.loop.algorithm import RunConfig, run_repair
+from repair.engine.result import CaseResult, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
+from repair.loop.retrieve import FixedRetriever, LeakageRefused, NoRetriever, check_eval_mode, open_retriever
+from repair.loop.record import build_record
+from repair.loop.trajectory import read_trajectory
 from repair.workers.base import Pattern, Usage
 from repair.workers.scripted import ScriptedWorker, Step
 

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from ingest.patch import unified_diff
-from repair.bounds import Bounds
-from repair.run import repair_run, static_operator_id
-from repair.trajectory import read_trajectory
+from repair.loop.bounds import Bounds
+from repair.loop.run import repair_run, static_operator_id
+from repair.loop.trajectory import read_trajectory
 
 pytestmark = pytest.mark.slow
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

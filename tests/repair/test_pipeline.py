@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from repair.backends import get_backend
-from repair.harness import evaluate
-from repair.processes import CandidateProcess
-from repair.sandbox import fork_server
+from repair.engine.backends import get_backend
+from repair.engine.harness import evaluate
+from repair.engine.processes import CandidateProcess
+from repair.engine.sandbox import fork_server
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]

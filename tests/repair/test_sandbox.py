@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from repair.backends import get_backend
+from repair.engine.backends import get_backend
 from repair.errors import BadInput
-from repair.harness import evaluate
-from repair.sandbox import apply_limits, fork_server
+from repair.engine.harness import evaluate
+from repair.engine.sandbox import apply_limits, fork_server
 
 DATA = Path(__file__).parent / "data"
 PROBLEM = DATA / "addrelu_problem.py"
@@ -128,7 +128,7 @@ def test_spare_children_are_used_and_a_dead_spare_is_replaced():
     import os
     import signal
 
-    from repair.processes import close_references
+    from repair.engine.processes import close_references
 
     close_references()  # the server's children are then its spares (and children on their way out)
     server = fork_server(get_backend("triton-cpu"))
@@ -155,7 +155,7 @@ def test_spare_children_are_used_and_a_dead_spare_is_replaced():
 
 
 def test_repair_spares_sets_how_many_children_a_server_keeps_ready(monkeypatch):
-    from repair.sandbox import ForkServer
+    from repair.engine.sandbox import ForkServer
 
     monkeypatch.setenv("REPAIR_SPARES", "4")
     server = ForkServer(get_backend("triton-cpu"))  # a private one: the module's server keeps its own count
@@ -177,7 +177,7 @@ def test_a_warm_reference_that_died_is_replaced_not_reported_as_bad_input():
     import os
     import signal
 
-    from repair.processes import _REFS
+    from repair.engine.processes import _REFS
 
     assert evaluate(PROBLEM, DATA / "addrelu_correct.py", seed=1, integrity=False).passed
     (ref,) = [r for key, r in _REFS.items() if key[1] == str(PROBLEM.resolve())]
@@ -202,8 +202,8 @@ def test_an_engine_killed_mid_evaluation_leaves_no_server_children_or_scratch():
     import subprocess
     import sys
 
-    code = ("import os, sys\nos.setpgid(0, 0)\nfrom repair.backends import get_backend\n"
-            "from repair.harness import evaluate\nfrom repair.sandbox import fork_server\n"
+    code = ("import os, sys\nos.setpgid(0, 0)\nfrom repair.engine.backends import get_backend\n"
+            "from repair.engine.harness import evaluate\nfrom repair.engine.sandbox import fork_server\n"
             "s = fork_server(get_backend('triton-cpu')); s.ensure_ready()\n"
             "print(s.root, s.proc.pid, flush=True)\n"
             f"while True: evaluate({str(PROBLEM)!r}, {str(DATA / 'addrelu_correct.py')!r}, seed=1)\n")
@@ -225,7 +225,7 @@ def test_an_engine_killed_mid_evaluation_leaves_no_server_children_or_scratch():
 def test_triton_cpu_sandbox_processes_run_one_thread_unless_told_otherwise(tmp_path, monkeypatch):
     import os
 
-    from repair.sandbox import server_env
+    from repair.engine.sandbox import server_env
 
     be = get_backend("triton-cpu")
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
@@ -248,7 +248,7 @@ def test_a_new_root_removes_the_roots_of_engines_that_are_gone(tmp_path, monkeyp
     import subprocess
     import tempfile
 
-    from repair.sandbox import new_root
+    from repair.engine.sandbox import new_root
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone = subprocess.Popen(["true"])
@@ -338,7 +338,7 @@ def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(
     process or signal the engine's processes, and it holds no capability; with REPAIR_CONFINE=off the same candidate writes where it likes (what confinement takes away)."""
     import socket
 
-    from repair import landlock
+    from repair.engine.confine import landlock
 
     abi = landlock.abi()
     if abi <= 0:
@@ -369,9 +369,9 @@ def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(
 
 
 def test_repair_confine_is_auto_on_or_off(monkeypatch):
-    from repair import landlock
+    from repair.engine.confine import landlock
     from repair.errors import EnvironmentMissing
-    from repair.sandbox import confine_candidates
+    from repair.engine.sandbox import confine_candidates
 
     cpu, cuda = get_backend("triton-cpu"), get_backend("cuda")
     monkeypatch.setattr(landlock, "abi", lambda: 7)
@@ -418,7 +418,7 @@ def test_what_a_candidate_leaves_running_outside_its_group_dies_with_the_engine(
 
     cand = tmp_path / "sleeper.py"
     cand.write_text(_LEAVES_A_SLEEPER)
-    code = ("from repair.harness import evaluate\n"
+    code = ("from repair.engine.harness import evaluate\n"
             f"r = evaluate({str(PROBLEM)!r}, {str(cand)!r}, seed=1, integrity=False, tier='compact')\n"
             "print(r.cases[0].message.splitlines()[-1])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
@@ -547,8 +547,8 @@ def test_inputs_past_the_sharing_size_reach_a_confined_candidate_through_a_memfd
     hands on the descriptor, the candidate (confined on triton-cpu) maps and copies them; the case passes. The
     engine gives a run a sink for its outputs only when its inputs came shared: each run (the case and its
     second seed) got one."""
-    from repair import processes
-    from repair._wire import SHARE_MIN
+    from repair.engine import processes
+    from repair.engine.wire import SHARE_MIN
 
     sinks = []
     monkeypatch.setattr(processes, "new_sink", lambda new=processes.new_sink: sinks.append(new()) or sinks[-1])
@@ -563,7 +563,7 @@ def test_inputs_past_the_sharing_size_reach_a_confined_candidate_through_a_memfd
 def test_under_a_data_limit_inputs_need_fit_only_once(tmp_path):
     """cuda's memory limit is RLIMIT_DATA, which does not count the candidate's mapping of its inputs: there
     a case is refused only when its inputs alone exceed the limit."""
-    from repair.processes import open_reference
+    from repair.engine.processes import open_reference
 
     problem = tmp_path / "two_512k_again.py"
     problem.write_text(_BIG_INPUTS.replace("SIZE", str(1 << 17)))  # 1 MiB in all: the limit, and twice half of it

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from repair import shared_server
-from repair.backends import get_backend
-from repair.sandbox import ForkServer
+from repair.engine import shared_server
+from repair.engine.backends import get_backend
+from repair.engine.sandbox import ForkServer
 
 DATA = Path(__file__).parent / "data"
 PROBLEM = DATA / "addrelu_problem.py"
@@ -51,8 +51,8 @@ def _gone(pid: int, within_s: float = 15.0) -> bool:
 
 
 def test_an_engine_in_another_process_evaluates_on_the_shared_server(server_dir):
-    code = ("import sys, json\nfrom repair.harness import evaluate\nfrom repair.sandbox import fork_server\n"
-            "from repair.backends import get_backend\n"
+    code = ("import sys, json\nfrom repair.engine.harness import evaluate\nfrom repair.engine.sandbox import fork_server\n"
+            "from repair.engine.backends import get_backend\n"
             f"r = evaluate({str(PROBLEM)!r}, {str(DATA / 'addrelu_correct.py')!r}, seed=1)\n"
             "print(json.dumps([r.passed, fork_server(get_backend('triton-cpu')).shared, 'torch' in sys.modules]))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
@@ -183,7 +183,7 @@ def test_a_campaigns_server_serves_its_runs_and_ends_with_the_campaign(monkeypat
         session.close()
     assert _gone(info.pid) and not Path(d).exists()
 
-    code = ("import sys, tempfile\nfrom repair import shared_server\nd = tempfile.mkdtemp(prefix='rs-')\n"
+    code = ("import sys, tempfile\nfrom repair.engine import shared_server\nd = tempfile.mkdtemp(prefix='rs-')\n"
             "info = shared_server.start('triton-cpu', idle_s=600, directory=d, with_caller=True)\n"
             "print(info.pid, d, flush=True)\nsys.stdin.read()\n")
     caller = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -219,7 +219,7 @@ def test_stop_right_after_an_engine_leaves_ends_the_server_itself(monkeypatch):
 def test_the_cli_idle_default_is_the_library_default():
     """`repair server start --idle` repeats the number (importing shared_server would slow `repair --help`)."""
     from repair.cli import cli
-    from repair.shared_server import DEFAULT_IDLE_S
+    from repair.engine.shared_server import DEFAULT_IDLE_S
 
     start = cli.commands["server"].commands["start"]
     assert next(p for p in start.params if p.name == "idle_s").default == DEFAULT_IDLE_S
@@ -267,8 +267,8 @@ def test_a_sandboxed_process_gets_no_session_on_the_shared_server(server_dir, tm
     unconfined here (as on cuda and npu by default): confined, it could not even open the socket."""
     cand = tmp_path / "knocks.py"
     cand.write_text(_KNOCKS.replace("SERVER_SOCKET_PATH", repr(str(shared_server.socket_path(BE, create=False)))))
-    code = ("import json\nfrom repair.harness import evaluate\nfrom repair.sandbox import fork_server\n"
-            "from repair.backends import get_backend\n"
+    code = ("import json\nfrom repair.engine.harness import evaluate\nfrom repair.engine.sandbox import fork_server\n"
+            "from repair.engine.backends import get_backend\n"
             f"r = evaluate({str(PROBLEM)!r}, {str(cand)!r}, seed=1, integrity=False, tier='compact')\n"
             "print(json.dumps([r.cases[0].status, r.cases[0].message[-200:], "
             "fork_server(get_backend('triton-cpu')).shared]))\n")
@@ -282,7 +282,7 @@ def test_a_sandboxed_process_gets_no_session_on_the_shared_server(server_dir, tm
 def test_a_socket_path_too_long_for_unix_is_a_clear_error_not_a_vanished_log(tmp_path):
     """A server directory too deep for a Unix socket (a long TMPDIR beneath a campaign's) used to end in a
     FileNotFoundError for the server's log, which the failed server had removed with its directory."""
-    from repair import shared_server
+    from repair.engine import shared_server
     from repair.errors import EnvironmentMissing
 
     deep = tmp_path / ("d" * 60) / ("e" * 60)

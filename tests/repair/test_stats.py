@@ -1,6 +1,6 @@
 import pytest
 
-from repair.stats import PairedTable, mcnemar_exact, pass_at_k, wilson_interval
+from repair.report.stats import PairedTable, mcnemar_exact, pass_at_k, wilson_interval
 
 
 def test_mcnemar_matches_the_papers_reported_value():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from repair.errors import BadInput, EnvironmentMissing
-from repair.patch import PatchRejected, apply_unified_diff
+from repair.loop.patch import PatchRejected, apply_unified_diff
 from repair.workers import WORKERS, WorkerOptions, make_worker
 from repair.workers.base import AttemptNote, Pattern, Usage, WorkerContext, WorkerExhausted, WorkerFailed
 from repair.workers.litellm_worker import (

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from repair.rules import BadSource, apply_rule, distill, equivalent
+from ingest.rules import BadSource, apply_rule, distill, equivalent
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from repair.rules import BadRule, BadSource, MetaConstraint, Rule, apply_rule, apply_rules, equivalent
+from ingest.rules import BadRule, BadSource, MetaConstraint, Rule, apply_rule, apply_rules, equivalent
 
 KERNEL = '''import triton
 import triton.language as tl

@@ -8,7 +8,7 @@ from ingest.entry import pattern_from_record
 from ingest.gate import gate
 from ingest.record import RepairRecord
 from ingest.synthetic import make_record
-from repair.rules import Rule, apply_rule, equivalent, rules_of
+from ingest.rules import Rule, apply_rule, equivalent, rules_of
 from repair.rules.build_starter import STARTER_DIR
 from repair.rules.catalog import STARTER
 

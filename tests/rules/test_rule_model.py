@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from ingest.record import RepairRecord
-from repair.rules import BadRule, MetaConstraint, Rule, check_rule, rule_from_dict, rules_of
+from ingest.rules import BadRule, MetaConstraint, Rule, check_rule, rule_from_dict, rules_of
 
 
 def test_rewrite_must_not_use_an_unbound_metavariable():

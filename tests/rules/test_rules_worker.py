@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from repair.loop import RunConfig, run_repair
-from repair.result import CaseResult, EvalResult, IntegrityVerdict, TierSummary
-from repair.retriever import FixedRetriever
-from repair.rules import Rule, equivalent
+from repair.loop.algorithm import RunConfig, run_repair
+from repair.engine.result import CaseResult, EvalResult, IntegrityVerdict, TierSummary
+from repair.loop.retrieve import FixedRetriever
+from ingest.rules import Rule, equivalent
 from repair.rules.catalog import STARTER
-from repair.trajectory import read_trajectory
+from repair.loop.trajectory import read_trajectory
 from repair.workers import WORKERS, WorkerOptions, make_worker
 from repair.workers.base import AttemptNote, Pattern, WorkerContext, WorkerExhausted
 from repair.workers.rules_worker import ChainWorker, RulesWorker, candidates
@@ -146,7 +146,7 @@ def test_a_rule_that_makes_things_worse_is_rolled_back_by_the_engine(tmp_path):
 @pytest.mark.slow
 def test_rules_worker_repairs_a_real_nearmiss_with_the_harness(tmp_path):
     """The starter patterns, offered together, repair a near-miss that is not their record's example."""
-    from repair.judge import HarnessJudge
+    from repair.loop.judge import HarnessJudge
     from repair.rules.build_starter import pattern_id
 
     pats = [Pattern(id=pattern_id(p), score=1.0, title=p.title, bug_class=p.bug_class, fix=p.fix,

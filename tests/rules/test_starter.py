@@ -10,7 +10,7 @@ import yaml
 
 from ingest.gate import gate
 from ingest.record import RepairRecord
-from repair.rules import Rule, apply_rule, apply_rules, check_rule, equivalent, rules_of
+from ingest.rules import Rule, apply_rule, apply_rules, check_rule, equivalent, rules_of
 from repair.rules.build_starter import STARTER_DIR, stable_view
 from repair.rules.catalog import STARTER, starter_rules
 

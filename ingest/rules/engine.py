@@ -1,0 +1,273 @@
+"""Match and apply rules: one candidate per match site, plus one with every site rewritten.
+
+ast-grep-py does the structural matching; it does not fill metavariables into a fix, so the
+rewrite template is expanded here from the matched nodes' source text.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from ingest.rules.errors import BadRule, BadSource
+from ingest.rules.model import Rule
+
+_LITERAL = {
+    "python": ["integer", "float", "string", "true", "false", "none"],
+    "cpp": ["number_literal", "string_literal", "char_literal", "true", "false", "null"],
+}
+_NUMBER = {"python": ["integer", "float"], "cpp": ["number_literal"]}
+_STRING = {"python": ["string"], "cpp": ["string_literal", "raw_string_literal"]}
+_CALL = {"python": ["call"], "cpp": ["call_expression"]}
+_ATTRIBUTE = {"python": ["attribute"], "cpp": ["field_expression", "qualified_identifier"]}
+_KERNEL = {
+    "python": {"kind": "decorated_definition", "stopBy": "end",
+               "has": {"kind": "decorator", "regex": r"\bjit\b"}},
+    "cpp": {"kind": "function_definition", "stopBy": "end", "regex": r"__global__|__aicore__"},
+}
+_MULTI = re.compile(r"\$\$\$([A-Z_][A-Z0-9_]*)?")
+_SINGLE = re.compile(r"\$([A-Z_][A-Z0-9_]*)")
+
+
+@dataclass(frozen=True)
+class RuleApplication:
+    """One candidate patch: the whole patched source and where the rule fired."""
+
+    rule_id: str
+    patched_source: str
+    location: str  # "line:col" of the site, or "all:l1,l2,..." for the every-site candidate
+    sites: tuple[int, ...] = field(default=())  # 1-based lines rewritten
+    changed_lines: int = 0  # removed + added lines of the diff: the cost used to order candidates
+
+
+def _kinds(kinds: list[str], signed: bool = False) -> dict:
+    alts: list[dict] = [{"kind": k} for k in kinds]
+    if signed:  # -1.0, -float('inf') count as literals
+        alts.append({"kind": "unary_operator", "has": {"any": [{"kind": k} for k in kinds]}})
+    return {"any": alts}
+
+
+def _constraint(c, lang: str) -> dict:
+    parts: list[dict] = []
+    if c.kind == "identifier":
+        parts.append({"kind": "identifier"})
+    elif c.kind == "literal":
+        parts.append(_kinds(_LITERAL[lang], signed=lang == "python"))
+    elif c.kind == "number":
+        parts.append(_kinds(_NUMBER[lang], signed=lang == "python"))
+    elif c.kind == "string":
+        parts.append(_kinds(_STRING[lang]))
+    elif c.kind == "call":
+        parts.append(_kinds(_CALL[lang]))
+    elif c.kind == "attribute":
+        parts.append(_kinds(_ATTRIBUTE[lang]))
+    if c.regex:
+        parts.append({"regex": c.regex})
+    if c.not_regex:
+        parts.append({"not": {"regex": c.not_regex}})
+    return {"all": parts} if len(parts) != 1 else parts[0]
+
+
+def _in_function(pattern: str) -> dict:
+    return {"inside": {"kind": "function_definition", "stopBy": "end",
+                       "has": {"pattern": pattern, "stopBy": "end"}}}
+
+
+def compile_rule(rule: Rule) -> dict:
+    """The ast-grep config (rule + constraints) a Rule stands for."""
+    extra: list[dict] = []
+    if rule.context == "kernel":
+        extra.append({"inside": _KERNEL[rule.language]})
+    elif rule.context == "host":
+        extra.append({"not": {"inside": _KERNEL[rule.language]}})
+    extra += [_in_function(p) for p in rule.requires]
+    if rule.requires_any:
+        extra.append({"any": [_in_function(p) for p in rule.requires_any]})
+    extra += [{"not": _in_function(p)} for p in rule.forbids]
+    core = {"pattern": {"context": rule.pattern, "selector": rule.selector} if rule.selector else rule.pattern}
+    config: dict = {"rule": {"all": [core, *extra]} if extra else core}
+    constraints = {name: _constraint(c, rule.language) for name, c in rule.where.items() if c != type(c)()}
+    if constraints:
+        config["constraints"] = constraints
+    return config
+
+
+def check_rule(rule: Rule) -> None:
+    """Raise BadRule when the pattern does not parse or the config does not compile."""
+    from ast_grep_py import SgRoot
+
+    for label, text in [("pattern", rule.pattern), *[(f"requires {p!r}", p) for p in rule.requires + rule.requires_any],
+                        *[(f"forbids {p!r}", p) for p in rule.forbids]]:
+        plain = _SINGLE.sub(lambda m: m.group(1), _MULTI.sub("", text))
+        if SgRoot(plain, rule.language).root().find(kind="ERROR") is not None:
+            raise BadRule(f"rule {rule.id}: {label} does not parse as {rule.language}")
+    _find(rule, SgRoot("", rule.language).root())
+
+
+def _find(rule: Rule, root) -> list:
+    try:
+        return list(root.find_all(compile_rule(rule)))
+    except BaseException as exc:  # ast-grep raises a bare Exception (or a pyo3 panic) with a backtrace
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise BadRule(f"rule {rule.id}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+
+
+_TOKEN = re.compile(r"(\$\$\$[A-Z_][A-Z0-9_]*|\$[A-Z_][A-Z0-9_]*)")
+
+
+def _expand(template: str, match, source: str, indent: str) -> str:
+    """Fill the rewrite template from the match; later lines get the site's indentation."""
+    out = []
+    for piece in _TOKEN.split(template):
+        if piece.startswith("$$$"):
+            nodes = match.get_multiple_matches(piece[3:])
+            text = source[nodes[0].range().start.index:nodes[-1].range().end.index] if nodes else ""
+            if text.startswith(",") and out:  # "f($X $$$REST)": no space before the bound comma
+                out[-1] = out[-1].rstrip(" ")
+            out.append(text)
+        elif piece.startswith("$"):
+            node = match.get_match(piece[1:])
+            out.append(node.text() if node is not None else "")
+        else:
+            out.append(piece)
+    lines = "".join(out).split("\n")
+    return "\n".join([lines[0], *[(indent + ln) if ln else ln for ln in lines[1:]]])
+
+
+def parses(source: str, language: str) -> bool:
+    """Python: ast.parse accepts it; C++: tree-sitter finds no error node."""
+    if language == "python":
+        try:
+            ast.parse(source)
+            return True
+        except (SyntaxError, ValueError):
+            return False
+    return _errors(source, language) == 0
+
+
+def _errors(source: str, language: str) -> int:
+    from ast_grep_py import SgRoot
+
+    return len(SgRoot(source, language).root().find_all(kind="ERROR"))
+
+
+def changed_lines(before: str, after: str) -> int:
+    """Removed plus added lines between two sources."""
+    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+    return sum(1 for ln in diff if ln[:1] in "+-" and not ln.startswith(("+++", "---")))
+
+
+def _splice(source: str, edits: list[tuple[int, int, str]]) -> str:
+    out, pos = [], 0
+    for start, end, text in sorted(edits):
+        out += [source[pos:start], text]
+        pos = end
+    return "".join(out + [source[pos:]])
+
+
+def apply_rule(rule: Rule, source: str) -> list[RuleApplication]:
+    """Every candidate patch the rule yields on source: one per site, then one with all sites."""
+    from ast_grep_py import SgRoot
+
+    if not isinstance(source, str):
+        raise BadSource(f"rule {rule.id}: source must be text, got {type(source).__name__}")
+    matches = _find(rule, SgRoot(source, rule.language).root())
+    if not matches:
+        return []
+    # a patch may not break the parse; C++ sources may carry CUDA/AscendC qualifiers the grammar
+    # reads as errors, so there a patch may not add errors
+    source_errors = 0 if rule.language == "python" and parses(source, "python") else None
+    if rule.language != "python":
+        source_errors = _errors(source, rule.language)
+    edits = []
+    for m in matches:
+        r = m.range()
+        line_start = source.rfind("\n", 0, r.start.index) + 1
+        indent = re.match(r"[ \t]*", source[line_start:]).group(0)
+        edits.append((r.start.index, r.end.index, _expand(rule.rewrite, m, source, indent), r.start.line + 1,
+                      r.start.column + 1))
+    out: list[RuleApplication] = []
+    seen = {source}
+
+    def add(patched: str, location: str, sites: tuple[int, ...]) -> None:
+        if patched in seen:
+            return
+        if source_errors is not None and (
+                not parses(patched, "python") if rule.language == "python" else _errors(patched, rule.language) > source_errors):
+            return
+        seen.add(patched)
+        out.append(RuleApplication(rule.id, patched, location, sites, changed_lines(source, patched)))
+
+    for start, end, text, line, col in sorted(edits):
+        add(_splice(source, [(start, end, text)]), f"{line}:{col}", (line,))
+    chosen, last_end = [], -1
+    for start, end, text, line, _col in sorted(edits, key=lambda e: (e[0], -e[1])):
+        if start >= last_end:  # outermost of overlapping matches wins
+            chosen.append((start, end, text, line))
+            last_end = end
+    if len(chosen) > 1:
+        lines = tuple(c[3] for c in chosen)
+        add(_splice(source, [c[:3] for c in chosen]), "all:" + ",".join(map(str, lines)), lines)
+    return out
+
+
+def apply_rules(rules: list[Rule], source: str) -> list[RuleApplication]:
+    """Candidates of several rules, cheapest first (fewest changed lines), duplicates dropped."""
+    seen: set[str] = set()
+    out: list[RuleApplication] = []
+    for order, app in sorted(((i, a) for i, r in enumerate(rules) for a in apply_rule(r, source)),
+                             key=lambda ia: (ia[1].changed_lines, len(ia[1].sites), ia[0])):
+        key = program_key(app.patched_source, rules[order].language)
+        if key not in seen:  # two rules writing the same program (modulo formatting) cost one evaluation
+            seen.add(key)
+            out.append(app)
+    return out
+
+
+def program_key(source: str, language: str) -> str:
+    """A key equal for programs that differ only in formatting, comments or docstrings."""
+    if language == "python":
+        try:
+            return ast.dump(_strip_docstrings(ast.parse(source)))
+        except (SyntaxError, ValueError):
+            pass
+    return source
+
+
+def _leaves(node, out: list[str]) -> None:
+    kids = node.children()
+    if not kids:
+        if node.kind() != "comment":
+            out.append(node.text())
+        return
+    if node.kind() == "comment":
+        return
+    for k in kids:
+        _leaves(k, out)
+
+
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def equivalent(a: str, b: str, language: str = "python") -> bool:
+    """Same program modulo formatting, comments and docstrings (Python: equal ASTs; C++: equal tokens)."""
+    if language == "python":
+        try:
+            return ast.dump(_strip_docstrings(ast.parse(a))) == ast.dump(_strip_docstrings(ast.parse(b)))
+        except (SyntaxError, ValueError):
+            pass
+    from ast_grep_py import SgRoot
+
+    ta: list[str] = []
+    tb: list[str] = []
+    _leaves(SgRoot(a, language).root(), ta)
+    _leaves(SgRoot(b, language).root(), tb)
+    return ta == tb

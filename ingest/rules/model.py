@@ -1,0 +1,124 @@
+"""The executable rule: a structural rewrite over the syntax tree, stored with a KB entry as data.
+
+A rule is an ast-grep pattern with metavariables (`$X` one node, `$$$XS` a run of nodes) and a
+rewrite template over the same metavariables, plus optional constraints. Rules are pydantic
+models with a schema version; their canonical JSON is what the entry hashes.
+"""
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from provenance.canonical import canonical_json, content_hash
+from ingest.rules.errors import BadRule
+
+RULE_SCHEMA = "repair.rule/v1"
+
+#: record/backend language -> the ast-grep language the rule is written in
+LANGUAGES = {
+    "triton": "python",
+    "python": "python",
+    "triton_ascend": "python",
+    "cpp": "cpp",
+    "c": "cpp",
+    "cuda": "cpp",
+    "ascendc": "cpp",
+}
+
+_METAVAR = re.compile(r"\$\$\$([A-Z_][A-Z0-9_]*)|\$([A-Z_][A-Z0-9_]*)")
+
+
+class MetaConstraint(BaseModel):
+    """What a single-node metavariable may bind to."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["any", "identifier", "literal", "number", "string", "call", "attribute"] = "any"
+    regex: str | None = None  # the bound text must match (re.search semantics)
+    not_regex: str | None = None  # the bound text must not match
+
+
+class Rule(BaseModel):
+    """One structural rewrite: `pattern` -> `rewrite`, where constraints hold."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+
+    schema_: Literal["repair.rule/v1"] = Field(RULE_SCHEMA, alias="schema")
+    id: str
+    language: Literal["python", "cpp"] = "python"
+    bug_class: str = ""
+    title: str = ""
+    pattern: str
+    # ast-grep selector: match the node of this kind inside the parsed pattern (for fragments such as a
+    # keyword argument, written as pattern "f(mask=$A <= $B)" with selector "keyword_argument")
+    selector: str | None = None
+    rewrite: str
+    where: dict[str, MetaConstraint] = Field(default_factory=dict)
+    # kernel: inside a @triton.jit function (C++: a __global__/__aicore__ function); host: outside one
+    context: Literal["any", "kernel", "host"] = "any"
+    # patterns (metavariables bound by the match) that must / must not occur in the enclosing function
+    requires: list[str] = Field(default_factory=list)
+    requires_any: list[str] = Field(default_factory=list)  # at least one of these must occur there
+    forbids: list[str] = Field(default_factory=list)
+    origin: Literal["hand", "distilled"] = "hand"
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, v: str) -> str:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9._/-]{0,127}", v):
+            raise ValueError(f"rule id {v!r} must be lowercase [a-z0-9._/-], at most 128 characters")
+        return v
+
+    @model_validator(mode="after")
+    def _metavars_bound(self) -> "Rule":
+        bound = metavariables(self.pattern)
+        for extra in (*self.requires, *self.requires_any):  # metavariables bound by a required pattern
+            bound |= metavariables(extra)
+        for name in metavariables(self.rewrite) - bound:
+            raise ValueError(f"rewrite uses ${name}, which the pattern does not bind")
+        for name in self.where:
+            if name not in bound:
+                raise ValueError(f"constraint on ${name}, which the pattern does not bind")
+        if self.pattern.strip() == self.rewrite.strip():
+            raise ValueError("rewrite equals pattern")
+        return self
+
+    def to_dict(self) -> dict:
+        """The JSON form stored in a record's `rules` list."""
+        return self.model_dump(mode="json", by_alias=True)
+
+    def canonical(self) -> str:
+        return canonical_json(self.model_dump(mode="json", by_alias=True))
+
+    def sha256(self) -> str:
+        return content_hash(self.model_dump(mode="json", by_alias=True))
+
+
+def metavariables(template: str) -> set[str]:
+    """Names of the metavariables used in a pattern or rewrite template."""
+    return {a or b for a, b in _METAVAR.findall(template)}
+
+
+def rule_from_dict(data: dict, *, where: str = "rule") -> Rule:
+    """Validate one stored rule; a bad one is a BadRule naming what is wrong."""
+    try:
+        return Rule.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "rule"
+        raise BadRule(f"{where}: {loc}: {first['msg']}") from None
+
+
+def rules_of(record_or_entry, *, where: str = "record") -> list[Rule]:
+    """The rules a repair record or KB entry carries (anything with a `rules` list of dicts)."""
+    raw = record_or_entry.get("rules", []) if isinstance(record_or_entry, dict) else getattr(record_or_entry, "rules", [])
+    return [rule_from_dict(r, where=f"{where} rules[{i}]") for i, r in enumerate(raw or [])]
+
+
+def language_of(name: str) -> str:
+    try:
+        return LANGUAGES[name.lower()]
+    except KeyError:
+        raise BadRule(f"no rule language for {name!r}; known: {', '.join(sorted(LANGUAGES))}") from None

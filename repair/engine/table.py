@@ -1,0 +1,65 @@
+"""The human form of an EvalResult: one line per case, then the tier summary and the verdict."""
+from __future__ import annotations
+
+from repair.engine.result import CaseResult, EvalResult
+
+
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2e}"
+
+
+def _params(p: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in p.items()) or "-"
+
+
+def _detail(c: CaseResult) -> str:
+    if c.status == "pass":
+        return ""
+    if c.diagnostics is not None and c.status == "mismatch":
+        d = c.diagnostics
+        where = f" @ {d.location}" if d.location not in ("none", "") else ""
+        first = f" first {c.first_mismatch}" if c.first_mismatch is not None else ""
+        return f"{d.symptom}{where}{first}"
+    lines = [ln for ln in c.message.strip().splitlines() if ln.strip()]
+    return lines[-1][:90] if c.status == "error" and lines else (lines[0][:90] if lines else "")
+
+
+def _confinement(r: EvalResult) -> str:
+    if not r.confined:
+        return "not confined"
+    return f"confined, landlock {r.landlock}" if r.landlock else "confined, no landlock"
+
+
+def render_table(r: EvalResult) -> str:
+    head = (f"{r.operator_id}" + (f" ({r.family})" if r.family else "")
+            + f"  candidate {r.candidate_path}  backend {r.backend}  tier {r.tier}  seed {r.seed}")
+    rows = [("case", "tier", "params", "status", "max_abs", "max_rel", "mism%", "detail")]
+    for c in r.cases:
+        frac = "-" if c.mismatch_frac is None else f"{100 * c.mismatch_frac:.1f}"
+        rows.append((c.case_id, c.tier, _params(c.params), c.status, _num(c.max_abs_err), _num(c.max_rel_err),
+                     frac, _detail(c)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = [head]
+    for row in rows:
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
+    tiers = "  ".join(f"{t} {s.passed}/{s.total}" for t, s in r.summary.items())
+    match = "" if r.match is None else f"  match {r.match:.3f}"
+    integ = r.integrity.verdict
+    if r.integrity.findings:
+        integ += " (" + ", ".join(sorted({f.rule for f in r.integrity.findings})) + ")"
+    lines.append(f"{tiers}{match}  integrity {integ}  "
+                 f"{'PASS' if r.passed else 'FAIL'}  [{r.wall_seconds:.2f}s wall, {r.kernel_seconds:.2f}s in forwards, "
+                 f"{_confinement(r)}]")
+    return "\n".join(lines)
+
+
+def render_summary(results: list[EvalResult]) -> str:
+    """One line per evaluation (several candidates in one command), then how many passed."""
+    rows = [("candidate", "compact", "full", "match", "integrity", "verdict")]
+    for r in results:
+        tiers = [f"{r.summary[t].passed}/{r.summary[t].total}" if t in r.summary else "-" for t in ("compact", "full")]
+        rows.append((r.candidate_path, *tiers, "-" if r.match is None else f"{r.match:.3f}", r.integrity.verdict,
+                     "PASS" if r.passed else "FAIL"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines + [f"{sum(r.passed for r in results)} of {len(results)} candidates passed"])

@@ -1,0 +1,28 @@
+"""Tolerances: what a problem's TOLERANCE means for one output dtype.
+
+An element fails only when its absolute error exceeds atol AND its relative error exceeds rtol.
+Defaults by the expected output's dtype; integers and bool compare exactly. Used by the reference
+process, which compares (the engine only checks TOLERANCE's shape, in repair/engine/problem.py).
+"""
+from __future__ import annotations
+
+DEFAULT_TOLERANCE = {  # by expected output dtype; integers and bool compare exactly
+    "float64": {"atol": 1e-4, "rtol": 1e-4},
+    "float32": {"atol": 1e-4, "rtol": 1e-4},
+    "float16": {"atol": 1e-2, "rtol": 1e-2},
+    "bfloat16": {"atol": 1e-2, "rtol": 1e-2},
+}
+EXACT = {"atol": 0.0, "rtol": 0.0}
+
+
+def resolve_tolerance(tolerance: dict | None, dtype: str) -> dict[str, float]:
+    """{"atol", "rtol"} for an output of this dtype under the problem's TOLERANCE (flat or per dtype)."""
+    base = dict(DEFAULT_TOLERANCE.get(dtype, EXACT))
+    if not tolerance:
+        return base
+    if dtype in tolerance:
+        return {**base, **tolerance[dtype]}
+    flat = {k: v for k, v in tolerance.items() if k in ("atol", "rtol")}
+    if flat and dtype in DEFAULT_TOLERANCE:  # a flat tolerance speaks for floating outputs only
+        return {**base, **flat}
+    return base

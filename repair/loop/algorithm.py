@@ -1,0 +1,292 @@
+"""The bounded, knowledge-guided repair loop: forensics, retrieve, propose, gate, evaluate, checkpoint/rollback, accept.
+
+The engine owns every decision; the worker only proposes. Bounds are checked before every worker call
+and a spent bound ends the run with that bound's name as its status, keeping the best checkpoint.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from repair.loop import forensics
+from repair.loop.bounds import BoundExceeded, Bounds, Budget
+from repair.loop.checkpoint import Checkpoint, Score, compact_passes
+from repair.errors import BadInput
+from repair.loop.judge import Judge
+from repair.loop.patch import PatchRejected, apply_proposal, make_guard
+from repair.engine.result import EvalResult, IntegrityFinding
+from repair.loop.retrieve import RetrievalSource, Retriever
+from repair.loop.trajectory import Trajectory
+from repair.workers.base import AttemptNote, Pattern, Proposal, Usage, Worker, WorkerContext, WorkerExhausted, WorkerFailed
+
+STALL_LIMIT = 2  # consecutive non-improving attempts before the best checkpoint is restored
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    problem: Path
+    candidate: Path
+    bounds: Bounds = field(default_factory=Bounds)
+    k: int = 5  # patterns retrieved per query
+    out: Path | None = None
+
+
+@dataclass(frozen=True)
+class AttemptLog:
+    """What happened to one proposal; the run record's integrity history is built from these."""
+
+    attempt: int
+    outcome: str  # accepted, improved, not-improved, patch-rejected, integrity-violation
+    verdict: str  # clean, violation, not-run
+    rules: tuple[str, ...] = ()
+    cited: tuple[str, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    diagnosis: dict | None = None
+
+
+@dataclass
+class RunOutcome:
+    status: str  # repaired, already-passing, attempts, turns, tokens, wall_s, worker-exhausted, worker-failed
+    source: Checkpoint
+    best: Checkpoint
+    attempts: list[AttemptLog]
+    usage: Usage
+    turns: int
+    retrieved: list[Pattern]
+    started_at: str
+    finished_at: str
+    retrieval: RetrievalSource | None = None
+    why: str = ""  # for worker-exhausted / worker-failed / error: what happened
+    out: Path | None = None
+    record: object | None = None  # ingest.record.RepairRecord, set by the caller that builds it
+
+    @property
+    def repaired(self) -> bool:
+        return self.status in ("repaired", "already-passing")
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.repaired else 1
+
+
+def run_repair(config: RunConfig, worker: Worker, retriever: Retriever, judge: Judge, *,
+               clock: Callable[[], float] = time.monotonic) -> RunOutcome:
+    problem_text, source_text = _read(config.problem), _read(config.candidate)
+    try:
+        guard = make_guard(problem_text, source_text, config.problem.name)
+    except PatchRejected as e:
+        raise BadInput(f"{config.problem if e.reason == 'problem' else config.candidate}: {e.message}") from None
+    out = config.out
+    workdir = Path(tempfile.mkdtemp(prefix="repair-run-")) if out is None else out
+    (workdir / "attempts").mkdir(parents=True, exist_ok=True)
+    run = _Run(config, worker, retriever, judge, guard, problem_text, source_text, workdir,
+               Budget(config.bounds, clock=clock), Trajectory(out / "trajectory.jsonl" if out else None, clock=clock))
+    try:
+        run.status = run.loop()
+    except BoundExceeded as e:
+        run.status, run.why = e.bound, str(e)
+    except WorkerExhausted as e:
+        run.status, run.why = "worker-exhausted", str(e)
+    except WorkerFailed as e:
+        run.status, run.why = "worker-failed", str(e)
+    except BaseException as e:
+        run.status, run.why = "error", f"{type(e).__name__}: {e}"
+        raise
+    finally:
+        run.finish()
+        if out is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return run.outcome()
+
+
+def _read(path: Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text") from None
+
+
+class _Run:
+    def __init__(self, config, worker, retriever, judge, guard, problem_text, source_text, workdir, budget, trajectory):
+        self.config, self.worker, self.retriever, self.judge, self.guard = config, worker, retriever, judge, guard
+        self.problem_text, self.source_text, self.workdir = problem_text, source_text, workdir
+        self.budget, self.trajectory = budget, trajectory
+        self.started_at = _now()
+        self.status, self.why = "running", ""
+        self.source = self.best = self.current = None
+        self.stall = 0
+        self.attempts: list[AttemptLog] = []
+        self.retrieved: dict[str, Pattern] = {}
+        self._queries: dict[tuple, list[Pattern]] = {}
+
+    # -- the algorithm --------------------------------------------------------------------
+    def loop(self) -> str:
+        self.trajectory.log("start", problem=str(self.config.problem), candidate=str(self.config.candidate),
+                            bounds=self.config.bounds.as_dict(), worker=vars(self.worker.info),
+                            retrieval=vars(self.retriever.source))
+        self.source = self.best = self.current = self.judge_candidate(0, self.source_text, self.path(0))
+        self.trajectory.log("forensics", attempt=0, score=self.source.score.as_dict(),
+                            symptom=forensics.symptom(self.source.compact, self.source.full))
+        if self.accepted(self.source):
+            return "already-passing"
+        while True:
+            self.budget.check()
+            patterns = self.retrieve()
+            proposal = self.propose(patterns)
+            self.budget.attempts += 1
+            if self.attempt(self.budget.attempts, proposal):
+                return "repaired"
+
+    def retrieve(self) -> list[Pattern]:
+        """Query once per checkpoint the worker starts from (its failing evaluation and its code)."""
+        _, failing = forensics.failing_view(self.current.compact, self.current.full)
+        key = (self.current.attempt, failing.tier)
+        if key not in self._queries:
+            hits = self.retriever.query(failing, self.current.candidate, self.config.k)
+            self._queries[key] = hits
+            for p in hits:
+                self.retrieved.setdefault(p.id, p)
+            self.trajectory.log("retrieve", attempt=self.current.attempt, tier=failing.tier,
+                                symptom=forensics.symptom(self.current.compact, self.current.full)["label"],
+                                query=getattr(self.retriever, "last_query", ""),
+                                hits=[{"id": p.id, "score": p.score} for p in hits])
+        return self._queries[key]
+
+    def propose(self, patterns: list[Pattern]) -> Proposal:
+        ctx = WorkerContext(
+            attempt=self.budget.attempts + 1,
+            problem_text=self.problem_text,
+            candidate_text=self.current.candidate,
+            forensics=self.forensics_text(),
+            patterns=tuple(patterns),
+            history=tuple(AttemptNote(a.attempt, a.outcome, ",".join(a.rules)) for a in self.attempts),
+            tokens_left=self.budget.tokens_left(),
+        )
+        proposal = self.worker.propose(ctx)
+        self.budget.charge(proposal.turns, proposal.usage)
+        known = {p.id for p in patterns}
+        self.trajectory.log("propose", attempt=ctx.attempt, kind="diff" if proposal.diff is not None else "file",
+                            cited=list(proposal.cited), uncited_unknown=[c for c in proposal.cited if c not in known],
+                            usage=proposal.usage.as_dict(), turns=proposal.turns, note=proposal.note)
+        return proposal
+
+    def attempt(self, n: int, proposal: Proposal) -> bool:
+        """Validate, gate, evaluate and checkpoint one proposal; True when it is accepted."""
+        cited = tuple(c for c in proposal.cited if c in self.retrieved)
+        log = dict(attempt=n, cited=cited, usage=proposal.usage, diagnosis=proposal.diagnosis)
+        try:
+            text = apply_proposal(proposal, self.current.candidate, self.guard)
+        except PatchRejected as e:
+            self.trajectory.log("patch", attempt=n, ok=False, reason=e.reason, message=e.message)
+            # reaching for the reference is an integrity matter; a malformed patch is not
+            verdict = "violation" if e.reason == "touches-reference" else "not-run"
+            return self.settle(AttemptLog(outcome="patch-rejected", verdict=verdict, rules=(e.reason,), **log))
+        path = self.path(n)
+        path.write_text(text, encoding="utf-8")
+        self.trajectory.log("patch", attempt=n, ok=True, file=path.name)
+        gate = self.judge.gate(path)
+        self.trajectory.log("gate", attempt=n, verdict=gate.verdict, rules=_rules(gate.findings))
+        if gate.verdict != "clean":
+            return self.settle(AttemptLog(outcome="integrity-violation", verdict="violation",
+                                          rules=_rules(gate.findings), **log))
+        self.budget.check_wall()
+        checkpoint = self.judge_candidate(n, text, path)
+        runtime = _runtime_findings(checkpoint)
+        if runtime:
+            return self.settle(AttemptLog(outcome="integrity-violation", verdict="violation", rules=runtime, **log))
+        if self.accepted(checkpoint):
+            self.best = self.current = checkpoint
+            self.trajectory.log("accept", attempt=n, score=checkpoint.score.as_dict())
+            return self.settle(AttemptLog(outcome="accepted", verdict="clean", **log))
+        improved = checkpoint.score > self.best.score
+        self.current = checkpoint
+        if improved:
+            self.best = checkpoint
+            self.trajectory.log("checkpoint", attempt=n, score=checkpoint.score.as_dict())
+        return self.settle(AttemptLog(outcome="improved" if improved else "not-improved", verdict="clean", **log))
+
+    def settle(self, entry: AttemptLog) -> bool:
+        """Count the attempt; two non-improving ones in a row restore the best checkpoint."""
+        self.attempts.append(entry)
+        if entry.outcome in ("accepted", "improved"):
+            self.stall = 0
+            return entry.outcome == "accepted"
+        self.stall += 1
+        if self.stall >= STALL_LIMIT:
+            self.trajectory.log("rollback", attempt=entry.attempt, to_attempt=self.best.attempt,
+                                changed=self.current is not self.best, score=self.best.score.as_dict())
+            self.current = self.best
+            self.stall = 0
+        return False
+
+    def judge_candidate(self, n: int, text: str, path: Path) -> Checkpoint:
+        """Compact tier; the full tier only once the compact one passes."""
+        if n == 0:
+            path.write_text(text, encoding="utf-8")
+        compact = self.evaluate(n, path, "compact")
+        full = None
+        if compact_passes(compact) and compact.integrity.verdict == "clean":
+            self.budget.check_wall()
+            full = self.evaluate(n, path, "full")
+        return Checkpoint(n, text, Score.of(compact, full), compact, full)
+
+    def evaluate(self, n: int, path: Path, tier: str) -> EvalResult:
+        result = self.judge.evaluate(path, tier)
+        summary = {t: s.model_dump() for t, s in result.summary.items()}
+        self.trajectory.log("evaluate", attempt=n, tier=tier, passed=result.passed, summary=summary,
+                            integrity=result.integrity.verdict, seconds=round(result.wall_seconds, 3))
+        return result
+
+    def accepted(self, checkpoint: Checkpoint) -> bool:
+        """Every full-tier case passes and the integrity verdict is clean."""
+        full = checkpoint.full
+        return (full is not None and full.passed and full.integrity.verdict == "clean"
+                and bool(full.cases) and not full.failing_cases())
+
+    # -- helpers ----------------------------------------------------------------------------
+    def forensics_text(self) -> str:
+        return forensics.render(self.current.compact, self.current.full)
+
+    def path(self, n: int) -> Path:
+        return self.workdir / "attempts" / (f"attempt_{n:03d}.py" if n else "source.py")
+
+    def finish(self) -> None:
+        self.finished_at = _now()
+        final = self.best.candidate if self.best is not None else self.source_text
+        if self.config.out is not None:
+            (self.config.out / "final.py").write_text(final, encoding="utf-8")
+        spent = self.budget.spent()
+        spent["wall_s"] = round(spent["wall_s"], 3)
+        self.trajectory.log("end", status=self.status, why=self.why, spent=spent, usage=self.budget.usage.as_dict(),
+                            best_attempt=self.best.attempt if self.best else None,
+                            best_score=self.best.score.as_dict() if self.best else None)
+        self.trajectory.close()
+
+    def outcome(self) -> RunOutcome:
+        return RunOutcome(
+            status=self.status, source=self.source, best=self.best, attempts=self.attempts,
+            usage=self.budget.usage, turns=self.budget.turns, retrieved=list(self.retrieved.values()),
+            started_at=self.started_at, finished_at=self.finished_at, retrieval=self.retriever.source, why=self.why,
+            out=self.config.out,
+        )
+
+
+def _rules(findings: list[IntegrityFinding]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(f.rule for f in findings))
+
+
+def _runtime_findings(checkpoint: Checkpoint) -> tuple[str, ...]:
+    verdicts = [checkpoint.compact.integrity] + ([checkpoint.full.integrity] if checkpoint.full else [])
+    return tuple(dict.fromkeys(f.rule for v in verdicts if v.verdict != "clean" for f in v.findings)) or (
+        ("runtime-violation",) if any(v.verdict != "clean" for v in verdicts) else ())
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -1,0 +1,108 @@
+"""Build the repair record (ingest.record.RepairRecord) of a finished run, for `kb ingest`."""
+from __future__ import annotations
+
+from ingest.record import (
+    Code,
+    Diagnosis,
+    Evidence,
+    IntegrityAttempt,
+    Operator,
+    RepairRecord,
+    Retrieval,
+    Symptom,
+    Worker,
+)
+from ingest.patch import unified_diff  # the diff the ingest gate re-applies, so it must round-trip there
+from provenance.canonical import content_hash, sha256_text
+from provenance.version import tool_version
+from repair.loop import forensics
+from repair.loop.algorithm import RunOutcome
+from repair.engine.result import EvalResult
+from repair.workers.base import Pattern, WorkerInfo
+
+
+def build_record(outcome: RunOutcome, worker: WorkerInfo, *, backend: str, rules_off: tuple[str, ...] = (),
+                 problem_name: str = "problem.py", candidate_name: str = "candidate.py") -> RepairRecord:
+    """Accepted runs give status "repaired"; every other run "failed", with its best checkpoint as `repaired`."""
+    if outcome.source is None:
+        raise ValueError("the run ended before the near-miss was evaluated; there is nothing to record")
+    source, best = outcome.source, outcome.best
+    status = "repaired" if outcome.status == "repaired" else "failed"
+    final_eval = best.full or best.compact
+    cited = _cited(outcome)
+    record = dict(
+        status=status,
+        operator=Operator(id=source.compact.operator_id, family=source.compact.family,
+                          problem_sha256=source.compact.problem_sha256),
+        backend=backend,
+        source=Code(code=source.candidate, sha256=sha256_text(source.candidate)),
+        repaired=Code(code=best.candidate, sha256=sha256_text(best.candidate)),
+        diff=unified_diff(source.candidate, best.candidate, path=candidate_name),
+        symptom=Symptom(**forensics.symptom(source.compact, source.full)),
+        diagnosis=_diagnosis(outcome, cited),
+        evidence=_evidence(final_eval, best.compact, backend),
+        integrity_history=[
+            IntegrityAttempt(attempt=a.attempt, verdict=a.verdict,
+                             rules=list(a.rules) if a.verdict == "violation" else [], rules_off=list(rules_off))
+            for a in outcome.attempts
+        ],
+        worker=Worker(kind=worker.kind, model=worker.model, prompt_template_sha256=worker.prompt_template_sha256,
+                      prompt_tokens=outcome.usage.prompt_tokens, completion_tokens=outcome.usage.completion_tokens,
+                      cached_tokens=outcome.usage.cached_tokens),
+        retrieval=Retrieval(snapshot_id=_source(outcome, "snapshot_id"), kb_version=_source(outcome, "kb_version"),
+                            retrieved=[p.id for p in outcome.retrieved], cited=cited),
+        rules=[],
+        tool_version=tool_version(),
+        started_at=outcome.started_at,
+        finished_at=outcome.finished_at,
+    )
+    run_id = content_hash({
+        "operator": record["operator"].model_dump(), "source": record["source"].sha256,
+        "repaired": record["repaired"].sha256, "worker": record["worker"].model_dump(),
+        "started_at": outcome.started_at, "status": status,
+    })[:24]
+    return RepairRecord(run_id=run_id, **record)
+
+
+def _cited(outcome: RunOutcome) -> list[str]:
+    return list(dict.fromkeys(c for a in outcome.attempts for c in a.cited))
+
+
+def _diagnosis(outcome: RunOutcome, cited: list[str]) -> Diagnosis:
+    """The worker's own diagnosis of the accepted (or last) attempt, else the top cited pattern's, else the symptom."""
+    for attempt in reversed(outcome.attempts):
+        d = attempt.diagnosis or {}
+        if d.get("bug_class") and d.get("fix"):
+            return Diagnosis(title=str(d.get("title") or d["bug_class"]), bug_class=str(d["bug_class"]),
+                             root_cause=str(d.get("root_cause") or "not stated"), fix=str(d["fix"]))
+        if attempt.outcome == "accepted":
+            break
+    patterns: dict[str, Pattern] = {p.id: p for p in outcome.retrieved}
+    for pid in cited:
+        p = patterns.get(pid)
+        if p is not None and p.bug_class:
+            return Diagnosis(title=p.title or p.bug_class, bug_class=p.bug_class,
+                             root_cause=f"as in pattern {p.id}", fix=p.fix or "see diff")
+    label = forensics.symptom(outcome.source.compact, outcome.source.full)["label"]
+    return Diagnosis(title=f"{label} in {outcome.source.compact.operator_id}", bug_class="unclassified",
+                     root_cause=f"not stated by the worker; the evaluation showed {label}", fix="see diff")
+
+
+def _evidence(final: EvalResult, compact: EvalResult, backend: str) -> Evidence:
+    full = final.summary.get("full")
+    comp = compact.summary.get("compact")
+    full_passed, full_total = (full.passed, full.total) if full and final.tier == "full" else (0, 0)
+    return Evidence(
+        compact_passed=comp.passed if comp else sum(c.status == "pass" for c in compact.cases),
+        compact_total=comp.total if comp else len(compact.cases),
+        full_passed=full_passed,
+        full_total=full_total,
+        match=final.match if final.match is not None else (full_passed / full_total if full_total else 0.0),
+        case_set_sha256=final.case_set_sha256,
+        backend=backend,
+        seed=final.seed,
+    )
+
+
+def _source(outcome: RunOutcome, name: str):
+    return getattr(outcome.retrieval, name, None)

@@ -1,0 +1,130 @@
+"""Where the loop's patterns come from: a small Retriever protocol and its adapters (none, fixed list, KB, snapshot)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from repair.errors import BadInput
+from repair.engine.result import EvalResult
+from repair.workers.base import Pattern
+
+
+class LeakageRefused(BadInput):
+    """--eval-mode: the snapshot's excluded cohort does not contain the operator under repair."""
+
+
+@dataclass(frozen=True)
+class RetrievalSource:
+    snapshot_id: str | None = None
+    kb_version: int | None = None
+    kb_path: str | None = None
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    source: RetrievalSource
+
+    def query(self, result: EvalResult, code: str, k: int) -> list[Pattern]:
+        """The best k patterns for this failing evaluation of this kernel code, best first."""
+        ...
+
+
+class NoRetriever:
+    """No knowledge base: the worker gets no patterns."""
+
+    source = RetrievalSource()
+
+    def query(self, result: EvalResult, code: str, k: int) -> list[Pattern]:
+        return []
+
+
+class FixedRetriever:
+    """Always the same patterns, best first (tests, and callers that retrieved elsewhere)."""
+
+    def __init__(self, patterns: list[Pattern], source: RetrievalSource | None = None):
+        self.patterns = list(patterns)
+        self.source = source or RetrievalSource()
+
+    def query(self, result: EvalResult, code: str, k: int) -> list[Pattern]:
+        return self.patterns[:k]
+
+
+class KBRetriever:
+    """The live knowledge base through kbstore.retrieve: hybrid dense + BM25 over the symptom text and the code."""
+
+    def __init__(self, kb: Path, *, index: str = "exact"):
+        from kbstore.retrieve import Retriever as KBIndex
+
+        self._kb = KBIndex.open(kb, index=index)
+        src = self._kb.source
+        self.source = RetrievalSource(snapshot_id=src.get("snapshot_id"), kb_version=src.get("kb_version"),
+                                      kb_path=src.get("kb_path"))
+        self.last_query = ""
+
+    def query(self, result: EvalResult, code: str, k: int) -> list[Pattern]:
+        from kbstore.symptom import symptom_query
+
+        q = symptom_query(result)  # the same query `kb query --symptom EVAL.json` builds
+        self.last_query = q.text
+        return [Pattern(id=h.id, score=h.score, title=h.title, bug_class=h.bug_class, fix=h.fix, before=h.before,
+                        after=h.after, rules=tuple(h.rules)) for h in self._kb.query(q.text, k=k, code=q.code or code)]
+
+
+def check_eval_mode(manifest: dict, operator_id: str, *, where: str = "snapshot manifest") -> None:
+    """Refuse unless the snapshot was frozen against a cohort that contains this operator."""
+    operators = excluded_operators(manifest)
+    if operator_id not in operators:
+        raise LeakageRefused(
+            f"{where}: --eval-mode refuses to run: operator {operator_id!r} is not in the snapshot's excluded cohort "
+            f"({len(operators)} operators); freeze a snapshot against a cohort containing it"
+        )
+
+
+def excluded_operators(manifest: dict) -> set[str]:
+    cohort = manifest.get("cohort")
+    if not isinstance(cohort, dict) or not isinstance(cohort.get("operators"), list):
+        raise BadInput("snapshot manifest has no cohort.operators list; cannot check for leakage")
+    ids = set()
+    for op in cohort["operators"]:
+        ids.add(op if isinstance(op, str) else str(op.get("id")))
+    return ids
+
+
+def open_retriever(kb: Path | None = None, snapshot: str | None = None, *, eval_mode: bool = False,
+                   operator_id: str | None = None) -> Retriever:
+    """The retriever for `repair run`'s --kb / --snapshot options (eval-mode checked here, before any work)."""
+    if eval_mode and snapshot is None:
+        raise BadInput("--eval-mode needs --snapshot ID (a live KB has no excluded cohort)")
+    if snapshot is not None:  # with --kb, the snapshot is looked up in that KB (else under $KB_PATH)
+        return _open_snapshot(snapshot, kb=kb, eval_mode=eval_mode, operator_id=operator_id)
+    if kb is not None:
+        return _open_kb(Path(kb))
+    return NoRetriever()
+
+
+def _open_kb(path: Path) -> Retriever:
+    if not path.is_dir():
+        raise BadInput(f"{path}: no such knowledge base (create one with `kb init` / `kb ingest`)")
+    return KBRetriever(path)
+
+
+class SnapshotRetriever(KBRetriever):
+    """A frozen snapshot (kbstore.snapshot): only its included entries, exact dense search, its BM25 cache."""
+
+    def __init__(self, snapshot):
+        self._kb = snapshot.retriever()
+        self.source = RetrievalSource(snapshot_id=snapshot.id, kb_version=snapshot.manifest.kb_version,
+                                      kb_path=snapshot.manifest.kb_path)
+        self.last_query = ""
+
+
+def _open_snapshot(snapshot: str, *, kb: Path | None, eval_mode: bool, operator_id: str | None) -> Retriever:
+    """The snapshot by id, prefix, name (in --kb, else $KB_PATH) or directory; in eval mode the cohort is checked first."""
+    from kbstore.snapshot import Snapshot, read_manifest, resolve_snapshot
+
+    path = resolve_snapshot(snapshot, kb)
+    if eval_mode:
+        manifest = read_manifest(path)
+        check_eval_mode(manifest.dump(), operator_id or "", where=f"snapshot {manifest.id[:12]} ({manifest.name})")
+    return SnapshotRetriever(Snapshot.open(path))

@@ -1,0 +1,89 @@
+"""`repair run`: wire the options into the loop (worker, retriever, judge) and write the run's outputs."""
+from __future__ import annotations
+
+import ast
+import os
+import secrets
+from pathlib import Path
+
+from repair.engine.backends import default_backend
+from repair.loop.bounds import Bounds
+from repair.errors import BadInput
+from repair.loop.judge import HarnessJudge
+from repair.loop.algorithm import RunConfig, RunOutcome, run_repair
+from repair.loop.retrieve import open_retriever
+from repair.workers import WorkerOptions, make_worker
+
+RECORD = "record.json"
+
+
+def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", model: str | None = None,
+               script: Path | None = None, kb: Path | None = None, snapshot: str | None = None,
+               eval_mode: bool = False, out: Path | None = None, bounds: Bounds | None = None,
+               backend: str | None = None, seed: int | None = None, k: int = 5, timeout_s: float = 60.0,
+               rules_off: tuple[str, ...] = ()) -> RunOutcome:
+    """Repair CANDIDATE against PROBLEM; with `out`, leave final.py, trajectory.jsonl and record.json there."""
+    problem, candidate = Path(problem), Path(candidate)
+    for path in (problem, candidate):
+        if not path.is_file():
+            raise BadInput(f"{path}: no such file")
+    retriever = open_retriever(kb, snapshot, eval_mode=eval_mode, operator_id=static_operator_id(problem))
+    the_worker = make_worker(worker, WorkerOptions(model=model, script=script))
+    # one seed for the whole run, so every candidate meets the same inputs and scores compare; it is recorded
+    seed = secrets.randbits(31) if seed is None else seed
+    backend = backend or default_backend()  # resolved once: the record names the backend that ran
+    judge = HarnessJudge(problem, backend=backend, seed=seed, timeout_s=timeout_s, rules_off=tuple(rules_off))
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+    outcome = run_repair(RunConfig(problem, candidate, bounds=bounds or Bounds(), k=k, out=out),
+                         the_worker, retriever, judge)
+    if outcome.source is not None:
+        from repair.loop.record import build_record
+
+        outcome.record = build_record(outcome, the_worker.info, backend=backend, rules_off=judge.rules_off,
+                                      problem_name=problem.name, candidate_name=candidate.name)
+        if out is not None:
+            tmp = out / (RECORD + ".tmp")
+            tmp.write_text(outcome.record.to_json() + "\n", encoding="utf-8")
+            os.replace(tmp, out / RECORD)
+    return outcome
+
+
+def static_operator_id(problem: Path) -> str:
+    """The operator id without importing the problem: a literal OPERATOR["id"], else the harness's default name."""
+    default = problem.parent.name if problem.stem == "problem" else problem.stem
+    try:
+        tree = ast.parse(problem.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return default
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "OPERATOR" for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                return default
+            if isinstance(value, dict) and isinstance(value.get("id"), str):
+                return value["id"]
+    return default
+
+
+def summary(outcome: RunOutcome) -> dict:
+    """What `repair run --json` prints."""
+    best = outcome.best
+    return {
+        "status": outcome.status,
+        "why": outcome.why,
+        "repaired": outcome.repaired,
+        "attempts": len(outcome.attempts),
+        "turns": outcome.turns,
+        "tokens": outcome.usage.as_dict(),
+        "best_attempt": best.attempt if best else None,
+        "best_score": best.score.as_dict() if best else None,
+        "outcomes": [a.outcome for a in outcome.attempts],
+        "retrieved": [p.id for p in outcome.retrieved],
+        "cited": list(dict.fromkeys(c for a in outcome.attempts for c in a.cited)),
+        "record_status": outcome.record.status if outcome.record is not None else None,
+        "run_id": outcome.record.run_id if outcome.record is not None else None,
+        "out": str(outcome.out) if outcome.out else None,
+    }
