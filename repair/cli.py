@@ -35,7 +35,7 @@ def cli() -> None:
 
 
 def _backend_option():
-    from repair.engine.backends import DEFAULT_BACKEND
+    from repair.engine import DEFAULT_BACKEND
 
     return click.option("--backend", envvar="REPAIR_BACKEND", show_envvar=True, default=DEFAULT_BACKEND,
                         show_default=True, help="triton-cpu, cuda or npu.")
@@ -68,14 +68,12 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     Exit 0 when every case of the tier passes and integrity is clean (for every candidate), 1 when not,
     2 for bad input (any file; nothing is evaluated then), 3 when the backend is missing.
     """
-    from repair.engine.sandbox import prestart
+    from repair.engine import prestart
 
     prestart(backend)  # torch and triton import in the fork server while the engine imports its own modules
     from pathlib import Path
 
-    from repair.engine.table import render_summary, render_table
-    from repair.engine.harness import evaluate_many
-    from repair.engine.problem import check_candidate_file, check_problem_file
+    from repair.engine import check_candidate_file, check_problem_file, evaluate_many, render_summary, render_table
 
     check_problem_file(problem)
     same = Path(problem).resolve()  # `repair eval op/problem.py op/*.py`: the glob names the problem too
@@ -107,8 +105,7 @@ def check_cmd(problem, candidate, as_json, rules_off):
 
     Exit 0 clean, 1 violation, 2 bad input (unparsable candidate, no ModelNew, unknown rule).
     """
-    from repair.integrity.report import render_verdict
-    from repair.integrity.static import scan
+    from repair.integrity import render_verdict, scan
 
     verdict = scan(problem, candidate, rules_off=rules_off)
     click.echo(verdict.model_dump_json(indent=2) if as_json else render_verdict(verdict, candidate))
@@ -152,11 +149,11 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
     import json
     from pathlib import Path
 
-    from repair.loop.bounds import Bounds
-    from repair.engine.sandbox import prestart
+    from repair.loop import Bounds
+    from repair.engine import prestart
 
     prestart(backend)
-    from repair.loop.run import repair_run, summary
+    from repair.loop import repair_run, summary
 
     outcome = repair_run(Path(problem), Path(candidate), worker=worker, model=model,
                          script=Path(script) if script else None, kb=Path(kb) if kb else None, snapshot=snapshot,
@@ -272,7 +269,7 @@ def regenerate_cmd(problem, trials, out, worker, model, script, jobs, executor, 
     """
     from pathlib import Path
 
-    from repair.campaign.regenerate import regenerate_config
+    from repair.campaign import regenerate_config
 
     config, specs = regenerate_config(Path(problem), trials, worker=worker, model=model,
                                       script=Path(script) if script else None,

@@ -1,10 +1,10 @@
 """Campaigns: a repair (or a regeneration trial) for every run of a cohort, in parallel, resumable, in a DuckDB ledger."""
-from repair.campaign.ledger import CampaignBusy, Ledger
-from repair.campaign.outcome import RunOutcome
-from repair.campaign.runner import CampaignSummary, debug_config, make_executor, run_campaign
-from repair.campaign.spec import ABLATIONS, CampaignConfig, RunSpec
+from repair._lazy import exports
 
-__all__ = [
-    "ABLATIONS", "CampaignBusy", "CampaignConfig", "CampaignSummary", "Ledger", "RunOutcome", "RunSpec",
-    "debug_config", "make_executor", "run_campaign",
-]
+__all__, __getattr__ = exports(__name__, {
+    "ledger": ["CampaignBusy", "Ledger"],
+    "outcome": ["RunOutcome"],
+    "runner": ["CampaignSummary", "debug_config", "make_executor", "run_campaign"],
+    "spec": ["ABLATIONS", "CampaignConfig", "RunSpec"],
+    "regenerate": ["regenerate_config"],
+})

@@ -46,8 +46,7 @@ def execute_run(spec: RunSpec, config: CampaignConfig, out_dir: Path) -> RunOutc
 
 
 def _run_debug(spec: RunSpec, config: CampaignConfig, run_dir: Path) -> None:
-    from repair.loop.algorithm import RunConfig, run_repair
-    from repair.loop.record import build_record
+    from repair.loop import RunConfig, build_record, run_repair
 
     worker = make_worker_for(spec, config)
     judge = make_judge(spec, config, run_dir)
@@ -62,7 +61,7 @@ def _run_debug(spec: RunSpec, config: CampaignConfig, run_dir: Path) -> None:
 
 
 def make_bounds(config: CampaignConfig):
-    from repair.loop.bounds import Bounds
+    from repair.loop import Bounds
 
     return Bounds(**config.bounds)
 
@@ -91,7 +90,7 @@ def preflight(config: CampaignConfig, specs: list[RunSpec]) -> None:
 
 
 def make_retriever(spec: RunSpec, config: CampaignConfig):
-    from repair.loop.retrieve import NoRetriever, open_retriever
+    from repair.loop import NoRetriever, open_retriever
 
     if "no-kb" in config.ablations:
         return NoRetriever()
@@ -100,11 +99,11 @@ def make_retriever(spec: RunSpec, config: CampaignConfig):
 
 def make_judge(spec: RunSpec, config: CampaignConfig, run_dir: Path):
     from repair.campaign.judge import AccountingJudge
-    from repair.loop.judge import HarnessJudge
+    from repair.loop import HarnessJudge
 
     rules_off: tuple[str, ...] = ()
     if "integrity-off" in config.ablations:
-        from repair.integrity.rules import resolve_rules_off
+        from repair.integrity import resolve_rules_off
 
         rules_off = resolve_rules_off(["*"])
     inner = HarnessJudge(problem=spec.problem, backend=config.backend, rules_off=rules_off)

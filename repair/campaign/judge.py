@@ -16,8 +16,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repair.engine.result import EvalResult, IntegrityVerdict
-from repair.loop.trajectory import read_trajectory
+from repair.engine import EvalResult
+from repair.integrity import IntegrityVerdict
+from repair.loop import read_trajectory
 
 
 @dataclass

@@ -37,7 +37,7 @@ SERVER_IDLE_S = 60.0  # the runs' shared fork server, which ends with the campai
 def run_timeout(config: CampaignConfig) -> float:
     if config.run_timeout_s:
         return config.run_timeout_s
-    from repair.loop.bounds import Bounds
+    from repair.loop import Bounds
 
     wall = Bounds(**config.bounds).wall_s
     return wall * 1.25 + TIMEOUT_MARGIN_S

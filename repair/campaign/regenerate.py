@@ -67,10 +67,10 @@ def problem_operator(problem: Path) -> Operator:
 
 def run_trial(spec: RunSpec, config: CampaignConfig, run_dir: Path, judge, worker) -> str:
     """One fresh generation into run_dir (trajectory.jsonl, regenerated.py); returns the trial's status."""
-    from repair.loop.bounds import BoundExceeded, Budget
+    from repair.loop import BoundExceeded, Budget
     from repair.campaign.execute import make_bounds
-    from repair.loop.trajectory import Trajectory
-    from repair.workers.base import WorkerContext, WorkerExhausted, WorkerFailed
+    from repair.loop import Trajectory
+    from repair.workers import WorkerContext, WorkerExhausted, WorkerFailed
 
     _skip_to_trial(worker, spec, config)
     budget = Budget(make_bounds(config))

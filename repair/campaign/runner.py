@@ -68,13 +68,13 @@ def debug_config(manifest: Path, *, worker: str = "scripted", model: str | None 
 
 def _config(kind: str, *, script: Path | None, ablations, bounds: dict | None, kb: Path | None, **kw) -> CampaignConfig:
     script = Path(script).resolve() if script else None
-    from repair.engine.backends import get_backend
+    from repair.engine import get_backend
 
     be = get_backend(kw.get("backend"))  # None: $REPAIR_BACKEND or triton-cpu, recorded in the config
     be.check_available()  # exit 3 now, not one crashed run per candidate
     kw["backend"] = be.name
     if bounds:
-        from repair.loop.bounds import Bounds
+        from repair.loop import Bounds
 
         Bounds(**bounds)  # validate now: a bad bound is bad input, not six crashed runs
     return CampaignConfig(kind=kind, script=str(script) if script else None, script_sha256=tree_sha256(script),

@@ -1,1 +1,12 @@
-"""TODO."""
+"""The evaluation engine: runs a candidate against a problem's reference in sandboxed processes and judges it."""
+from repair._lazy import exports
+
+__all__, __getattr__ = exports(__name__, {
+    "harness": ["evaluate", "evaluate_many"],
+    "result": ["CaseResult", "EvalResult", "TierSummary", "Tier", "EVAL_SCHEMA"],
+    "diagnose": ["Diagnostics", "TensorStats"],
+    "problem": ["TIERS", "ProblemSpec", "CaseSpec", "check_problem_file", "check_candidate_file", "load_problem_spec"],
+    "backends": ["DEFAULT_BACKEND", "Backend", "default_backend", "get_backend"],
+    "sandbox": ["prestart"],
+    "table": ["render_summary", "render_table"],
+}, modules=("shared_server",))

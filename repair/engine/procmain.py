@@ -386,7 +386,7 @@ class _Reference(_Role):
         tolerance = header.get("tolerance")
         reply["comparison"] = compare_outputs(expected, actual, lambda d: resolve_tolerance(tolerance, d)).as_dict()
         if header.get("against"):
-            from repair.integrity.runtime import insensitivity_findings
+            from repair.integrity import insensitivity_findings
 
             first_actual, first_expected = self.kept.pop(header["against"], (None, None))
             if first_actual is not None:
@@ -399,7 +399,7 @@ class _Reference(_Role):
 
 def _runtime_guard(rules_off: list[str]):
     try:
-        from repair.integrity.runtime import RuntimeGuard
+        from repair.integrity import RuntimeGuard
     except ImportError:
         return None
     return RuntimeGuard(rules_off)
@@ -414,8 +414,7 @@ class _Candidate(_Role):
         cwd = self.config["cwd"]
         os.environ["TMPDIR"] = tempfile.tempdir = cwd  # its temporary files go to its scratch directory
         if self.config.get("confine"):
-            from repair.engine.confine import landlock
-            from repair.engine.confine import seccomp
+            from repair.engine.confine import landlock, seccomp
             from repair.engine.sandbox import drop_capabilities
 
             try:  # before its code runs: no privilege; read anywhere, write only to cwd (and what its backend

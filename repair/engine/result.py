@@ -6,6 +6,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from repair.engine.diagnose import Diagnostics, TensorStats  # noqa: F401  (stdlib dataclasses: the sandbox makes them)
+from repair.integrity import IntegrityFinding, IntegrityVerdict
 
 EVAL_SCHEMA = "repair.eval/v1"
 
@@ -32,20 +33,6 @@ class CaseResult(BaseModel):
     diagnostics: Diagnostics | None = None
     seconds: float = 0.0  # candidate forward time for this case
     guard_log: dict | None = None  # the runtime guard's record of the forward (launches, kernels, aten ops)
-
-
-class IntegrityFinding(BaseModel):
-    rule: str
-    message: str
-    line: int | None = None
-    evidence: str = ""
-    phase: Literal["static", "runtime"] = "static"
-
-
-class IntegrityVerdict(BaseModel):
-    verdict: Literal["clean", "violation"] = "clean"
-    findings: list[IntegrityFinding] = Field(default_factory=list)
-    rules_off: list[str] = Field(default_factory=list)
 
 
 class TierSummary(BaseModel):

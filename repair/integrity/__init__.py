@@ -1,4 +1,9 @@
-"""Integrity gate: static scan of candidate sources and runtime guards around ModelNew.forward."""
-from repair.integrity.rules import RULES, make_verdict, merge_verdicts, resolve_rules_off
+"""The integrity gate: a static scan of the candidate's sources and runtime guards around ModelNew.forward."""
+from repair._lazy import exports
 
-__all__ = ["RULES", "make_verdict", "merge_verdicts", "resolve_rules_off"]
+__all__, __getattr__ = exports(__name__, {
+    "rules": ["RULES", "make_verdict", "merge_verdicts", "resolve_rules_off"],
+    "verdict": ["IntegrityFinding", "IntegrityVerdict", "render_verdict"],
+    "static": ["scan"],
+    "runtime": ["RuntimeGuard", "insensitivity_findings"],
+})

@@ -6,7 +6,7 @@ import ast
 from repair.integrity.astutil import walk
 from repair.integrity.model import Func, ModuleModel
 from repair.integrity.names import TRITON_STORE
-from repair.engine.result import IntegrityFinding
+from repair.integrity.verdict import IntegrityFinding
 
 _STORE_METHODS = ("store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and",
                   "atomic_or", "atomic_xor")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from repair.errors import BadInput
 
 if TYPE_CHECKING:  # imported where used: sandboxed processes import this module and need no pydantic
-    from repair.engine.result import IntegrityFinding, IntegrityVerdict
+    from repair.integrity.verdict import IntegrityFinding, IntegrityVerdict
 
 RULES: dict[str, str] = {
     # static: what the candidate's source can reach from ModelNew.__init__/forward
@@ -55,7 +55,7 @@ def resolve_rules_off(names: Iterable[str]) -> tuple[str, ...]:
 
 def make_verdict(findings: Iterable[IntegrityFinding], rules_off: Iterable[str] = ()) -> IntegrityVerdict:
     """Drop findings of rules that are off; violation when any finding remains."""
-    from repair.engine.result import IntegrityVerdict
+    from repair.integrity.verdict import IntegrityVerdict
 
     off = resolve_rules_off(rules_off)
     kept = [f for f in findings if f.rule not in off]
@@ -65,7 +65,7 @@ def make_verdict(findings: Iterable[IntegrityFinding], rules_off: Iterable[str] 
 
 def merge_verdicts(*verdicts: IntegrityVerdict) -> IntegrityVerdict:
     """One verdict from several phases (static + runtime): findings concatenated, rules_off united."""
-    from repair.engine.result import IntegrityVerdict
+    from repair.integrity.verdict import IntegrityVerdict
 
     findings = [f for v in verdicts for f in v.findings]
     off = sorted({r for v in verdicts for r in v.rules_off})

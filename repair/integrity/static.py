@@ -20,7 +20,7 @@ from repair.integrity.names import (AMBIGUOUS_METHODS, BUILTIN_REDUCERS, COMPILE
                                     TENSOR_VIEW_ATTRS, matches, torch_compute)
 from repair.integrity.reach import INIT, KERNEL, STRICT, reachable
 from repair.integrity.rules import make_verdict, resolve_rules_off
-from repair.engine.result import IntegrityFinding, IntegrityVerdict
+from repair.integrity.verdict import IntegrityFinding, IntegrityVerdict
 
 # exploit tables checked in this order: the first that matches names the rule
 _TABLES = [("static.dynamic-exec", DYNAMIC_EXEC), ("static.ctypes", CTYPES), ("static.concurrency", CONCURRENCY),

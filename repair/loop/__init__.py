@@ -1,1 +1,12 @@
-"""TODO."""
+"""The bounded repair loop: forensics, retrieve, propose, gate, evaluate, checkpoint/rollback, accept; its run record."""
+from repair._lazy import exports
+
+__all__, __getattr__ = exports(__name__, {
+    "algorithm": ["RunConfig", "RunOutcome", "run_repair"],
+    "bounds": ["BoundExceeded", "Bounds", "Budget"],
+    "judge": ["HarnessJudge", "Judge"],
+    "record": ["build_record"],
+    "retrieve": ["FixedRetriever", "NoRetriever", "Retriever", "open_retriever"],
+    "run": ["repair_run", "summary"],
+    "trajectory": ["Trajectory", "read_trajectory"],
+})

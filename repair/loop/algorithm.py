@@ -19,10 +19,11 @@ from repair.loop.checkpoint import Checkpoint, Score, compact_passes
 from repair.errors import BadInput
 from repair.loop.judge import Judge
 from repair.loop.patch import PatchRejected, apply_proposal, make_guard
-from repair.engine.result import EvalResult, IntegrityFinding
+from repair.engine import EvalResult
+from repair.integrity import IntegrityFinding
 from repair.loop.retrieve import RetrievalSource, Retriever
 from repair.loop.trajectory import Trajectory
-from repair.workers.base import AttemptNote, Pattern, Proposal, Usage, Worker, WorkerContext, WorkerExhausted, WorkerFailed
+from repair.workers import AttemptNote, Pattern, Proposal, Usage, Worker, WorkerContext, WorkerExhausted, WorkerFailed
 
 STALL_LIMIT = 2  # consecutive non-improving attempts before the best checkpoint is restored
 

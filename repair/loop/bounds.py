@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 from repair.errors import BadInput, RepairError
-from repair.workers.base import Usage
+from repair.workers import Usage
 
 
 class BoundExceeded(RepairError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from repair.engine.result import EvalResult
+from repair.engine import EvalResult
 
 _BROKEN = ("error", "crash", "timeout")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from repair.engine.result import CaseResult, EvalResult
+from repair.engine import CaseResult, EvalResult
 
 MAX_CASES = 6
 

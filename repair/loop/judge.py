@@ -5,9 +5,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from repair.engine.backends import default_backend
+from repair.engine import default_backend
 from repair.errors import EnvironmentMissing
-from repair.engine.result import EvalResult, IntegrityVerdict
+from repair.engine import EvalResult
+from repair.integrity import IntegrityVerdict
 
 
 @runtime_checkable
@@ -33,14 +34,14 @@ class HarnessJudge:
 
     def gate(self, candidate: Path) -> IntegrityVerdict:
         try:
-            from repair.integrity.static import scan
+            from repair.integrity import scan
         except ImportError as e:
             raise EnvironmentMissing(f"the integrity gate is not installed ({e})") from None
         return scan(self.problem, candidate, rules_off=self.rules_off)
 
     def evaluate(self, candidate: Path, tier: str) -> EvalResult:
         try:
-            from repair.engine.harness import evaluate
+            from repair.engine import evaluate
         except ImportError as e:
             raise EnvironmentMissing(f"the evaluation harness is not installed ({e})") from None
         return evaluate(

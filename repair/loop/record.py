@@ -17,8 +17,8 @@ from provenance.canonical import content_hash, sha256_text
 from provenance.version import tool_version
 from repair.loop import forensics
 from repair.loop.algorithm import RunOutcome
-from repair.engine.result import EvalResult
-from repair.workers.base import Pattern, WorkerInfo
+from repair.engine import EvalResult
+from repair.workers import Pattern, WorkerInfo
 
 
 def build_record(outcome: RunOutcome, worker: WorkerInfo, *, backend: str, rules_off: tuple[str, ...] = (),

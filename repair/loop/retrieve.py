@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from repair.errors import BadInput
-from repair.engine.result import EvalResult
-from repair.workers.base import Pattern
+from repair.engine import EvalResult
+from repair.workers import Pattern
 
 
 class LeakageRefused(BadInput):

@@ -6,7 +6,7 @@ import os
 import secrets
 from pathlib import Path
 
-from repair.engine.backends import default_backend
+from repair.engine import default_backend
 from repair.loop.bounds import Bounds
 from repair.errors import BadInput
 from repair.loop.judge import HarnessJudge

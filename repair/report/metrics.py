@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from repair.campaign.ledger import Ledger
+from repair.campaign import Ledger
 from repair.report.stats import PairedTable, pass_at_k, wilson_interval
 
 REPORT_SCHEMA = "repair.report/v1"

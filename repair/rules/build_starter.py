@@ -39,13 +39,8 @@ def pattern_id(p: StarterPattern) -> str:
 def build_record(p: StarterPattern, examples: Path = EXAMPLES_DIR, *, seed: int = 0,
                  workdir: Path | None = None) -> tuple[RepairRecord, dict]:
     """Run the engine with this pattern's rules on its first example; the accepted run's record, hand-marked."""
-    from repair.loop.bounds import Bounds
-    from repair.loop.judge import HarnessJudge
-    from repair.loop.algorithm import RunConfig, run_repair
-    from repair.loop.retrieve import FixedRetriever
-    from repair.loop.record import build_record as run_record
-    from repair.workers.base import Pattern
-    from repair.workers.rules_worker import RulesWorker
+    from repair.loop import Bounds, FixedRetriever, HarnessJudge, RunConfig, build_record as run_record, run_repair
+    from repair.workers import Pattern, RulesWorker
 
     op, nearmiss = p.examples[0]
     problem, candidate = examples / op / "problem.py", examples / op / nearmiss

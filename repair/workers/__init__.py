@@ -1,28 +1,9 @@
-"""Workers propose kernel changes; the engine (repair.loop.algorithm) decides. Chosen by name from WORKERS."""
-from repair.workers.base import (
-    AttemptNote,
-    Pattern,
-    Proposal,
-    Usage,
-    Worker,
-    WorkerContext,
-    WorkerExhausted,
-    WorkerFailed,
-    WorkerInfo,
-)
-from repair.workers.registry import WORKERS, WorkerOptions, make_worker
+"""Workers propose kernel changes (the loop decides); chosen by name from WORKERS."""
+from repair._lazy import exports
 
-__all__ = [
-    "AttemptNote",
-    "Pattern",
-    "Proposal",
-    "Usage",
-    "Worker",
-    "WorkerContext",
-    "WorkerExhausted",
-    "WorkerFailed",
-    "WorkerInfo",
-    "WORKERS",
-    "WorkerOptions",
-    "make_worker",
-]
+__all__, __getattr__ = exports(__name__, {
+    "base": ["AttemptNote", "Pattern", "Proposal", "Usage", "Worker", "WorkerContext", "WorkerExhausted",
+             "WorkerFailed", "WorkerInfo"],
+    "registry": ["WORKERS", "WorkerOptions", "make_worker"],
+    "rules_worker": ["RulesWorker"],
+})

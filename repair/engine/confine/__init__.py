@@ -1,1 +1,1 @@
-"""TODO."""
+"""Confinement of a sandboxed process: the C library calls, Landlock and seccomp."""

@@ -1,7 +1,25 @@
-"""Human-readable form of an integrity verdict (the CLI prints it; `--json` prints the model instead)."""
+"""An integrity verdict: the findings the gate emits, and their human form (`--json` prints the model instead)."""
 from __future__ import annotations
 
-from repair.engine.result import IntegrityVerdict
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class IntegrityFinding(BaseModel):
+    rule: str
+    message: str
+    line: int | None = None
+    evidence: str = ""
+    phase: Literal["static", "runtime"] = "static"
+
+
+class IntegrityVerdict(BaseModel):
+    verdict: Literal["clean", "violation"] = "clean"
+    findings: list[IntegrityFinding] = Field(default_factory=list)
+    rules_off: list[str] = Field(default_factory=list)
+
+
 
 
 def render_verdict(verdict: IntegrityVerdict, candidate: str = "") -> str:
