@@ -90,9 +90,9 @@ def bench_query(kb: Path, queries: int, index: str, **filters) -> dict:
 def bench_quality(work: Path, embedder: str, variants: int = 10) -> dict:
     """Held-out retrieval: a KB of 8 bug classes x 3 variants, queried with failing evals of unseen variants."""
     from ingest.api import ingest
-    from ingest.synthetic import BUG_CLASSES, kernel_pair, make_eval_result, make_record, write_records
+    from ingest.synthetic import BUG_CLASSES, kernel_pair, make_record, write_records
     from kbstore.retrieve import Retriever
-    from kbstore.symptom import symptom_query
+    from repair.loop import make_eval_result, symptom_query
 
     os.environ["KB_EMBEDDER"] = embedder
     classes = sorted(BUG_CLASSES)

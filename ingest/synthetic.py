@@ -1,4 +1,4 @@
-"""Synthetic, valid repair records (and matching failing evaluations) for tests and benchmarks.
+"""Synthetic, valid repair records for tests and benchmarks (their failing evaluations: repair.loop.make_eval_result).
 
 Each bug class has a near-miss Triton kernel and its repair, a symptom as the harness labels it, and a
 diagnosis. `make_record(i, bug_class=...)` varies operator, identifiers and block size with `i`, so
@@ -179,21 +179,3 @@ def write_record(record: RepairRecord, path: Path) -> Path:
 
 def write_records(directory: Path, records: list[RepairRecord]) -> list[Path]:
     return [write_record(r, Path(directory) / f"{n:05d}-{r.run_id}.json") for n, r in enumerate(records)]
-
-
-def make_eval_result(bug_class: str, i: int = 0, *, candidate_path: str = "nearmiss.py"):
-    """A failing `repair eval` result whose diagnostics show the bug class's symptom."""
-    from repair.engine.result import CaseResult, Diagnostics, EvalResult, TierSummary
-
-    b = BUG_CLASSES[bug_class]
-    bad, _ = kernel_pair(i, bug_class)
-    cases = [CaseResult(case_id=f"c{n}", tier="compact", status="mismatch" if n < 2 else "pass",
-                        max_abs_err=0.7 if n < 2 else 0.0, mismatch_frac=0.02 if n < 2 else 0.0,
-                        diagnostics=Diagnostics(symptom=b.symptom, location=b.location) if n < 2 else None)
-             for n in range(4)]
-    return EvalResult(operator_id=f"{b.family}_query", family=b.family, problem_path="problem.py",
-                      problem_sha256=sha256_text("problem"), candidate_path=candidate_path,
-                      candidate_sha256=sha256_text(bad), backend="cpu", tier="compact", seed=0,
-                      case_set_sha256=sha256_text("cases"), cases=cases,
-                      summary={"compact": TierSummary(passed=2, total=4)}, match=None, numerics_passed=False,
-                      passed=False)

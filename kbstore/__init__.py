@@ -6,7 +6,6 @@ Public names (import them from their modules; this package imports nothing heavy
   kbstore.lock.write_lock                             one writer at a time
   kbstore.embed.get_embedder, HashEmbedder, MiniLMEmbedder, Embedder
   kbstore.retrieve.Retriever, Hit, search             hybrid dense + BM25 retrieval
-  kbstore.symptom.symptom_query, load_eval            query from a failing `repair eval`
   kbstore.index.reindex, kbstore.verify.verify, kbstore.views.log/show, kbstore.export.export
   kbstore.errors.*                                    typed errors with exit codes
 """

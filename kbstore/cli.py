@@ -142,7 +142,7 @@ def query(text, symptom_path, k, family, language, backend, index, snapshot, kb_
     if symptom_path:
         from pathlib import Path
 
-        from kbstore.symptom import load_eval, symptom_query
+        from repair.loop import load_eval, symptom_query  # the query is built from an eval result, as the loop does
 
         q = symptom_query(load_eval(symptom_path), base_dir=Path(symptom_path).parent)
         text, code = q.text, q.code

@@ -8,5 +8,6 @@ __all__, __getattr__ = exports(__name__, {
     "record": ["build_record"],
     "retrieve": ["FixedRetriever", "NoRetriever", "Retriever", "open_retriever"],
     "run": ["repair_run", "summary"],
+    "symptom": ["SymptomQuery", "load_eval", "make_eval_result", "symptom_query"],
     "trajectory": ["Trajectory", "read_trajectory"],
 })

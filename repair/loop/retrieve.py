@@ -63,7 +63,7 @@ class KBRetriever:
         self.last_query = ""
 
     def query(self, result: EvalResult, code: str, k: int) -> list[Pattern]:
-        from kbstore.symptom import symptom_query
+        from repair.loop.symptom import symptom_query
 
         q = symptom_query(result)  # the same query `kb query --symptom EVAL.json` builds
         self.last_query = q.text

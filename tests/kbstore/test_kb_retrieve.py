@@ -4,10 +4,10 @@ import pytest
 from click.testing import CliRunner
 
 from ingest.api import ingest
-from ingest.synthetic import BUG_CLASSES, kernel_pair, make_eval_result, make_record, write_records
+from ingest.synthetic import BUG_CLASSES, kernel_pair, make_record, write_records
 from kbstore.cli import cli
 from kbstore.retrieve import Retriever
-from kbstore.symptom import symptom_query
+from repair.loop import make_eval_result, symptom_query
 
 CLASSES = sorted(BUG_CLASSES)
 

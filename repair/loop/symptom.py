@@ -1,4 +1,6 @@
-"""`kb query --symptom EVAL.json`: turn a failing `repair eval` result into a retrieval query.
+"""The retrieval query of a failing `repair eval` result (the loop's, and `kb query --symptom EVAL.json`'s).
+
+The knowledge base receives the query as data (text and code); it never reads an evaluation itself.
 
 The text is short (what MiniLM handles well): symptom labels, locations, statuses and notes of the
 failing cases; it feeds the dense and the BM25 ranking. The code part (error messages and the
@@ -11,7 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbstore.errors import BadInput
+from repair.engine import EvalResult
+from repair.errors import BadInput
 
 CODE_CHARS = 4000
 
@@ -24,10 +27,8 @@ class SymptomQuery:
     operator_id: str
 
 
-def load_eval(path: str | Path):
+def load_eval(path: str | Path) -> EvalResult:
     from pydantic import ValidationError
-
-    from repair.engine.result import EvalResult
 
     path = Path(path)
     try:
@@ -43,7 +44,7 @@ def load_eval(path: str | Path):
         raise BadInput(f"{path}: not a `repair eval --json` result: {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
 
 
-def symptom_query(result, *, base_dir: Path | None = None, code_chars: int = CODE_CHARS) -> SymptomQuery:
+def symptom_query(result: EvalResult, *, base_dir: Path | None = None, code_chars: int = CODE_CHARS) -> SymptomQuery:
     failing = result.failing_cases() or result.cases
     labels = Counter(c.diagnostics.symptom for c in failing if c.diagnostics and c.diagnostics.symptom != "none")
     locations = Counter(c.diagnostics.location for c in failing if c.diagnostics and c.diagnostics.location != "none")
@@ -73,3 +74,23 @@ def _candidate_code(candidate_path: str, base_dir: Path | None) -> str:
         except OSError:
             continue
     return ""
+
+
+def make_eval_result(bug_class: str, i: int = 0, *, candidate_path: str = "nearmiss.py"):
+    """A failing `repair eval` result whose diagnostics show the bug class's symptom."""
+    from ingest.synthetic import BUG_CLASSES, kernel_pair
+    from provenance.canonical import sha256_text
+    from repair.engine import CaseResult, Diagnostics, TierSummary
+
+    b = BUG_CLASSES[bug_class]
+    bad, _ = kernel_pair(i, bug_class)
+    cases = [CaseResult(case_id=f"c{n}", tier="compact", status="mismatch" if n < 2 else "pass",
+                        max_abs_err=0.7 if n < 2 else 0.0, mismatch_frac=0.02 if n < 2 else 0.0,
+                        diagnostics=Diagnostics(symptom=b.symptom, location=b.location) if n < 2 else None)
+             for n in range(4)]
+    return EvalResult(operator_id=f"{b.family}_query", family=b.family, problem_path="problem.py",
+                      problem_sha256=sha256_text("problem"), candidate_path=candidate_path,
+                      candidate_sha256=sha256_text(bad), backend="cpu", tier="compact", seed=0,
+                      case_set_sha256=sha256_text("cases"), cases=cases,
+                      summary={"compact": TierSummary(passed=2, total=4)}, match=None, numerics_passed=False,
+                      passed=False)
