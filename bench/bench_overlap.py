@@ -75,7 +75,8 @@ def _cohorts():
 
 def bench_quality() -> None:
     from provenance.fingerprint import fingerprints
-    from provenance.overlap import OverlapConfig, OverlapIndex
+    from provenance.overlap import OverlapIndex
+    from provenance.overlap_rules import OverlapConfig
 
     entries = corpus.entries()
     t0 = time.perf_counter()

@@ -9,29 +9,19 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from kbstore.errors import IntegrityFailure
+from kbstore.report import ProblemReport
 from provenance.canonical import content_hash, sha256_text
 
 
 @dataclass
-class SnapshotVerifyReport:
+class SnapshotVerifyReport(ProblemReport):
     path: str
     id: str | None
     entries: int = 0
-    problems: list[dict] = field(default_factory=list)  # {check, message}
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def add(self, check: str, message: str) -> None:
-        self.problems.append({"check": check, "message": message})
-
-    def as_dict(self) -> dict:
-        return {**asdict(self), "ok": self.ok}
 
 
 def verify_snapshot(ref: str | os.PathLike, kb_path: str | os.PathLike | None = None) -> SnapshotVerifyReport:

@@ -7,26 +7,16 @@ from pathlib import Path
 import numpy as np
 
 from kbstore.paths import KBPaths
+from kbstore.report import ProblemReport
 from provenance.canonical import sha256_text
 
 
 @dataclass
-class VerifyReport:
+class VerifyReport(ProblemReport):
     kb_path: str
     version: int
     entries: int
-    problems: list[dict] = field(default_factory=list)  # {check, message}
     index: dict = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def add(self, check: str, message: str) -> None:
-        self.problems.append({"check": check, "message": message})
-
-    def as_dict(self) -> dict:
-        return {**asdict(self), "ok": self.ok}
 
 
 def verify(kb_path: str | Path | None = None, *, lock_wait_s: float | None = None) -> VerifyReport:

@@ -1,1 +1,18 @@
-"""provenance."""
+"""provenance: where each KB entry came from, and whether it overlaps a held-out evaluation cohort.
+
+Public names (import them from their modules; this package imports nothing):
+  provenance.canonical.canonical_json, sha256_text, content_hash   canonical JSON and content ids
+  provenance.version.tool_version                                   the version stamped on records
+  provenance.offline.OFFLINE_ENV, apply_offline_env                 offline settings for entry points
+  provenance.errors.ProvenanceError, BadInput, StaleFingerprint     typed errors with exit codes
+  provenance.ledger.Graph, chain, to_prov_json, ...                 the W3C PROV ledger of runs, records, batches
+  provenance.cohort.load_manifest, manifest_record, manifest_hash, CohortManifest   held-out cohorts
+  provenance.parsing.parse, normalize_language                      tree-sitter parsing (python, cpp)
+  provenance.fingerprint.fingerprint, fingerprints, Fingerprint, SCHEME, PARAMS, kernel_units
+  provenance.fingerprint_store.pack_fingerprints, unpack_fingerprints, load_fingerprints
+  provenance.opstream.op_stream, ops_of                             language-neutral kernel op streams
+  provenance.overlap.OverlapIndex                                   cohort index; .scan(KB entries) -> OverlapScan
+  provenance.overlap_rules.OverlapConfig, OverlapMatch, OverlapScan, decide   thresholds, evidence, the rule
+  provenance.boilerplate.boilerplate_hashes                         seed idioms ignored as boilerplate
+  provenance.disguise.disguise, TRANSFORMS                          planted copies for testing overlap detection
+"""

@@ -172,8 +172,9 @@ void kernel(const float* x, float* y, int rows, int cols) {
 @lru_cache(maxsize=None)
 def boilerplate_hashes(representation: str) -> frozenset[int]:
     """Every k-gram hash (not only the winnowed ones) of the seed idioms, current scheme and default k."""
-    from provenance.fingerprint import PARAMS, kgram_hashes, normalize_language, parse, token_stream
+    from provenance.fingerprint import PARAMS, kgram_hashes, token_stream
     from provenance.opstream import op_stream
+    from provenance.parsing import normalize_language, parse
 
     k = PARAMS[representation][0]
     out: set[int] = set()

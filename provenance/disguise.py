@@ -11,7 +11,8 @@ import io
 import random
 import tokenize
 
-from provenance.fingerprint import KEEP_NAMES, parse
+from provenance.fingerprint import KEEP_NAMES
+from provenance.parsing import parse
 
 _BUILTINS = frozenset("""
 range len float int str bool print super self cls min max abs sum isinstance tuple list dict set zip enumerate

@@ -29,17 +29,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from provenance.errors import BadInput
+from provenance.opstream import op_stream
+from provenance.parsing import normalize_language, parse
 
 FINGERPRINT_SCHEMA = "provenance.fingerprint/v1"
 # Bump when the normalisation, the vocabulary, the hash or a default k/w changes: stored fingerprints
 # of another scheme can no longer be compared and must be recomputed.
 SCHEME = "ts1"
 PARAMS: dict[str, tuple[int, int]] = {"tokens": (10, 4), "ops": (4, 1)}
-
-_LANGUAGE_ALIASES = {
-    "python": "python", "py": "python", "triton": "python",
-    "c": "cpp", "cpp": "cpp", "c++": "cpp", "cxx": "cpp", "cuda": "cpp", "cu": "cpp", "ascendc": "cpp",
-}
 
 # Identifiers kept verbatim in the token stream: library calls a renaming cannot change.
 KEEP_NAMES = frozenset("""
@@ -95,29 +92,6 @@ class Fingerprint(BaseModel):
     def key(self) -> tuple[str, str, int, int]:
         """What two fingerprints must share to be comparable."""
         return (self.scheme, self.representation, self.k, self.w)
-
-
-def normalize_language(language: str) -> str:
-    lang = _LANGUAGE_ALIASES.get(language.lower().strip())
-    if lang is None:
-        raise BadInput(f"cannot fingerprint language {language!r} (known: {', '.join(sorted(_LANGUAGE_ALIASES))})")
-    return lang
-
-
-@lru_cache(maxsize=None)
-def _parser(language: str):
-    from tree_sitter import Language, Parser
-
-    if language == "python":
-        import tree_sitter_python as grammar
-    else:
-        import tree_sitter_cpp as grammar
-    return Parser(Language(grammar.language()))
-
-
-def parse(code: str, language: str):
-    """The tree-sitter tree of code (a syntax error still gives a tree: tree-sitter recovers)."""
-    return _parser(normalize_language(language)).parse(code.encode("utf-8"))
 
 
 def _is_docstring(node) -> bool:
@@ -239,8 +213,6 @@ def fingerprint(code: str, language: str, representation: str = "tokens") -> Fin
     if representation == "tokens":
         kinds, lines = token_stream(tree.root_node)
     elif representation == "ops":
-        from provenance.opstream import op_stream
-
         kinds, lines = op_stream(tree.root_node, lang)
     else:
         raise BadInput(f"unknown fingerprint representation {representation!r} (tokens, ops)")
@@ -249,8 +221,6 @@ def fingerprint(code: str, language: str, representation: str = "tokens") -> Fin
 
 def fingerprints(code: str, language: str) -> list[Fingerprint]:
     """Both representations of one snippet from a single parse: what ingest stores for each snippet."""
-    from provenance.opstream import op_stream
-
     lang = normalize_language(language)
     root = parse(code, lang).root_node
     kinds, lines = token_stream(root)

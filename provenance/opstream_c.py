@@ -1,7 +1,8 @@
 """Op stream of C/C++ (CUDA, AscendC) kernels (see provenance.opstream for the vocabulary and the rules)."""
 from __future__ import annotations
 
-from provenance.opstream import _BINOPS, _CMPS, ASCENDC_CALLS, C_CALLS, _select_reduce, _strip_parens, _text, _Walker
+from provenance.optables import ASCENDC_CALLS, BINOPS, C_CALLS, CMPS
+from provenance.opwalker import Walker, node_text, select_reduce, strip_parens
 
 _LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
 _CONTAINERS = frozenset({
@@ -15,7 +16,7 @@ _GM_HINTS = ("gm", "global")
 def _declared_name(decl) -> str | None:
     while decl is not None and decl.type not in ("identifier", "field_identifier"):
         decl = decl.child_by_field_name("declarator")
-    return _text(decl) if decl is not None else None
+    return node_text(decl) if decl is not None else None
 
 
 def _call_name(fn) -> str:
@@ -24,8 +25,8 @@ def _call_name(fn) -> str:
     if fn.type in ("qualified_identifier", "template_function"):
         return _call_name(fn.child_by_field_name("name"))
     if fn.type == "field_expression":
-        return _text(fn.child_by_field_name("field"))
-    return _text(fn)
+        return node_text(fn.child_by_field_name("field"))
+    return node_text(fn)
 
 
 def _args(call) -> list:
@@ -34,7 +35,7 @@ def _args(call) -> list:
 
 
 def _is_gm(node) -> bool:
-    return any(h in _text(node).lower() for h in _GM_HINTS)
+    return any(h in node_text(node).lower() for h in _GM_HINTS)
 
 
 def _assigned(body) -> set[str]:
@@ -44,11 +45,11 @@ def _assigned(body) -> set[str]:
         if n is None:
             continue
         if n.type == "assignment_expression":
-            left = _strip_parens(n.child_by_field_name("left"))
+            left = strip_parens(n.child_by_field_name("left"))
             if left is not None and left.type == "identifier":
-                out.add(_text(left))
+                out.add(node_text(left))
         elif n.type == "update_expression":
-            out.add(_text(n.child_by_field_name("argument")))
+            out.add(node_text(n.child_by_field_name("argument")))
         stack.extend(n.named_children)
     return out
 
@@ -58,11 +59,11 @@ def _loop_vars(node) -> set[str]:
     if init is not None and init.type == "declaration":
         return {n for n in (_declared_name(d) for d in init.named_children) if n}
     if init is not None and init.type == "assignment_expression":
-        return {_text(init.child_by_field_name("left"))}
+        return {node_text(init.child_by_field_name("left"))}
     return set()
 
 
-class CWalker(_Walker):
+class CWalker(Walker):
     def stmt(self, node) -> None:
         t = node.type
         if t == "function_definition":
@@ -96,11 +97,11 @@ class CWalker(_Walker):
         """name = value: a plain array read is deferred to the name's first use."""
         if not name or value is None:
             return False
-        inner = _strip_parens(value)
+        inner = strip_parens(value)
         while inner is not None and inner.type == "cast_expression":
-            inner = _strip_parens(inner.child_by_field_name("value"))
+            inner = strip_parens(inner.child_by_field_name("value"))
         if inner is not None and (inner.type == "subscript_expression" or
-                                  (inner.type == "pointer_expression" and _text(inner.child_by_field_name("operator")) == "*")):
+                                  (inner.type == "pointer_expression" and node_text(inner.child_by_field_name("operator")) == "*")):
             self.assign(name, True, None, loaded_from=self.root_of(inner))
             return True
         v = self.expr(value)
@@ -116,13 +117,13 @@ class CWalker(_Walker):
             then = then.named_children[0]
         if then is not None and then.type == "expression_statement" and then.named_child_count == 1:
             a = then.named_children[0]
-            if a.type == "assignment_expression" and _text(a.child_by_field_name("operator")) == "=":
+            if a.type == "assignment_expression" and node_text(a.child_by_field_name("operator")) == "=":
                 target = a.child_by_field_name("left")
-                if target.type == "identifier" and self.is_accumulator(_text(target)):
-                    hit = _select_reduce(cond, a.child_by_field_name("right"), None, _text(target))
+                if target.type == "identifier" and self.is_accumulator(node_text(target)):
+                    hit = select_reduce(cond, a.child_by_field_name("right"), None, node_text(target))
                     if hit and self.expr(hit[1]):
                         self.emit((hit[0],), node)
-                        self.assign(_text(target), True, None)
+                        self.assign(node_text(target), True, None)
                         return
         self.expr(cond)
         for field in ("consequence", "alternative"):
@@ -131,7 +132,7 @@ class CWalker(_Walker):
                 self.stmt(c)
 
     def root_of(self, node) -> str | None:
-        node = _strip_parens(node)
+        node = strip_parens(node)
         while node is not None and node.type in ("cast_expression", "pointer_expression", "subscript_expression",
                                                  "field_expression", "binary_expression", "unary_expression"):
             if node.type == "cast_expression":
@@ -140,19 +141,19 @@ class CWalker(_Walker):
                 node = node.child_by_field_name("left")
             else:
                 node = node.child_by_field_name("argument")
-            node = _strip_parens(node)
-        return self.resolve(_text(node)) if node is not None and node.type == "identifier" else None
+            node = strip_parens(node)
+        return self.resolve(node_text(node)) if node is not None and node.type == "identifier" else None
 
     def assignment(self, node) -> bool:
-        left, right = _strip_parens(node.child_by_field_name("left")), node.child_by_field_name("right")
-        op = _text(node.child_by_field_name("operator"))
+        left, right = strip_parens(node.child_by_field_name("left")), node.child_by_field_name("right")
+        op = node_text(node.child_by_field_name("operator"))
         if left.type == "identifier":
-            name = _text(left)
+            name = node_text(left)
             if op == "=":
                 return self.bind(name, right)
             if not self.expr(right):
                 return False  # counters, pointer bumps
-            self.emit(("REDUCE_SUM",) if op == "+=" and self.is_accumulator(name) else (_BINOPS.get(op[:-1], "ADD"),),
+            self.emit(("REDUCE_SUM",) if op == "+=" and self.is_accumulator(name) else (BINOPS.get(op[:-1], "ADD"),),
                       node, (right,))
             self.assign(name, True, None)
             return True
@@ -162,11 +163,11 @@ class CWalker(_Walker):
                 self.access("READ", root, left)
             self.expr(right)
             if op != "=":
-                idx = _text(left.child_by_field_name("indices") or left.child_by_field_name("argument"))
+                idx = node_text(left.child_by_field_name("indices") or left.child_by_field_name("argument"))
                 inner = self.loops[-1][0] if self.loops else set()
                 loop_indexed = any(v and v in idx for v in inner)
                 self.emit(("REDUCE_SUM",) if op == "+=" and self.loops and not loop_indexed
-                          else (_BINOPS.get(op[:-1], "ADD"),), node, (right,))
+                          else (BINOPS.get(op[:-1], "ADD"),), node, (right,))
             self.access("WRITE", root, node)
             return False
         return self.expr(right)
@@ -176,7 +177,7 @@ class CWalker(_Walker):
         if name == "DataCopy" and len(args) >= 2:
             if _is_gm(args[1]) and not _is_gm(args[0]):
                 self.access("READ", self.root_of(args[1]), node)
-                self.assign(_text(_strip_parens(args[0])), True, None)
+                self.assign(node_text(strip_parens(args[0])), True, None)
             elif _is_gm(args[0]):
                 self.access("WRITE", self.root_of(args[0]), node)
             return False
@@ -184,16 +185,16 @@ class CWalker(_Walker):
             return True
         if name in ASCENDC_CALLS and args:
             ops = ASCENDC_CALLS[name]
-            scalar = _strip_parens(args[2]) if len(args) > 2 else None
-            if name == "Adds" and scalar is not None and scalar.type == "unary_expression" and _text(scalar)[:1] == "-":
+            scalar = strip_parens(args[2]) if len(args) > 2 else None
+            if name == "Adds" and scalar is not None and scalar.type == "unary_expression" and node_text(scalar)[:1] == "-":
                 ops = ("SUB",)  # Adds(x, x, -m): x - m
             elif name == "Muls" and scalar is not None and scalar.type == "binary_expression" \
-                    and _text(scalar.child_by_field_name("operator")) == "/":
+                    and node_text(scalar.child_by_field_name("operator")) == "/":
                 ops = ("DIV",)  # Muls(y, y, 1 / s): y / s
             self.emit(ops, node)
-            dst = _strip_parens(args[0])
+            dst = strip_parens(args[0])
             if dst.type == "identifier":
-                self.assign(_text(dst), True, None)
+                self.assign(node_text(dst), True, None)
             return False
         v = any([self.expr(a) for a in args])
         ops = C_CALLS.get(name)
@@ -214,26 +215,26 @@ class CWalker(_Walker):
         if t == "call_expression":
             return self.call(node)
         if t in ("subscript_expression", "pointer_expression"):
-            if t == "pointer_expression" and _text(node.child_by_field_name("operator")) != "*":
+            if t == "pointer_expression" and node_text(node.child_by_field_name("operator")) != "*":
                 return False
             self.access("READ", self.root_of(node), node)
             return True
         if t == "binary_expression":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             a, b = self.expr(left), self.expr(right)
-            op = _text(node.child_by_field_name("operator"))
+            op = node_text(node.child_by_field_name("operator"))
             if a or b:
-                if op in _BINOPS:
-                    bop = _BINOPS[op]
+                if op in BINOPS:
+                    bop = BINOPS[op]
                     if bop == "ADD" and self.loops and (self.carries(left) or self.carries(right)):
                         bop = "REDUCE_SUM"  # s * alpha + v with s loop-carried: a running sum
                     self.emit((bop,), node, (left, right))
-                elif op in _CMPS:
+                elif op in CMPS:
                     self.emit(("CMP",), node, (left, right))
             return a or b
         if t == "unary_expression":
             v = self.expr(node.child_by_field_name("argument"))
-            if v and _text(node.child_by_field_name("operator")) == "-":
+            if v and node_text(node.child_by_field_name("operator")) == "-":
                 self.emit(("NEG",), node)
             return v
         if t == "conditional_expression":

@@ -1,8 +1,8 @@
 """Op stream of Triton Python (see provenance.opstream for the vocabulary and the rules)."""
 from __future__ import annotations
 
-from provenance.opstream import (_BINOPS, _CMPS, TRITON_CALLS, TRITON_DATA_ARGS, _select_reduce, _strip_parens,
-                                 _text, _Walker)
+from provenance.optables import BINOPS, CMPS, TRITON_CALLS, TRITON_DATA_ARGS
+from provenance.opwalker import Walker, node_text, select_reduce, strip_parens
 
 _PASS = frozenset({"parenthesized_expression", "expression_list", "tuple", "list", "boolean_operator", "not_operator"})
 _BLOCKS = frozenset({"module", "block", "else_clause", "elif_clause", "with_statement", "class_definition",
@@ -21,12 +21,12 @@ def _assigned(body) -> set[str]:
         if n is None:
             continue
         if n.type in ("assignment", "augmented_assignment"):
-            out.update(_text(i) for i in _identifiers(n.child_by_field_name("left")))
+            out.update(node_text(i) for i in _identifiers(n.child_by_field_name("left")))
         stack.extend(n.named_children)
     return out
 
 
-class PythonWalker(_Walker):
+class PythonWalker(Walker):
     def stmt(self, node) -> None:
         t = node.type
         if t == "function_definition":
@@ -35,7 +35,7 @@ class PythonWalker(_Walker):
             self.restore(saved)
         elif t in ("for_statement", "while_statement"):
             left, body = node.child_by_field_name("left"), node.child_by_field_name("body")
-            self.loops.append(({_text(i) for i in _identifiers(left)} if left is not None else set(), _assigned(body)))
+            self.loops.append(({node_text(i) for i in _identifiers(left)} if left is not None else set(), _assigned(body)))
             self.stmt(body)
             self.loops.pop()
         elif t == "if_statement":
@@ -57,11 +57,11 @@ class PythonWalker(_Walker):
         if len(body) == 1 and body[0].type == "expression_statement" and body[0].named_children[0].type == "assignment":
             a = body[0].named_children[0]
             target, right = a.child_by_field_name("left"), a.child_by_field_name("right")
-            if target.type == "identifier" and self.is_accumulator(_text(target)):
-                hit = _select_reduce(cond, right, None, _text(target))
+            if target.type == "identifier" and self.is_accumulator(node_text(target)):
+                hit = select_reduce(cond, right, None, node_text(target))
                 if hit and self.expr(hit[1]):
                     self.emit((hit[0],), node)
-                    self.assign(_text(target), True, None)
+                    self.assign(node_text(target), True, None)
                     return
         self.expr(cond)
         for c in node.named_children:
@@ -84,23 +84,23 @@ class PythonWalker(_Walker):
             self.assignment(right)
             right = right.child_by_field_name("left")
         if left.type == "identifier":
-            name = _text(left)
+            name = node_text(left)
             load = self.plain_load(right)
             if load is not None:
                 self.assign(name, True, None, loaded_from=self.root_of(load))
                 return
         v = self.expr(right)
-        names = [_text(i) for i in _identifiers(left)] if left.type in ("pattern_list", "tuple_pattern") else \
-            [_text(left)] if left.type == "identifier" else []
+        names = [node_text(i) for i in _identifiers(left)] if left.type in ("pattern_list", "tuple_pattern") else \
+            [node_text(left)] if left.type == "identifier" else []
         for name in names:
             self.assign(name, v, None if v else self.root_of(right))
 
     def plain_load(self, node):
         """The pointer argument if node is just `tl.load(p, ...)` (maybe cast with .to): the load is deferred."""
-        node = _strip_parens(node)
+        node = strip_parens(node)
         while node.type == "call" and node.child_by_field_name("function").type == "attribute" \
                 and self.call_name(node) is None:  # tl.load(...).to(tl.float32)
-            node = _strip_parens(node.child_by_field_name("function").child_by_field_name("object"))
+            node = strip_parens(node.child_by_field_name("function").child_by_field_name("object"))
         if node.type == "call" and self.call_name(node) == "load":
             args = _positional(node)
             return args[0] if args else None
@@ -111,11 +111,11 @@ class PythonWalker(_Walker):
         op = _op_token(node)[:-1]
         if not self.expr(right):
             return  # pointer bumps and counters
-        name = _text(left) if left.type == "identifier" else None
+        name = node_text(left) if left.type == "identifier" else None
         if name and op == "+" and self.is_accumulator(name):
             self.emit(("REDUCE_SUM",), node, (right,))
-        elif op in _BINOPS:
-            self.emit((_BINOPS[op],), node, (right,))
+        elif op in BINOPS:
+            self.emit((BINOPS[op],), node, (right,))
         if name:
             self.assign(name, True, None)
 
@@ -127,7 +127,7 @@ class PythonWalker(_Walker):
             if n is None:
                 continue
             if n.type == "identifier":
-                return self.resolve(_text(n))
+                return self.resolve(node_text(n))
             if n.type == "call":
                 stack.append(n.child_by_field_name("arguments"))
             elif n.type == "attribute":
@@ -142,14 +142,14 @@ class PythonWalker(_Walker):
         """The library function called (tl.exp -> exp), or None for a method of a value (x.to(...))."""
         fn = node.child_by_field_name("function")
         if fn.type == "attribute":
-            return _text(fn.child_by_field_name("attribute")) if self.is_module(fn.child_by_field_name("object")) else None
-        return _text(fn) if fn.type == "identifier" else None
+            return node_text(fn.child_by_field_name("attribute")) if self.is_module(fn.child_by_field_name("object")) else None
+        return node_text(fn) if fn.type == "identifier" else None
 
     def is_module(self, node) -> bool:
         """tl, tl.math, libdevice: a dotted name whose root holds no data."""
         while node is not None and node.type == "attribute":
             node = node.child_by_field_name("object")
-        return node is not None and node.type == "identifier" and _text(node) not in self.values
+        return node is not None and node.type == "identifier" and node_text(node) not in self.values
 
     def call(self, node) -> bool:
         name, args = self.call_name(node), _positional(node)
@@ -197,7 +197,7 @@ class PythonWalker(_Walker):
         if t == "binary_operator":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             a, b = self.expr(left), self.expr(right)
-            op = _BINOPS.get(_op_token(node))
+            op = BINOPS.get(_op_token(node))
             if (a or b) and op:
                 if op == "ADD" and self.loops and (self.carries(left) or self.carries(right)):
                     op = "REDUCE_SUM"  # s * alpha + v with s loop-carried: a running sum
@@ -210,7 +210,7 @@ class PythonWalker(_Walker):
             return v
         if t == "comparison_operator":
             v = any([self.expr(c) for c in node.named_children])
-            if v and _op_token(node) in _CMPS:
+            if v and _op_token(node) in CMPS:
                 self.emit(("CMP",), node, node.named_children)
             return v
         if t == "conditional_expression":
@@ -224,7 +224,7 @@ class PythonWalker(_Walker):
         if t == "subscript":
             return self.expr(node.child_by_field_name("value"))
         if t == "attribute":
-            return self.expr(node.child_by_field_name("object")) and _text(node.child_by_field_name("attribute")) == "T"
+            return self.expr(node.child_by_field_name("object")) and node_text(node.child_by_field_name("attribute")) == "T"
         if t == "keyword_argument":
             return self.expr(node.child_by_field_name("value"))
         if t in _PASS:
@@ -248,6 +248,6 @@ def _positional(call) -> list:
 def _keyword(call, name: str):
     args = call.child_by_field_name("arguments")
     for a in args.named_children if args is not None else []:
-        if a.type == "keyword_argument" and _text(a.child_by_field_name("name")) == name:
+        if a.type == "keyword_argument" and node_text(a.child_by_field_name("name")) == name:
             return a.child_by_field_name("value")
     return None

@@ -22,9 +22,9 @@ Scores per (entry, cohort file, representation), the best over the entry's parts
 units: containment = shared / the smaller side's non-boilerplate fingerprints; Dice = 2 shared /
 (sum of both); covered = entry tokens inside shared k-grams; the longest shared run (Dolos
 fragments: fingerprints consecutive on both sides), in tokens, with its line ranges on both sides
-as evidence. ``decide`` applies OverlapConfig, whose defaults were chosen on the planted-copy corpus
-(bench/bench_overlap.py): the lowest disguised copy scored 0.667 containment, the highest
-independent file 0.609, hence 0.65.
+as evidence. ``decide`` (provenance.overlap_rules, with the records) applies OverlapConfig, whose
+defaults were chosen on the planted-copy corpus (bench/bench_overlap.py): the lowest disguised copy
+scored 0.667 containment, the highest independent file 0.609, hence 0.65.
 """
 from __future__ import annotations
 
@@ -33,87 +33,13 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from provenance.errors import BadInput, StaleFingerprint
-from provenance.fingerprint import PARAMS, SCHEME, Fingerprint, fingerprints, kernel_units, shifted
+from provenance import overlap_scan
+from provenance.fingerprint import PARAMS, Fingerprint, fingerprints, kernel_units, shifted
 from provenance.fingerprint_store import PackedView, unpack_views
-
-REPRESENTATIONS = ("tokens", "ops")
+from provenance.overlap_rules import REPRESENTATIONS, OverlapConfig, OverlapMatch, OverlapScan, check_key, decide
 
 # part name (source, repaired, ...) -> its fingerprints, as objects or as pack_fingerprints() bytes
 Parts = Mapping[str, "Sequence[Fingerprint] | bytes"]
-
-
-class OverlapConfig(BaseModel):
-    """Decision thresholds and boilerplate rules; part of a freeze's hashed rule parameters."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    threshold: float = Field(0.65, ge=0, le=1)  # tokens: containment at or above this ...
-    min_cover: int = 32  # ... over at least this many entry tokens inside shared k-grams (about 2 lines)
-    paste_run: int = 150  # a shared run this long is a copy whatever the containment
-    ops_threshold: float = Field(0.9, ge=0, le=1)  # ops (cross-language): containment at or above this ...
-    ops_min_run: int = 7  # ... and a shared run of at least this many ops (a softmax is 7)
-    ops_same_language: bool = False  # ops also between same-language pairs (tokens are stricter there)
-    report_floor: float = Field(0.3, ge=0, le=1)  # unflagged pairs are reported from this containment ...
-    report_min_shared: int = 3  # ... and this many shared fingerprints (the audit's score distribution)
-    boilerplate_share: float = Field(0.05, gt=0, le=1)
-    boilerplate_min_entries: int = 50
-    boilerplate_operator_share: float = Field(0.3, gt=0, le=1)  # a hash in the files of this share of the cohort's
-    boilerplate_min_operators: int = 3  # operators (and at least this many) is an idiom, not a copy
-    builtin_boilerplate: bool = True
-
-
-class OverlapMatch(BaseModel):
-    """One (entry, cohort file, representation) pair with its scores and the evidence."""
-
-    entry_id: str
-    entry_part: str
-    cohort_file: str
-    cohort_unit: str = ""  # the kernel within the cohort file; "" for the whole file
-    operator_id: str | None = None
-    representation: str
-    containment: float
-    dice: float
-    shared: int
-    entry_fingerprints: int
-    cohort_fingerprints: int
-    covered: int  # entry stream tokens inside shared k-grams
-    longest_run: int  # stream tokens (ops for the ops representation)
-    run_entry_lines: tuple[int, int] | None = None
-    run_cohort_lines: tuple[int, int] | None = None
-    entry_lines: list[tuple[int, int]] = Field(default_factory=list)  # merged spans of all shared fingerprints
-    cohort_lines: list[tuple[int, int]] = Field(default_factory=list)
-    flagged: bool = False
-    reason: str = ""  # containment | run | ""
-
-
-class OverlapScan(BaseModel):
-    n_entries: int
-    n_candidates: int  # entries sharing enough non-seed hashes with the cohort to be scored
-    boilerplate: dict[str, int]  # representation -> cohort hashes ignored
-    matches: list[OverlapMatch]  # flagged pairs and pairs at or above the report floor
-    histogram: dict[str, list[int]] = Field(default_factory=dict)  # best containment per entry, 20 bins of 0.05
-
-    def flagged(self) -> dict[str, list[OverlapMatch]]:
-        """entry id -> its flagged matches."""
-        out: dict[str, list[OverlapMatch]] = defaultdict(list)
-        for m in self.matches:
-            if m.flagged:
-                out[m.entry_id].append(m)
-        return dict(out)
-
-
-def decide(m: OverlapMatch, config: OverlapConfig) -> tuple[bool, str]:
-    """Is this pair a copy? (flag, which rule)."""
-    if m.representation == "ops":
-        ok = m.containment >= config.ops_threshold and m.longest_run >= config.ops_min_run
-        return ok, "containment" if ok else ""
-    if m.longest_run >= config.paste_run:
-        return True, "run"
-    ok = m.containment >= config.threshold and m.covered >= config.min_cover
-    return ok, "containment" if ok else ""
 
 
 @dataclass
@@ -175,7 +101,7 @@ class OverlapIndex:
                     for u in cohort_units(f.path, f.operator_id, f.code, f.language)], config)
 
     def _check(self, fp: Fingerprint) -> None:
-        _check_key(fp.scheme, fp.representation, fp.k, fp.w)
+        check_key(fp.scheme, fp.representation, fp.k, fp.w)
 
     def _static_boilerplate(self, r: str) -> set[int]:
         out: set[int] = set()
@@ -197,9 +123,7 @@ class OverlapIndex:
     def scan(self, entries: Iterable[tuple[str, Parts]]) -> OverlapScan:
         """Two passes over the KB (see the module docstring; vectorised in provenance.overlap_scan); entries may be
         a one-shot generator."""
-        from provenance.overlap_scan import scan
-
-        return scan(self, entries)
+        return overlap_scan.scan(self, entries)
 
     def _min_hits(self) -> dict[str, int]:
         """The fewest shared fingerprints that could still be flagged or reported (the first pass's filter)."""
@@ -285,15 +209,6 @@ class OverlapIndex:
             run_cohort_lines=c_span, entry_lines=_spans(fp, common), cohort_lines=_spans(c.fp, common))
         m.flagged, m.reason = decide(m, self.config)
         return m
-
-
-def _check_key(scheme: str, representation: str, k: int, w: int) -> None:
-    if representation not in PARAMS:
-        raise BadInput(f"unknown fingerprint representation {representation!r}")
-    if (scheme, k, w) != (SCHEME, *PARAMS[representation]):
-        raise StaleFingerprint(
-            f"fingerprint of scheme {scheme} (k={k}, w={w}) cannot be compared with scheme {SCHEME} "
-            f"(k={PARAMS[representation][0]}, w={PARAMS[representation][1]}): re-fingerprint the KB")
 
 
 def _longest_run(a: Fingerprint, b: Fingerprint, ign: set[int], where: Mapping[int, list[int]], bj: list[int]):

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from provenance.fingerprint import PARAMS
+from provenance.fingerprint_store import flat_hashes, language_codes
+from provenance.overlap_rules import OverlapScan, check_key
 
 BATCH = 8192  # entries per batch: about 1.8 M hashes (15 MB) of the bench's KB
 _BITS = 22  # the bitmap of target hashes' low bits: 4 MB, a few per cent of stored hashes pass it
@@ -75,9 +77,6 @@ def scan(index, entries: Iterable[tuple[str, object]]):
     """OverlapIndex.scan (see the module docstring)."""
     import numpy as np
 
-    from provenance.fingerprint_store import flat_hashes, language_codes
-    from provenance.overlap import OverlapScan, _check_key
-
     targets = _Targets(index)
     need = np.array([index._min_hits()[r] for r in REPRS])
     languages = language_codes()
@@ -91,11 +90,11 @@ def scan(index, entries: Iterable[tuple[str, object]]):
         items.append(item)
         batch.append(item[1])
         if len(batch) == BATCH:
-            _first_pass(targets, flat_hashes(batch, _check_key, languages), len(batch), len(items) - len(batch),
+            _first_pass(targets, flat_hashes(batch, check_key, languages), len(batch), len(items) - len(batch),
                         need, df, segs, cand)
             batch = []
     if batch:
-        _first_pass(targets, flat_hashes(batch, _check_key, languages), len(batch), len(items) - len(batch),
+        _first_pass(targets, flat_hashes(batch, check_key, languages), len(batch), len(items) - len(batch),
                     need, df, segs, cand)
     n = len(items)
     cand = np.concatenate(cand) if cand else np.zeros(0, dtype=bool)

@@ -3,7 +3,8 @@ import pytest
 
 import planted_corpus as corpus
 from provenance.fingerprint import fingerprints
-from provenance.overlap import OverlapConfig, OverlapIndex, OverlapMatch, decide
+from provenance.overlap import OverlapIndex
+from provenance.overlap_rules import OverlapConfig, OverlapMatch, decide
 
 # measured limit, documented in provenance.opstream: kernels of fewer than 7 ops are not told
 # apart across languages (matmul and a row-wise dot product are both LOAD LOAD MUL REDUCE_SUM STORE)

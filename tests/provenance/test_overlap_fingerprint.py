@@ -4,8 +4,9 @@ import pytest
 
 from provenance.errors import BadInput, StaleFingerprint
 from provenance.fingerprint import (PARAMS, Fingerprint, fingerprint, fingerprint_stream, fingerprints,
-                                    kernel_units, kgram_hashes, token_stream, parse, winnow)
+                                    kernel_units, kgram_hashes, token_stream, winnow)
 from provenance.overlap import OverlapIndex
+from provenance.parsing import parse
 
 KERNEL = '''
 import triton

@@ -9,7 +9,8 @@ from provenance import overlap_scan
 from provenance.errors import BadInput, StaleFingerprint
 from provenance.fingerprint import fingerprints
 from provenance.fingerprint_store import pack_fingerprints
-from provenance.overlap import REPRESENTATIONS, OverlapConfig, OverlapIndex, OverlapScan
+from provenance.overlap import OverlapIndex
+from provenance.overlap_rules import REPRESENTATIONS, OverlapConfig, OverlapScan
 
 
 @pytest.fixture(scope="module")
