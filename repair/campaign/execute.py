@@ -6,9 +6,11 @@ import traceback
 from pathlib import Path
 
 from repair.campaign.outcome import ENVIRONMENT_MISSING, RunOutcome
-from repair.campaign.spec import CampaignConfig, RunSpec, script_for
-from repair.campaign.summarize import GATE_LOG, RECORD, summarize
-from repair.errors import BadInput, EnvironmentMissing, RepairError
+from repair.campaign.parts import make_bounds, make_judge, make_retriever, make_worker_for
+from repair.campaign.regenerate import run_trial
+from repair.campaign.spec import CampaignConfig, RunSpec
+from repair.campaign.summarize import summarize
+from repair.errors import EnvironmentMissing, RepairError
 
 RUNS = "runs"
 
@@ -28,8 +30,6 @@ def execute_run(spec: RunSpec, config: CampaignConfig, out_dir: Path) -> RunOutc
     environment = None
     try:
         if spec.candidate is None:
-            from repair.campaign.regenerate import run_trial
-
             run_trial(spec, config, run_dir, make_judge(spec, config, run_dir), make_worker_for(spec, config))
         else:
             _run_debug(spec, config, run_dir)
@@ -46,72 +46,11 @@ def execute_run(spec: RunSpec, config: CampaignConfig, out_dir: Path) -> RunOutc
 
 
 def _run_debug(spec: RunSpec, config: CampaignConfig, run_dir: Path) -> None:
-    from repair.loop import RunConfig, build_record, run_repair
+    from repair.loop import RunConfig, run_and_record
 
     worker = make_worker_for(spec, config)
     judge = make_judge(spec, config, run_dir)
-    outcome = run_repair(
+    run_and_record(
         RunConfig(problem=spec.problem, candidate=spec.candidate, bounds=make_bounds(config), k=config.k, out=run_dir),
-        worker, make_retriever(spec, config), judge,
+        worker, make_retriever(spec, config), judge, backend=config.backend,
     )
-    if outcome.source is not None:
-        record = build_record(outcome, worker.info, backend=config.backend, rules_off=judge.rules_off,
-                              problem_name=spec.problem.name, candidate_name=spec.candidate.name)
-        _write_atomic(run_dir / RECORD, record.to_json() + "\n")
-
-
-def make_bounds(config: CampaignConfig):
-    from repair.loop import Bounds
-
-    return Bounds(**config.bounds)
-
-
-def make_worker_for(spec: RunSpec, config: CampaignConfig):
-    from repair.workers import WorkerOptions, make_worker
-
-    script = script_for(spec, Path(config.script)) if config.script else None
-    if config.worker == "scripted" and config.script and script is None:
-        raise BadInput(f"{config.script}: no script for {spec.key}")
-    return make_worker(config.worker, WorkerOptions(model=config.model, script=script))
-
-
-def preflight(config: CampaignConfig, specs: list[RunSpec]) -> None:
-    """Build each distinct worker, and the retriever, once before the campaign starts: a malformed script or a
-    missing KB (exit 2), a missing provider key (exit 3) is reported now, not as one crashed run per candidate."""
-    if specs and (config.kb or config.snapshot):
-        make_retriever(specs[0], config)
-    seen = set()
-    for spec in specs:
-        script = script_for(spec, Path(config.script)) if config.script else None
-        if script in seen:
-            continue
-        seen.add(script)
-        make_worker_for(spec, config)
-
-
-def make_retriever(spec: RunSpec, config: CampaignConfig):
-    from repair.loop import NoRetriever, open_retriever
-
-    if "no-kb" in config.ablations:
-        return NoRetriever()
-    return open_retriever(Path(config.kb) if config.kb else None, config.snapshot, operator_id=spec.operator_id)
-
-
-def make_judge(spec: RunSpec, config: CampaignConfig, run_dir: Path):
-    from repair.campaign.judge import AccountingJudge
-    from repair.loop import HarnessJudge
-
-    rules_off: tuple[str, ...] = ()
-    if "integrity-off" in config.ablations:
-        from repair.integrity import resolve_rules_off
-
-        rules_off = resolve_rules_off(["*"])
-    inner = HarnessJudge(problem=spec.problem, backend=config.backend, rules_off=rules_off)
-    return AccountingJudge(inner, run_dir / GATE_LOG, diagnostics="no-diagnostics" not in config.ablations,
-                           full_tier="no-full-tier" not in config.ablations)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)

@@ -14,7 +14,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from repair.campaign.spec import CampaignConfig, Operator, RunSpec, check_scripts, load_operators, plan_regenerate, script_for
+from repair.campaign.parts import make_bounds, preflight
+from repair.campaign.spec import (CampaignConfig, Operator, RunSpec, check_scripts, load_operators, make_config,
+                                  manifest_sha256, plan_regenerate, script_for)
 from repair.errors import BadInput
 
 REGENERATED = "regenerated.py"
@@ -24,9 +26,6 @@ def regenerate_config(target: Path, trials: int, *, worker: str = "scripted", mo
                       script: Path | None = None, bounds: dict | None = None, backend: str | None = None,
                       run_timeout_s: float | None = None) -> tuple[CampaignConfig, list[RunSpec]]:
     """`target` is a problem file or a cohort manifest (every operator's problem, candidates ignored)."""
-    from repair.campaign.execute import preflight
-    from repair.campaign.runner import _config
-    from repair.campaign.spec import manifest_sha256
     from provenance.canonical import sha256_text
 
     target = Path(target).resolve()
@@ -39,8 +38,9 @@ def regenerate_config(target: Path, trials: int, *, worker: str = "scripted", mo
         operators = [problem_operator(target)]
         where = dict(problem=str(target), manifest_sha256=sha256_text(target.read_bytes()))
     specs = plan_regenerate(operators, trials)
-    config = _config("regenerate", worker=worker, model=model, script=script, kb=None, snapshot=None, ablations=(),
-                     bounds=bounds, backend=backend, run_timeout_s=run_timeout_s, trials=trials, **where)
+    config = make_config("regenerate", worker=worker, model=model, script=script, kb=None, snapshot=None,
+                         ablations=(), bounds=bounds, backend=backend, run_timeout_s=run_timeout_s, trials=trials,
+                         **where)
     check_scripts(specs, worker, Path(config.script) if config.script else None)
     preflight(config, specs)
     return config, specs
@@ -67,9 +67,7 @@ def problem_operator(problem: Path) -> Operator:
 
 def run_trial(spec: RunSpec, config: CampaignConfig, run_dir: Path, judge, worker) -> str:
     """One fresh generation into run_dir (trajectory.jsonl, regenerated.py); returns the trial's status."""
-    from repair.loop import BoundExceeded, Budget
-    from repair.campaign.execute import make_bounds
-    from repair.loop import Trajectory
+    from repair.loop import BoundExceeded, Budget, Trajectory
     from repair.workers import WorkerContext, WorkerExhausted, WorkerFailed
 
     _skip_to_trial(worker, spec, config)

@@ -12,14 +12,13 @@ from repair.campaign.progress import ProgressBar, Tally
 from repair.campaign.spec import (
     CampaignConfig,
     RunSpec,
-    check_ablations,
     check_scripts,
     load_operators,
+    make_config,
     manifest_sha256,
     plan_debug,
-    tree_sha256,
 )
-from repair.campaign.execute import preflight
+from repair.campaign.parts import preflight
 from repair.campaign.outcome import ENVIRONMENT_MISSING
 from repair.errors import BadInput, EnvironmentMissing
 
@@ -58,28 +57,12 @@ def debug_config(manifest: Path, *, worker: str = "scripted", model: str | None 
     specs = plan_debug(load_operators(manifest))
     if not specs:
         raise BadInput(f"{manifest}: no candidates to repair (every operator lists only its problem.py)")
-    config = _config("debug", worker=worker, model=model, script=script, kb=kb, snapshot=snapshot, ablations=ablations, k=k,
-                     bounds=bounds, backend=backend, run_timeout_s=run_timeout_s,
-                     manifest=str(manifest), manifest_sha256=manifest_sha256(manifest))
+    config = make_config("debug", worker=worker, model=model, script=script, kb=kb, snapshot=snapshot,
+                         ablations=ablations, k=k, bounds=bounds, backend=backend, run_timeout_s=run_timeout_s,
+                         manifest=str(manifest), manifest_sha256=manifest_sha256(manifest))
     check_scripts(specs, worker, script)
     preflight(config, specs)
     return config, specs
-
-
-def _config(kind: str, *, script: Path | None, ablations, bounds: dict | None, kb: Path | None, **kw) -> CampaignConfig:
-    script = Path(script).resolve() if script else None
-    from repair.engine import get_backend
-
-    be = get_backend(kw.get("backend"))  # None: $REPAIR_BACKEND or triton-cpu, recorded in the config
-    be.check_available()  # exit 3 now, not one crashed run per candidate
-    kw["backend"] = be.name
-    if bounds:
-        from repair.loop import Bounds
-
-        Bounds(**bounds)  # validate now: a bad bound is bad input, not six crashed runs
-    return CampaignConfig(kind=kind, script=str(script) if script else None, script_sha256=tree_sha256(script),
-                          ablations=check_ablations(ablations), bounds=dict(bounds or {}),
-                          kb=str(Path(kb).resolve()) if kb else None, **kw)
 
 
 def make_executor(name: str, jobs: int, address: str | None = None):

@@ -12,7 +12,7 @@ from repair.errors import BadInput
 
 CAMPAIGN_SCHEMA = "repair.campaign/v1"
 
-# Ablations by name: what each switches off in the loop (see repair.campaign.execute).
+# Ablations by name: what each switches off in the loop (see repair.campaign.parts).
 ABLATIONS = {
     "no-kb": "no knowledge-base retrieval: the worker gets no patterns",
     "no-diagnostics": "forensics without the harness's diagnostics (statuses and errors only)",
@@ -80,6 +80,23 @@ def check_ablations(names) -> list[str]:
     if unknown:
         raise BadInput(f"unknown ablation {', '.join(unknown)} (known: {', '.join(ABLATIONS)})")
     return sorted(set(names))
+
+
+def make_config(kind: str, *, script: Path | None, ablations, bounds: dict | None, kb: Path | None, **kw) -> CampaignConfig:
+    """A campaign's settings from a command's options; the backend and the bounds are checked now."""
+    script = Path(script).resolve() if script else None
+    from repair.engine import get_backend
+
+    be = get_backend(kw.get("backend"))  # None: $REPAIR_BACKEND or triton-cpu, recorded in the config
+    be.check_available()  # exit 3 now, not one crashed run per candidate
+    kw["backend"] = be.name
+    if bounds:
+        from repair.loop import Bounds
+
+        Bounds(**bounds)  # validate now: a bad bound is bad input, not six crashed runs
+    return CampaignConfig(kind=kind, script=str(script) if script else None, script_sha256=tree_sha256(script),
+                          ablations=check_ablations(ablations), bounds=dict(bounds or {}),
+                          kb=str(Path(kb).resolve()) if kb else None, **kw)
 
 
 def load_operators(manifest: Path) -> list[Operator]:

@@ -7,11 +7,10 @@ from pathlib import Path
 from provenance.canonical import sha256_text
 from repair.campaign.judge import gate_accounting, read_gate_log
 from repair.campaign.outcome import AttemptRow, FindingRow, PatternRow, RunOutcome
-from repair.loop import read_trajectory
+from repair.loop import RECORD, read_trajectory
 
 TRAJECTORY = "trajectory.jsonl"
 GATE_LOG = "gates.jsonl"
-RECORD = "record.json"
 REPAIRED = ("repaired", "already-passing")
 
 

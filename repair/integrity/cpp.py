@@ -1,6 +1,13 @@
 """C/C++ kernel sources (load_inline strings, .cpp/.cu files): calls into torch/ATen compute."""
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
+from repair.integrity.astutil import fold_str
+from repair.integrity.model import Func, ModuleModel
+from repair.integrity.verdict import IntegrityFinding
+
 # at::/torch:: callables a C++ wrapper may use: allocation, views, copies, metadata, streams.
 CPP_ALLOWED = frozenset("""
 empty empty_like empty_strided zeros zeros_like ones ones_like full full_like arange from_blob
@@ -16,6 +23,41 @@ CPP_COMPUTE_METHODS = frozenset("""
 softmax log_softmax exp log sigmoid tanh relu matmul mm bmm addmm sum mean max min amax amin argmax argmin
 clamp sqrt rsqrt pow add sub mul div neg abs where masked_fill cumsum prod norm var std dot einsum
 """.split())
+
+
+def extension_findings(model: ModuleModel, call: ast.Call, func: Func | None, path: Path) -> list[IntegrityFinding]:
+    """Findings in the C/C++ sources a torch.utils.cpp_extension.load* call builds (files beside `path`, or inline)."""
+    texts = []
+    for kw in call.keywords:
+        vals = kw.value.elts if isinstance(kw.value, (ast.List, ast.Tuple)) else [kw.value]
+        for v in vals:
+            s = _fold(model, v, func)
+            if s is None:
+                continue
+            if kw.arg == "sources":
+                p = path.parent / s
+                texts.append((p.read_text(errors="replace") if p.is_file() else "", str(p)))
+            elif kw.arg in ("cpp_sources", "cuda_sources"):
+                texts.append((s, "inline source"))
+    out = []
+    for text, where in texts:
+        for line, ev, callee in scan_cpp(text):
+            out.append(IntegrityFinding(
+                rule="static.cpp-framework-compute", message=f"{where} line {line} calls {callee}",
+                line=call.lineno, evidence=ev, phase="static"))
+    return out
+
+
+def _fold(model: ModuleModel, node, func: Func | None) -> str | None:
+    s = fold_str(node, model._consts(func))
+    if s is None and isinstance(node, ast.Name):
+        vals = (func.assigns.get(node.id) if func else None) or model.globals.get(node.id, [])
+        for v in vals:
+            if not isinstance(v, tuple):
+                s = fold_str(v, model.consts)
+                if s is not None:
+                    break
+    return s
 
 
 def scan_cpp(source: str) -> list[tuple[int, str, str]]:

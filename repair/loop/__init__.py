@@ -5,7 +5,7 @@ __all__, __getattr__ = exports(__name__, {
     "algorithm": ["RunConfig", "RunOutcome", "run_repair"],
     "bounds": ["BoundExceeded", "Bounds", "Budget"],
     "judge": ["HarnessJudge", "Judge"],
-    "record": ["build_record"],
+    "record": ["RECORD", "build_record", "run_and_record"],
     "retrieve": ["FixedRetriever", "NoRetriever", "Retriever", "open_retriever"],
     "run": ["repair_run", "summary"],
     "symptom": ["SymptomQuery", "load_eval", "make_eval_result", "symptom_query"],

@@ -1,5 +1,7 @@
-"""Build the repair record (ingest.record.RepairRecord) of a finished run, for `kb ingest`."""
+"""Build the repair record (ingest.record.RepairRecord) of a finished run, for `kb ingest`, and write it beside the run."""
 from __future__ import annotations
+
+import os
 
 from ingest.record import (
     Code,
@@ -16,9 +18,29 @@ from ingest.patch import unified_diff  # the diff the ingest gate re-applies, so
 from provenance.canonical import content_hash, sha256_text
 from provenance.version import tool_version
 from repair.loop import forensics
-from repair.loop.algorithm import RunOutcome
+from repair.loop.algorithm import RunConfig, RunOutcome, run_repair
+from repair.loop.judge import Judge
+from repair.loop.retrieve import Retriever
 from repair.engine import EvalResult
 from repair.workers import Pattern, WorkerInfo
+from repair.workers import Worker as LoopWorker  # ingest.record's Worker is the record's field
+
+RECORD = "record.json"
+
+
+def run_and_record(config: RunConfig, worker: LoopWorker, retriever: Retriever, judge: Judge, *,
+                   backend: str) -> RunOutcome:
+    """run_repair, then the run's record on the outcome and, with config.out, in record.json beside final.py and
+    trajectory.jsonl; a run that ended before its near-miss was evaluated has none."""
+    outcome = run_repair(config, worker, retriever, judge)
+    if outcome.source is not None:
+        outcome.record = build_record(outcome, worker.info, backend=backend, rules_off=judge.rules_off,
+                                      problem_name=config.problem.name, candidate_name=config.candidate.name)
+        if config.out is not None:
+            tmp = config.out / (RECORD + ".tmp")
+            tmp.write_text(outcome.record.to_json() + "\n", encoding="utf-8")
+            os.replace(tmp, config.out / RECORD)
+    return outcome
 
 
 def build_record(outcome: RunOutcome, worker: WorkerInfo, *, backend: str, rules_off: tuple[str, ...] = (),

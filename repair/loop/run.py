@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ast
-import os
 import secrets
 from pathlib import Path
 
@@ -10,11 +9,9 @@ from repair.engine import default_backend
 from repair.loop.bounds import Bounds
 from repair.errors import BadInput
 from repair.loop.judge import HarnessJudge
-from repair.loop.algorithm import RunConfig, RunOutcome, run_repair
+from repair.loop.algorithm import RunConfig, RunOutcome
 from repair.loop.retrieve import open_retriever
 from repair.workers import WorkerOptions, make_worker
-
-RECORD = "record.json"
 
 
 def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", model: str | None = None,
@@ -36,18 +33,10 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-    outcome = run_repair(RunConfig(problem, candidate, bounds=bounds or Bounds(), k=k, out=out),
-                         the_worker, retriever, judge)
-    if outcome.source is not None:
-        from repair.loop.record import build_record
+    from repair.loop.record import run_and_record
 
-        outcome.record = build_record(outcome, the_worker.info, backend=backend, rules_off=judge.rules_off,
-                                      problem_name=problem.name, candidate_name=candidate.name)
-        if out is not None:
-            tmp = out / (RECORD + ".tmp")
-            tmp.write_text(outcome.record.to_json() + "\n", encoding="utf-8")
-            os.replace(tmp, out / RECORD)
-    return outcome
+    return run_and_record(RunConfig(problem, candidate, bounds=bounds or Bounds(), k=k, out=out),
+                          the_worker, retriever, judge, backend=backend)
 
 
 def static_operator_id(problem: Path) -> str:
