@@ -44,7 +44,7 @@ torch.__version__, triton.__version__, torch.cuda.is_available(), torch.cuda.get
 hog_ok=0
 step probe 120 "$PY" - <<'EOF' && hog_ok=1
 import importlib.util, os, sys, traceback
-from repair.engine.sandbox import apply_limits
+from repair.engine.confine.limits import apply_limits
 
 pid = os.fork()
 if pid == 0:

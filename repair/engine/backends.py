@@ -30,7 +30,7 @@ class Backend:
     # PROT_NONE ranges a GPU driver reserves), None leaves it unlimited
     memory_rlimit: ClassVar[str | None] = "as"
     warm_kernel: ClassVar[bool] = False  # the fork server may launch a tiny kernel (no device context to inherit)
-    # candidates confine themselves (capabilities dropped, Landlock: repair/engine/sandbox.py confine_candidates) unless
+    # candidates confine themselves (capabilities dropped, Landlock: repair/engine/confine/policy.py) unless
     # REPAIR_CONFINE says otherwise; a backend whose driver or compiler has not run confined keeps this off
     confine_default: ClassVar[bool] = False
     # a confined candidate may start processes only where the backend's own toolchain does (ptxas on a GPU)

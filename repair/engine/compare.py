@@ -25,9 +25,10 @@ def _dtype(t) -> str:
 
 @dataclass
 class Comparison:
-    """The comparison fields of a CaseResult."""
+    """A comparison's figures: these fields, but `status`, are CaseResult's too (repair/engine/result.py takes them
+    from here, their one definition; a plain dataclass, since the reference process imports no pydantic)."""
 
-    status: str = "pass"  # pass | mismatch
+    status: str = "pass"  # pass | mismatch (a CaseResult's status says more)
     max_abs_err: float | None = None
     max_rel_err: float | None = None
     mismatch_frac: float | None = None
@@ -38,7 +39,7 @@ class Comparison:
     expected_shape: list[int] | None = None
     dtype: str | None = None
     expected_dtype: str | None = None
-    message: str = ""
+    message: str = ""  # what failed (a CaseResult's also holds error text, traceback tail, timeout/crash reason)
     diagnostics: Diagnostics | None = None
 
     def as_dict(self) -> dict:

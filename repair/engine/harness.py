@@ -18,14 +18,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from repair.engine.confine import landlock
-from repair.engine.wire import Shared
 from repair.engine.backends import Backend, get_backend
-from repair.errors import BadInput
-from repair.engine.problem import TIERS, CaseSpec, case_set_sha256, check_candidate_file, check_problem_file
+from repair.engine.confine import landlock
+from repair.engine.confine.policy import confine_candidates
+from repair.engine.memfd import Shared
+from repair.engine.problem import TIERS, CaseSpec, case_set_sha256, check_problem_file, read_candidate_file
 from repair.engine.processes import CandidateProcess, Outcome, ReferenceProcess, open_reference
-from repair.engine.result import CaseResult, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
-from repair.engine.sandbox import confine_candidates, fork_server
+from repair.engine.result import CaseResult, EvalResult, TierSummary
+from repair.engine.sandbox import fork_server
+from repair.errors import BadInput
+from repair.integrity import IntegrityFinding, IntegrityVerdict, make_verdict, merge_verdicts, resolve_rules_off, scan
 
 
 def case_seed(seed: int, case_id: str, salt: str = "") -> int:
@@ -182,33 +184,14 @@ class _Session:
         self.proc = None
 
 
-def _integrity_fn(module: str, name: str):
-    """A function of engineer C's integrity package, or None while it is not there."""
-    import importlib
-
-    try:
-        return getattr(importlib.import_module(f"repair.integrity.{module}"), name)
-    except (ImportError, AttributeError):
-        return None
-
-
-def _resolve_rules_off(rules_off) -> list[str]:
-    resolve = _integrity_fn("rules", "resolve_rules_off")
-    return list(resolve(rules_off)) if resolve else sorted(set(rules_off))
-
-
 def _verdict(static: IntegrityVerdict | None, runtime: list[IntegrityFinding], rules_off: list[str]) -> IntegrityVerdict:
     seen, unique = set(), []
     for f in runtime:  # one finding per rule and message, with the first case that showed it
         if (f.rule, f.message) not in seen:
             seen.add((f.rule, f.message))
             unique.append(f)
-    make, merge = _integrity_fn("rules", "make_verdict"), _integrity_fn("rules", "merge_verdicts")
-    if make is None or merge is None:
-        found = (static.findings if static else []) + unique
-        return IntegrityVerdict(verdict="violation" if found else "clean", findings=found, rules_off=rules_off)
-    rt = make(unique, rules_off)
-    return merge(static, rt) if static is not None else rt
+    rt = make_verdict(unique, rules_off)
+    return merge_verdicts(static, rt) if static is not None else rt
 
 
 def _summary(results: list[CaseResult], tier: str) -> tuple[dict[str, TierSummary], float | None]:
@@ -235,15 +218,15 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     be = get_backend(backend)
     problem, candidate = str(problem), str(candidate)
     check_problem_file(problem)
-    candidate_sha, parses = check_candidate_file(candidate)
-    rules_off = _resolve_rules_off(rules_off if integrity else ["*"])  # numerics only: no guard runs either
+    cand = read_candidate_file(candidate)  # read and parsed once
+    rules_off = list(resolve_rules_off(rules_off if integrity else ["*"]))  # numerics only: no guard runs either
     be.check_available()
     confine = confine_candidates(be)
     server = fork_server(be)  # torch and triton import there (or were imported long ago, in a shared server)
 
     seed = secrets.randbits(31) if seed is None else int(seed)
-    scan = _integrity_fn("static", "scan") if integrity and parses else None
-    static_scan = (lambda: scan(problem, candidate, rules_off=rules_off)) if scan else (lambda: None)
+    static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, source=cand.text, tree=cand.tree))
+                   if integrity and cand.tree is not None else (lambda: None))
     scratch = server.scratch("eval-")
     try:
         session = _Session(be, candidate, scratch, seed=seed, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb,
@@ -267,7 +250,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         verdict = IntegrityVerdict(rules_off=rules_off)
     return EvalResult(
         operator_id=spec.operator_id, family=spec.family, problem_path=problem, problem_sha256=spec.sha256,
-        candidate_path=candidate, candidate_sha256=candidate_sha, backend=be.name, tier=tier, seed=seed,
+        candidate_path=candidate, candidate_sha256=cand.sha256, backend=be.name, tier=tier, seed=seed,
         case_set_sha256=case_set_sha256(cases), cases=results, summary=summary, match=match,
         numerics_passed=numerics, integrity=verdict, passed=numerics and verdict.verdict == "clean",
         confined=confine, landlock=landlock.abi() if confine else 0,  # each confined itself before its code ran

@@ -7,6 +7,7 @@ they define Model / ModelNew) so bad input fails fast with a line naming the fil
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -85,16 +86,33 @@ def check_problem_file(path: str | Path) -> str:
     return sha
 
 
-def check_candidate_file(path: str | Path) -> tuple[str, bool]:
-    """Return (sha256, parses). A candidate that does not parse is a result (every case errors), not bad input."""
+@dataclass(frozen=True)
+class CandidateFile:
+    """A candidate file as read once: its text and sha256, and its syntax tree (None: it does not parse)."""
+
+    path: Path
+    text: str
+    sha256: str
+    tree: ast.Module | None
+
+
+def read_candidate_file(path: str | Path) -> CandidateFile:
+    """Read and parse the candidate without running it; BadInput when it cannot be a candidate. One that does not
+    parse is a result (every case errors), not bad input."""
     p, text, sha = _read(path, "candidate")
     try:
         tree = ast.parse(text, filename=str(p))
     except SyntaxError:
-        return sha, False
+        return CandidateFile(p, text, sha, None)
     if "ModelNew" not in _top_level_names(tree):
         raise BadInput(f"{path}: candidate defines no ModelNew")
-    return sha, True
+    return CandidateFile(p, text, sha, tree)
+
+
+def check_candidate_file(path: str | Path) -> tuple[str, bool]:
+    """Return (sha256, parses). A candidate that does not parse is a result (every case errors), not bad input."""
+    candidate = read_candidate_file(path)
+    return candidate.sha256, candidate.tree is not None
 
 
 # -- validating what the reference process reported ---------------------------------------------
@@ -163,11 +181,3 @@ def spec_from_report(path: str | Path, sha256: str, report: dict) -> ProblemSpec
     return ProblemSpec(operator_id=op_id, family=family, path=str(p), sha256=sha256, cases=cases,
                        tolerance=_validate_tolerance(p, report.get("TOLERANCE")),
                        kernelbench_style=not report.get("has_cases"))
-
-
-def load_problem_spec(path: str | Path, *, backend: str | None = None, timeout_s: float = 120.0) -> ProblemSpec:
-    """Import the problem in a reference process (never here) and return its validated spec."""
-    from repair.engine.processes import open_reference
-
-    with open_reference(path, backend=backend, timeout_s=timeout_s) as ref:
-        return ref.spec

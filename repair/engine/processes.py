@@ -1,8 +1,9 @@
 """The engine's handles on its two kinds of sandboxed process: the reference and the candidate.
 
-Both are children of the fork server (repair/engine/sandbox.py) running repair/engine/procmain.py. Reference
-processes are kept warm between evaluations of the same, unchanged problem file (the repair loop
-evaluates many candidates against one problem); a candidate process lives for one evaluation.
+Both are children of the fork server (repair/engine/sandbox.py) running repair/engine/procmain.py in their role
+(repair/engine/reference_role.py, repair/engine/candidate_role.py). Reference processes are kept warm between
+evaluations of the same, unchanged problem file (the repair loop evaluates many candidates against one
+problem); a candidate process lives for one evaluation.
 """
 from __future__ import annotations
 
@@ -17,11 +18,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repair.engine.wire import Shared, WireError, new_sink, seal
 from repair.engine.backends import Backend, get_backend
-from repair.errors import BadInput, EnvironmentMissing
+from repair.engine.child import ChildDied, ChildTimeout
+from repair.engine.memfd import Shared, new_sink, seal
 from repair.engine.problem import CaseSpec, ProblemSpec, check_problem_file, spec_from_report
-from repair.engine.sandbox import ChildDied, ChildTimeout, fork_server
+from repair.engine.sandbox import fork_server
+from repair.engine.wire_errors import WireError
+from repair.errors import BadInput, EnvironmentMissing
 
 _FSIZE_MB = 1024
 _LATE_READ_S = 1.0
@@ -188,6 +191,12 @@ def open_reference(problem: str | Path, *, backend: str | Backend | None = None,
             _give_back(key, ref)
         else:  # after an error its state is unknown: never reuse it
             ref.close()
+
+
+def load_problem_spec(path: str | Path, *, backend: str | None = None, timeout_s: float = 120.0) -> ProblemSpec:
+    """Import the problem in a reference process (never here) and return its validated spec."""
+    with open_reference(path, backend=backend, timeout_s=timeout_s) as ref:
+        return ref.spec
 
 
 # -- candidate ----------------------------------------------------------------------------------

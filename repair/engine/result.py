@@ -1,11 +1,13 @@
 """Evaluation results: the records `repair eval` emits and the rest of the tool consumes."""
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import fields
+from typing import Literal, get_type_hints
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
-from repair.engine.diagnose import Diagnostics, TensorStats  # noqa: F401  (stdlib dataclasses: the sandbox makes them)
+from repair.engine.compare import Comparison
+from repair.engine.diagnose import Diagnostics, TensorStats  # noqa: F401  (re-exported; stdlib dataclasses: the sandbox makes them)
 from repair.integrity import IntegrityFinding, IntegrityVerdict
 
 EVAL_SCHEMA = "repair.eval/v1"
@@ -14,25 +16,19 @@ CaseStatus = Literal["pass", "mismatch", "error", "crash", "timeout"]
 Tier = Literal["compact", "full"]
 
 
-class CaseResult(BaseModel):
-    case_id: str
-    tier: Tier
-    params: dict = Field(default_factory=dict)
-    status: CaseStatus
-    max_abs_err: float | None = None
-    max_rel_err: float | None = None
-    mismatch_frac: float | None = None
-    nan_count: int = 0
-    inf_count: int = 0
-    first_mismatch: list[int] | None = None
-    shape: list[int] | None = None
-    expected_shape: list[int] | None = None
-    dtype: str | None = None
-    expected_dtype: str | None = None
-    message: str = ""  # error text, traceback tail, timeout/crash reason
-    diagnostics: Diagnostics | None = None
-    seconds: float = 0.0  # candidate forward time for this case
-    guard_log: dict | None = None  # the runtime guard's record of the forward (launches, kernels, aten ops)
+def _compared() -> dict:
+    """The fields a comparison fills, as Comparison defines them (but its status: a case's own says more)."""
+    hints = get_type_hints(Comparison)
+    return {f.name: (hints[f.name], f.default) for f in fields(Comparison) if f.name != "status"}
+
+
+CaseResult = create_model(
+    "CaseResult", __module__=__name__,
+    case_id=(str, ...), tier=(Tier, ...), params=(dict, Field(default_factory=dict)), status=(CaseStatus, ...),
+    **_compared(),  # from the reference process's comparison (a case that did not run keeps their defaults)
+    seconds=(float, 0.0),  # candidate forward time for this case
+    guard_log=(dict | None, None),  # the runtime guard's record of the forward (launches, kernels, aten ops)
+)
 
 
 class TierSummary(BaseModel):

@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from repair.engine.launch import server_command, server_env
+from repair.engine.scratch import process_running
 from repair.errors import BadInput, EnvironmentMissing
 
 _PKG_ROOT = Path(__file__).resolve().parents[2]
@@ -69,8 +71,6 @@ def server_key(backend) -> str:
     The environment hashed is the one a server would start with (the backend's own settings applied), so an
     engine with TRITON_INTERPRET=1 exported and one without it agree on triton-cpu, which sets it anyway.
     """
-    from repair.engine.sandbox import server_env
-
     env = server_env(backend)
     h = hashlib.sha256(f"{sys.executable}\0{backend.name}\0".encode())
     for k in sorted(env):
@@ -97,8 +97,6 @@ def log_path(sock: Path | str) -> str:
 
 def _pid(sock: Path) -> int | None:
     """The server's pid while it runs (an exited server not yet reaped by its parent counts as gone)."""
-    from repair.engine.sandbox import process_running
-
     try:
         pid = int(Path(f"{sock}.pid").read_text().strip())
     except (OSError, ValueError):
@@ -124,7 +122,6 @@ def start(backend_name: str | None = None, idle_s: float = DEFAULT_IDLE_S, timeo
     `directory`: the socket directory instead of the user's (engines find it with REPAIR_SERVER_DIR);
     `with_caller`: the server ends when the thread that starts it does (else it outlives the command)."""
     from repair.engine.backends import get_backend
-    from repair.engine.sandbox import server_env
 
     if idle_s <= 0:
         raise BadInput("the idle timeout must be positive")
@@ -140,8 +137,7 @@ def start(backend_name: str | None = None, idle_s: float = DEFAULT_IDLE_S, timeo
         stale.unlink(missing_ok=True)
     with open(log_path(path), "ab") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-P", "-m", "repair.engine.forkserver", "--listen", str(path), be.name, str(idle_s),
-             *([str(os.getpid())] if with_caller else [])],
+            server_command("--listen", str(path), be.name, str(idle_s), *([str(os.getpid())] if with_caller else [])),
             env=server_env(be), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             cwd=str(path.parent), start_new_session=True)  # no signal to the caller's process group reaches it
     deadline = time.monotonic() + timeout_s

@@ -122,7 +122,7 @@ def _harness_keeps_input_layout() -> bool:
     """Whether tensors reach the candidate with their strides (a transposed view stays transposed)."""
     import torch
 
-    from repair.engine.wire import decode_values, encode_values
+    from repair.engine.values import decode_values, encode_values
 
     desc, payload = encode_values([torch.arange(6.0).reshape(2, 3).t()])
     return decode_values(desc, bytearray(payload))[0].stride() == (1, 3)
@@ -134,7 +134,7 @@ def test_harness_agrees_with_label(op_dir: Path, name: str, info: dict):
     from repair.engine.harness import evaluate
 
     if info.get("needs") == "input-layout" and not _harness_keeps_input_layout():
-        pytest.xfail("the harness sends inputs contiguous (repair/engine/wire.py encode_values), "
+        pytest.xfail("the harness sends inputs contiguous (repair/engine/values.py encode_values), "
                      "so a stride bug on a transposed input cannot show")
 
     result = evaluate(op_dir / "problem.py", op_dir / name, tier="full")

@@ -8,7 +8,8 @@ import pytest
 from repair.engine.backends import get_backend
 from repair.errors import BadInput
 from repair.engine.harness import evaluate
-from repair.engine.problem import case_set_sha256, load_problem_spec
+from repair.engine.problem import case_set_sha256
+from repair.engine.processes import load_problem_spec
 from repair.engine.sandbox import fork_server
 
 DATA = Path(__file__).parent / "data"
@@ -177,7 +178,7 @@ def test_the_fork_server_imports_no_pydantic():
     import subprocess
     import sys
 
-    code = ("import sys\nfrom repair.engine.forkserver import _PRELOAD\nfrom repair.engine.backends import get_backend\n"
+    code = ("import sys\nfrom repair.engine.preload import _PRELOAD\nfrom repair.engine.backends import get_backend\n"
             "import importlib\nfor m in [*get_backend('triton-cpu').preload, *_PRELOAD, 'repair.integrity.rules']:\n"
             "    importlib.import_module(m)\nprint(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from repair.engine.wire import decode_values, encode_parts, encode_values
+from repair.engine.values import decode_values, encode_parts, encode_values
 from repair.engine.compare import compare_one, compare_outputs
 from repair.engine.diagnose import diagnose, locate
 from repair.errors import BadInput
@@ -199,7 +199,7 @@ def test_wire_round_trip():
 def test_a_copy_that_does_not_fit_is_out_of_memory_not_a_malformed_description(monkeypatch):
     """KernelBench's 33_BatchNorm (4 GiB of input under an 8 GiB limit) failed in the candidate while its input
     was copied out of the mapping: that was reported as "error: WireError: malformed tensor description"."""
-    from repair.engine.wire import WireError, is_oom
+    from repair.engine.wire_errors import WireError, is_oom
 
     desc, payload = encode_values([torch.ones(4)])
     real = torch.frombuffer
@@ -242,7 +242,9 @@ def test_a_shared_payload_travels_as_a_sealed_memfd_the_relay_never_reads():
     import os
     import socket
 
-    from repair.engine.wire import Shared, WireError, recv_frame, send_frame
+    from repair.engine.memfd import Shared
+    from repair.engine.wire import recv_frame, send_frame
+    from repair.engine.wire_errors import WireError
 
     values = [torch.randn(300, 100), torch.arange(7)]
     desc, parts = encode_parts(values)

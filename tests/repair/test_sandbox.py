@@ -14,7 +14,8 @@ import pytest
 from repair.engine.backends import get_backend
 from repair.errors import BadInput
 from repair.engine.harness import evaluate
-from repair.engine.sandbox import apply_limits, fork_server
+from repair.engine.confine.limits import apply_limits
+from repair.engine.sandbox import fork_server
 
 DATA = Path(__file__).parent / "data"
 PROBLEM = DATA / "addrelu_problem.py"
@@ -225,7 +226,7 @@ def test_an_engine_killed_mid_evaluation_leaves_no_server_children_or_scratch():
 def test_triton_cpu_sandbox_processes_run_one_thread_unless_told_otherwise(tmp_path, monkeypatch):
     import os
 
-    from repair.engine.sandbox import server_env
+    from repair.engine.launch import server_env
 
     be = get_backend("triton-cpu")
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
@@ -248,7 +249,7 @@ def test_a_new_root_removes_the_roots_of_engines_that_are_gone(tmp_path, monkeyp
     import subprocess
     import tempfile
 
-    from repair.engine.sandbox import new_root
+    from repair.engine.scratch import new_root
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone = subprocess.Popen(["true"])
@@ -371,7 +372,7 @@ def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(
 def test_repair_confine_is_auto_on_or_off(monkeypatch):
     from repair.engine.confine import landlock
     from repair.errors import EnvironmentMissing
-    from repair.engine.sandbox import confine_candidates
+    from repair.engine.confine.policy import confine_candidates
 
     cpu, cuda = get_backend("triton-cpu"), get_backend("cuda")
     monkeypatch.setattr(landlock, "abi", lambda: 7)
@@ -548,7 +549,7 @@ def test_inputs_past_the_sharing_size_reach_a_confined_candidate_through_a_memfd
     engine gives a run a sink for its outputs only when its inputs came shared: each run (the case and its
     second seed) got one."""
     from repair.engine import processes
-    from repair.engine.wire import SHARE_MIN
+    from repair.engine.memfd import SHARE_MIN
 
     sinks = []
     monkeypatch.setattr(processes, "new_sink", lambda new=processes.new_sink: sinks.append(new()) or sinks[-1])

@@ -1,1 +1,1 @@
-"""Confinement of a sandboxed process: the C library calls, Landlock and seccomp."""
+"""Confinement of a sandboxed process: its resource limits, capabilities, Landlock domain and seccomp filter."""

@@ -1,5 +1,5 @@
 """The C library through ctypes, loaded once: in the fork server, so that every child inherits it with the
-symbols it resolved. For the system calls that confine a sandboxed process (sandbox, landlock, seccomp)."""
+symbols it resolved. For the system calls that confine a sandboxed process (limits, capabilities, landlock, seccomp)."""
 from __future__ import annotations
 
 import ctypes

@@ -1,0 +1,96 @@
+"""The candidate role: imports only the candidate file (after its limits and confinement), runs ModelNew.
+
+It returns its outputs and the runtime guard's findings; it never sees the problem's module or the expected
+outputs.
+"""
+from __future__ import annotations
+
+import os
+import time
+from contextlib import nullcontext
+from dataclasses import asdict
+
+from repair.engine.confine.limits import file_limit
+from repair.engine.memfd import SHARE_MIN, payload_size, write_parts
+from repair.engine.role import Role, as_output_list, import_file, runtime_guard, seed_all, tb_tail, to_device
+from repair.engine.values import encode_parts
+from repair.engine.wire_errors import is_oom
+
+
+class CandidateRole(Role):
+    """Runs ModelNew on the inputs the reference built (confined first, where it is asked to be)."""
+
+    accept_shared = True  # its case's inputs, from the reference
+
+    def start(self) -> bool:
+        import tempfile
+
+        cwd = self.config["cwd"]
+        os.environ["TMPDIR"] = tempfile.tempdir = cwd  # its temporary files go to its scratch directory
+        if self.config.get("confine"):
+            from repair.engine.confine import landlock, seccomp
+            from repair.engine.confine.capabilities import drop_capabilities
+
+            try:  # before its code runs: no privilege; read anywhere, write only to cwd (and what its backend
+                drop_capabilities()  # needs); no sockets
+                landlock.restrict([cwd, *self.backend.landlock_writable()])
+                seccomp.restrict(processes=self.backend.spawns_processes)
+            except OSError as e:  # the environment's failure, not the candidate's
+                self.reply({"status": "environment", "error": f"confining the candidate failed: {e} "
+                                                              "(REPAIR_CONFINE=off runs it unconfined)"})
+                return False
+        try:
+            self.module = import_file(self.config["path"], "_repair_candidate")
+        except BaseException as e:  # noqa: BLE001
+            status = "oom" if is_oom(e) else "error"
+            self.reply({"status": status, "error": f"importing the candidate failed: {type(e).__name__}: {e}"[:500],
+                        "traceback": tb_tail()})
+            return False
+        if not isinstance(getattr(self.module, "ModelNew", None), type):
+            self.reply({"status": "bad-input", "error": "defines no class ModelNew"})
+            return False
+        self.reply({"status": "ready"})
+        return True
+
+    def op_run(self, header: dict) -> tuple:
+        sink = header.pop("_sink", None)
+        try:
+            return self._run(header, sink)
+        finally:
+            if sink is not None:
+                os.close(sink)
+
+    def _run(self, header: dict, sink: int | None) -> tuple:
+        import torch
+
+        init, inputs = self.unpack(header["values"])
+        device = self.backend.device
+        init, inputs = to_device(init, device), to_device(inputs, device)
+        guard = runtime_guard(self.config.get("rules_off", []))
+        # what the mutation check compares the inputs with after the forward (a copy: memory the size of the inputs)
+        before = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] \
+            if guard is not None and guard.active("runtime.input-mutated") else None
+        with torch.no_grad():
+            seed_all(header["seed"], device)
+            model = self.module.ModelNew(*init)  # outside the guard: weight init is not the forward's compute
+            if device != "cpu":
+                model = model.to(device)
+            self.backend.synchronize()
+            with guard if guard is not None else nullcontext():
+                t0 = time.perf_counter()  # the guard's own set-up and tear-down are not the forward's time
+                out = model(*inputs)
+                self.backend.synchronize()
+                seconds = time.perf_counter() - t0
+        outs = as_output_list(out)
+        findings, log = [], None
+        if guard is not None:
+            found = guard.findings(inputs_before=before, inputs_after=inputs, outputs=out)
+            findings = [asdict(f) for f in found]
+            log = guard.log() if hasattr(guard, "log") else None
+        desc, parts = encode_parts(outs, keep_layout=False)
+        reply = {"status": "ok", "outputs": desc, "seconds": seconds, "findings": findings, "guard_log": log}
+        nbytes = payload_size(parts)
+        if sink is not None and SHARE_MIN <= nbytes <= file_limit():
+            reply["_in_sink"] = write_parts(sink, parts)  # the engine seals it and hands it to the reference
+            return (reply,)
+        return reply, parts
