@@ -51,7 +51,7 @@ if pid == 0:
     code = 1
     try:
         import torch
-        spec = importlib.util.spec_from_file_location("cand", "tests/repair/data/addrelu_correct.py")
+        spec = importlib.util.spec_from_file_location("cand", "tests/repair/engine/data/addrelu_correct.py")
         cand = importlib.util.module_from_spec(spec); sys.modules["cand"] = cand; spec.loader.exec_module(cand)
         done = apply_limits(mem_limit_mb=512, cpu_seconds=120, fsize_mb=64, memory_rlimit="data")
         print("limits", done)
@@ -85,17 +85,17 @@ $PY -m repair eval examples/\${c%/*}/problem.py examples/\$c.py --seed 1 --json 
 [c[\"status\"][:4] + \" %.2f\" % (c[\"seconds\"] * 1e3) for c in d[\"cases\"]])' \$c; done"
 
 deselect=()
-[ "$hog_ok" = 1 ] || deselect=(--deselect tests/repair/test_sandbox.py::test_memory_hog_hits_the_limit)
+[ "$hog_ok" = 1 ] || deselect=(--deselect tests/repair/engine/test_sandbox.py::test_memory_hog_hits_the_limit)
 TAILN=40 step start 120 "$PY" bench/bench_cuda_start.py
 
 TAILN=40 step tests 420 "$PY" -m pytest -q -p no:cacheprovider -n "${JOBS:-8}" "${deselect[@]}" \
-    tests/examples tests/repair/test_sandbox.py tests/repair/test_harness.py tests/repair/test_harness_cli.py
+    tests/examples tests/repair/engine/test_sandbox.py tests/repair/engine/test_harness.py tests/repair/engine/test_harness_cli.py
 
 step run 180 "$PY" -m repair run examples/tanh_scaled/problem.py examples/tanh_scaled/nearmiss_1.py \
     --worker scripted --script examples/scripted/tanh_scaled/nearmiss_1.yaml --seed 1 --out "${TMPDIR:-/tmp}/device-check-run"
 
 TAILN=20 step landlock 300 env REPAIR_CONFINE=on "$PY" -m pytest -q -p no:cacheprovider -n "${JOBS:-8}" \
-    "${deselect[@]}" tests/examples tests/repair/test_sandbox.py
+    "${deselect[@]}" tests/examples tests/repair/engine/test_sandbox.py
 
 TAILN=8 step bench-cuda 300 "$PY" bench/bench_harness.py --backend cuda --help-runs 3 ${BENCH_ARGS:-}
 TAILN=8 step bench-cpu 300 env -u REPAIR_BACKEND TRITON_INTERPRET=1 "$PY" bench/bench_harness.py \

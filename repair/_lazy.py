@@ -17,6 +17,8 @@ def exports(package: str, where: dict[str, list[str]], modules: tuple[str, ...] 
     home = {name: module for module, names in where.items() for name in names}
 
     def __getattr__(name: str):
+        if name in modules:
+            return import_module(f"{package}.{name}")
         if name not in home:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         return getattr(import_module(f"{package}.{home[name]}"), name)

@@ -14,7 +14,7 @@ from ingest.rules import Rule, apply_rule, apply_rules, check_rule, equivalent, 
 from repair.rules.build_starter import STARTER_DIR, stable_view
 from repair.rules.catalog import STARTER, starter_rules
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 BY_CLASS = {p.bug_class: p for p in STARTER}
 
 

@@ -1,33 +1,8 @@
 """Shared by the campaign tests (a unique module name: tests/ are not packages)."""
 from pathlib import Path
 
-from repair.campaign.ledger import Ledger
-from repair.campaign.outcome import FindingRow, PatternRow, RunOutcome
-from repair.campaign.spec import CampaignConfig, RunSpec
-
 DATA = Path(__file__).parent / "data"
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def make_ledger(out: Path, kind: str, outcomes: dict[str, dict], *, trials: int = 1, ablations=(), pending=()) -> Path:
-    """A campaign ledger written directly: {key: RunOutcome fields}; keys listed in `pending` stay unfinished."""
-    config = CampaignConfig(kind=kind, manifest=f"/m/{out.name}.yaml", trials=trials, ablations=list(ablations))
-    keys = list(outcomes) + list(pending)
-    specs = [RunSpec(k, k.split("/")[0], "fam", Path("/p/problem.py"),
-                     None if kind == "regenerate" else Path(f"/p/{k.split('/')[1]}.py"),
-                     int(k.split("-")[-1]) if kind == "regenerate" else 0) for k in keys]
-    ledger = Ledger(out)
-    ledger.open_campaign(config, specs)
-    done = []
-    for key, fields in outcomes.items():
-        fields = dict(fields)
-        cited = fields.pop("cited", [])
-        fields.setdefault("status", "failed")
-        o = RunOutcome(key=key, patterns=[PatternRow(entry_id=c, rank=i, cited=True) for i, c in enumerate(cited)],
-                       findings=[FindingRow(attempt=1, rule=r) for r in fields.pop("rules", [])], **fields)
-        done.append(o)
-    ledger.record(*done)
-    return out
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def outcome_facts(o) -> dict:
@@ -41,7 +16,7 @@ def outcome_facts(o) -> dict:
     }
 
 
-# The mini campaign (tests/campaign/data: mini.yaml, scripts/, --max-attempts 1), counted by hand.
+# The mini campaign (tests/repair/campaign/data: mini.yaml, scripts/, --max-attempts 1), counted by hand.
 EXPECTED = {
     "add_relu/nearmiss_1": {
         "status": "repaired", "stop_reason": "repaired", "attempts": 1, "turns": 1, "tokens": (1000, 200, 400),

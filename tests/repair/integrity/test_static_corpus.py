@@ -27,7 +27,7 @@ def test_static_cheat_flagged_by_expected_rule(path):
 
 @pytest.mark.parametrize("path", RUNTIME_CHEATS, ids=lambda p: p.stem)
 def test_runtime_only_cheat_passes_the_static_scan(path):
-    """These exploits are invisible in the source; tests/integrity/test_runtime_eval.py catches them."""
+    """These exploits are invisible in the source; tests/repair/integrity/test_runtime_eval.py catches them."""
     assert scan(PROBLEM, path).verdict == "clean"
 
 

@@ -17,7 +17,7 @@ from repair.workers.base import AttemptNote, Pattern, WorkerContext, WorkerExhau
 from repair.workers.rules_worker import ChainWorker, RulesWorker, candidates
 from repair.workers.scripted import ScriptedWorker, Step
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 SOURCE = (EXAMPLES / "max_lastdim" / "nearmiss_1.py").read_text()  # masked load without other=-inf
 CORRECT = (EXAMPLES / "max_lastdim" / "correct.py").read_text()
 OTHER_RULE = Rule(id="other-max", pattern="$V = tl.load($P, mask=$M)",

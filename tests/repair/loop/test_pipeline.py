@@ -14,8 +14,8 @@ from repair.engine.harness import evaluate
 from repair.engine.processes import CandidateProcess
 from repair.engine.sandbox import fork_server
 
-DATA = Path(__file__).parent / "data"
-ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parents[1] / "engine" / "data"
+ROOT = Path(__file__).resolve().parents[3]
 
 _PROBLEM = '''
 import time

@@ -7,7 +7,7 @@ from repair.report import build_report, write_report
 from repair.report.html import render_html
 from repair.report.metrics import load_campaign
 
-from campaign_helpers import make_ledger
+from ledgers import make_ledger
 
 
 def _debug(tmp_path, name="debug"):

@@ -1,7 +1,7 @@
 """The repair loop's decisions, driven by the scripted worker and a judge that reads a verdict line from each candidate.
 
 These tests pin the engine's logic (bounds, checkpoints, rollback, gates, acceptance, records) without
-running kernels; tests/repair/test_loop_harness.py runs the same loop on the example kernels.
+running kernels; tests/repair/loop/test_loop_harness.py runs the same loop on the example kernels.
 """
 from __future__ import annotations
 
@@ -329,7 +329,7 @@ def test_patterns_come_from_a_knowledge_base(files, tmp_path, monkeypatch):
     from ingest.api import ingest
 
     monkeypatch.setenv("KB_EMBEDDER", "hash")  # the fast deterministic embedder: this test is about the wiring
-    starter = Path(__file__).resolve().parents[2] / "repair" / "rules" / "starter"
+    starter = Path(__file__).resolve().parents[3] / "repair" / "rules" / "starter"
     report = ingest([starter], tmp_path / "kb")
     entry_ids = {o.entry_id for o in report.outcomes if o.outcome == "admitted"}
     assert entry_ids

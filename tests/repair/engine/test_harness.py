@@ -217,7 +217,7 @@ def test_libdevice_math_runs_on_the_interpreter(tmp_path):
     """libdevice calls (tanh, sqrt, pow), which the interpreter alone leaves as stubs returning None."""
     if get_backend().name != "triton-cpu":
         pytest.skip("a GPU compiles libdevice")
-    example = Path(__file__).resolve().parents[2] / "examples" / "tanh_scaled"
+    example = Path(__file__).resolve().parents[3] / "examples" / "tanh_scaled"
     cand = tmp_path / "libdevice_tanh.py"  # the example's kernel, its tanh from libdevice (|t| * sign(t): more symbols)
     cand.write_text((example / "correct.py").read_text().replace(
         "import triton.language as tl\n", "import triton.language as tl\nfrom triton.language.extra import libdevice\n"
@@ -241,7 +241,7 @@ def test_libdevice_symbols_map_to_numpy_by_base_name():
 def test_a_candidate_written_only_for_cuda_gets_a_hint_on_the_cpu_stand_in(tmp_path):
     if get_backend().name != "triton-cpu":
         pytest.skip("the hint is the CPU stand-in's")
-    example = Path(__file__).resolve().parents[2] / "examples" / "tanh_scaled"
+    example = Path(__file__).resolve().parents[3] / "examples" / "tanh_scaled"
     cand = tmp_path / "cuda_only.py"
     cand.write_text((example / "correct.py").read_text().replace(
         "out = torch.empty_like(x)", 'assert x.is_cuda, "x must be a CUDA tensor"\n        out = torch.empty_like(x)'))

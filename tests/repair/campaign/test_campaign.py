@@ -168,7 +168,7 @@ def test_a_run_killed_at_its_hard_limit_is_a_recorded_crash(tmp_path):
 def test_no_full_tier_ablation_accepts_on_compact_and_records_the_shadow(tmp_path):
     manifest = tmp_path / "one.yaml"
     manifest.write_text((DATA / "mini.yaml").read_text().split("  - id: leaky_relu")[0].replace(
-        "../../../examples", str(ROOT / "examples")))
+        "../../../../examples", str(ROOT / "examples")))
     config, specs = debug_config(manifest, script=DATA / "scripts", ablations=["no-full-tier"])
     run_campaign(config, specs, tmp_path / "out")
     (row,) = Ledger(tmp_path / "out", read_only=True).runs()
@@ -190,7 +190,7 @@ def test_kb_ingest_takes_the_campaign_and_a_kb_campaign_records_cited_patterns(r
     script.write_text(f"steps:\n  - file: {ROOT / 'examples' / 'add_relu' / 'correct.py'}\n    cited: top\n")
     manifest = tmp_path / "one.yaml"
     manifest.write_text((DATA / "mini.yaml").read_text().split("  - id: leaky_relu")[0].replace(
-        "../../../examples", str(ROOT / "examples")))
+        "../../../../examples", str(ROOT / "examples")))
     config, specs = debug_config(manifest, script=tmp_path / "scripts", kb=kb)
     run_campaign(config, specs, tmp_path / "with-kb")
     (row,) = Ledger(tmp_path / "with-kb", read_only=True).runs()
@@ -204,7 +204,7 @@ def test_integrity_off_ablation_lets_the_cheat_through(tmp_path):
     manifest = tmp_path / "leaky.yaml"
     text = (DATA / "mini.yaml").read_text()
     manifest.write_text(text.split("  - id: add_relu")[0] + "  - id: leaky_relu" + text.split("  - id: leaky_relu")[1])
-    manifest.write_text(manifest.read_text().replace("../../../examples", str(ROOT / "examples")))
+    manifest.write_text(manifest.read_text().replace("../../../../examples", str(ROOT / "examples")))
     config, specs = debug_config(manifest, script=DATA / "scripts", ablations=["integrity-off"], bounds={"attempts": 1})
     run_campaign(config, specs, tmp_path / "out")
     (row,) = Ledger(tmp_path / "out", read_only=True).runs()

@@ -16,7 +16,7 @@ from repair.loop.run import repair_run, static_operator_id
 from repair.loop.trajectory import read_trajectory
 
 pytestmark = pytest.mark.slow
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 CORPUS = Path(__file__).parent / "corpus"
 PROBLEM = CORPUS / "problem.py"
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def cheats() -> list[Path]:

@@ -7,7 +7,7 @@ import pytest
 
 from ingest.rules import BadSource, apply_rule, distill, equivalent
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def _pair(op: str, nearmiss: str) -> tuple[str, str]:

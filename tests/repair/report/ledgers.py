@@ -1,0 +1,27 @@
+"""Campaign ledgers written directly, for the report tests (a unique module name: tests/ are not packages)."""
+from pathlib import Path
+
+from repair.campaign.ledger import Ledger
+from repair.campaign.outcome import FindingRow, PatternRow, RunOutcome
+from repair.campaign.spec import CampaignConfig, RunSpec
+
+
+def make_ledger(out: Path, kind: str, outcomes: dict[str, dict], *, trials: int = 1, ablations=(), pending=()) -> Path:
+    """A campaign ledger written directly: {key: RunOutcome fields}; keys listed in `pending` stay unfinished."""
+    config = CampaignConfig(kind=kind, manifest=f"/m/{out.name}.yaml", trials=trials, ablations=list(ablations))
+    keys = list(outcomes) + list(pending)
+    specs = [RunSpec(k, k.split("/")[0], "fam", Path("/p/problem.py"),
+                     None if kind == "regenerate" else Path(f"/p/{k.split('/')[1]}.py"),
+                     int(k.split("-")[-1]) if kind == "regenerate" else 0) for k in keys]
+    ledger = Ledger(out)
+    ledger.open_campaign(config, specs)
+    done = []
+    for key, fields in outcomes.items():
+        fields = dict(fields)
+        cited = fields.pop("cited", [])
+        fields.setdefault("status", "failed")
+        o = RunOutcome(key=key, patterns=[PatternRow(entry_id=c, rank=i, cited=True) for i, c in enumerate(cited)],
+                       findings=[FindingRow(attempt=1, rule=r) for r in fields.pop("rules", [])], **fields)
+        done.append(o)
+    ledger.record(*done)
+    return out
