@@ -7,8 +7,7 @@ from typing import Literal, get_type_hints
 from pydantic import BaseModel, Field, create_model
 
 from repair.engine.compare import Comparison
-from repair.engine.diagnose import Diagnostics, TensorStats  # noqa: F401  (re-exported; stdlib dataclasses: the sandbox makes them)
-from repair.integrity import IntegrityFinding, IntegrityVerdict
+from repair.integrity import IntegrityVerdict
 
 EVAL_SCHEMA = "repair.eval/v1"
 

@@ -2,7 +2,8 @@
 from pathlib import Path
 
 from repair.campaign.judge import AccountingJudge, gate_accounting, read_gate_log
-from repair.engine.result import CaseResult, Diagnostics, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
+from repair.engine import CaseResult, Diagnostics, EvalResult, TierSummary
+from repair.integrity import IntegrityFinding, IntegrityVerdict
 
 
 def _result(tier: str, passed: bool, violation: bool = False) -> EvalResult:

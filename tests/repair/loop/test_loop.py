@@ -15,7 +15,8 @@ from ingest.record import RepairRecord
 from repair.loop.bounds import Bounds
 from repair.errors import BadInput
 from repair.loop.algorithm import RunConfig, run_repair
-from repair.engine.result import CaseResult, EvalResult, IntegrityFinding, IntegrityVerdict, TierSummary
+from repair.engine import CaseResult, EvalResult, TierSummary
+from repair.integrity import IntegrityFinding, IntegrityVerdict
 from repair.loop.retrieve import FixedRetriever, LeakageRefused, NoRetriever, check_eval_mode, open_retriever
 from repair.loop.record import build_record
 from repair.loop.trajectory import read_trajectory

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from repair.loop.algorithm import RunConfig, run_repair
-from repair.engine.result import CaseResult, EvalResult, IntegrityVerdict, TierSummary
+from repair.engine import CaseResult, EvalResult, TierSummary
+from repair.integrity import IntegrityVerdict
 from repair.loop.retrieve import FixedRetriever
 from ingest.rules import Rule, equivalent
 from repair.rules.catalog import STARTER
