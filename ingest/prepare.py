@@ -111,8 +111,26 @@ def pmap_iter(fn: Callable, args: Sequence[tuple], *, force: bool = False, chunk
 
     if chunksize is None:
         chunksize = max(1, min(64, len(args) // (8 * n)))
-    with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork")) as pool:
+    with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"),
+                             initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
         yield from pool.map(_star, [(fn, a) for a in args], chunksize=chunksize)
+
+
+def _die_with_parent(parent: int) -> None:
+    """Pool initializer: the kernel kills this process when the ingest dies (a SIGKILL included).
+
+    Forked workers inherit the KB's write lock (a flock on a file description they share); an orphaned
+    worker would hold it, and the KB, for as long as it lived.
+    """
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: no such call, and nothing to do
+        pass
+    if os.getppid() != parent:  # the ingest died before the line above took effect
+        os._exit(1)
 
 
 def _star(item: tuple) -> object:

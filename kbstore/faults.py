@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 import signal
 
-KILL_POINTS = ("after-validate", "after-embed", "after-duckdb-insert", "before-commit", "after-commit",
-               "during-index", "after-index", "during-reindex")
+KILL_POINTS = ("after-validate", "during-embed-pool", "after-embed", "after-duckdb-insert", "before-commit",
+               "after-commit", "during-index", "after-index", "during-reindex")
 
 
 def kill_point(name: str) -> None:

@@ -3,12 +3,16 @@ import os
 import signal
 import subprocess
 import sys
+import time
+import uuid
+from pathlib import Path
 
 import pytest
 
 from ingest.api import ingest
 from ingest.synthetic import make_record, write_records
 from kbstore.faults import KILL_POINTS
+from kbstore.lock import write_lock
 from kbstore.store import Store
 from kbstore.verify import verify
 
@@ -27,7 +31,7 @@ def _state(kb):
                 "embeddings": s.count("embeddings"), "records": s.count("records")}
 
 
-@pytest.mark.parametrize("point", [p for p in KILL_POINTS if p != "during-reindex"])
+@pytest.mark.parametrize("point", [p for p in KILL_POINTS if p not in ("during-reindex", "during-embed-pool")])
 def test_sigkill_mid_ingest_leaves_a_consistent_kb_and_a_rerun_completes(tmp_path, kb_env, point):
     write_records(tmp_path / "v1", [make_record(i) for i in range(3)])
     write_records(tmp_path / "v2", [make_record(i) for i in range(3, 8)])
@@ -62,3 +66,32 @@ def test_sigkill_during_reindex_keeps_the_old_index_usable(tmp_path, kb_env):
 
     reindex()
     assert len(list((kb_env / "vectors").glob("chroma-*"))) == 1 and verify().ok
+
+
+def _alive_with(token: str) -> list[int]:
+    """Processes (not zombies) whose environment carries the token."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        try:
+            if d.name.isdigit() and token.encode() in (d / "environ").read_bytes() \
+                    and (d / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                pids.append(int(d.name))
+        except OSError:
+            continue
+    return pids
+
+
+def test_sigkill_of_a_pooled_ingest_leaves_no_worker_holding_the_lock(tmp_path, kb_env):
+    """Pool workers die with the ingest (they share its flock on the write lock), so the next writer goes at once."""
+    write_records(tmp_path / "big", [make_record(i) for i in range(3 * 64 + 8)])  # four chunks: the pool is used
+    token = uuid.uuid4().hex
+    proc = _kb_ingest(tmp_path / "big", env_extra={"KB_TEST_KILL_AT": "during-embed-pool", "KB_INGEST_WORKERS": "2",
+                                                   "KB_TEST_TOKEN": token})
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    deadline = time.monotonic() + 10
+    while _alive_with(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _alive_with(token) == []
+    with write_lock(kb_env / "write.lock", wait_s=0):  # taken at once
+        pass
+    assert ingest([tmp_path / "big"]).version == 1  # and the rerun completes
