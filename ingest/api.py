@@ -134,7 +134,8 @@ def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float
     try:
         for ds, vecs in pmap_iter(prepare.derive_and_embed_chunk, [(c, min_match) for c in chunks],
                                   force=pooled, chunksize=1, embedding=True):
-            kill_point("during-embed-pool")  # the pool's processes alive, the write lock held
+            if pooled:
+                kill_point("during-embed-pool")  # the pool's processes alive, the write lock held
             for d in ds:
                 derived[next(shas)] = d
             for eid, vec in vecs.items():

@@ -69,7 +69,8 @@ def freeze(manifest_path: str | Path, kb_path: str | Path | None = None, *, name
     """Apply the rules against the cohort manifest and write the snapshot; see the module docstring."""
     from kbstore.snapshot_lexical import LexicalBuilder
     from provenance.cohort import load_manifest
-    from provenance.overlap import OverlapConfig, OverlapIndex
+    from provenance.overlap import OverlapIndex
+    from provenance.overlap_rules import OverlapConfig
 
     t_all = time.perf_counter()
     timings: dict[str, float] = {}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from repair.errors import BadInput
 
-_PKG_ROOT = str(Path(__file__).resolve().parents[2])
+PKG_ROOT = str(Path(__file__).resolve().parents[2])  # the checkout or site-packages holding our packages
 
 
 def server_command(*args: str) -> list[str]:
@@ -29,5 +29,5 @@ def server_env(backend) -> dict[str, str]:
     for k, v in backend.env_defaults.items():
         env.setdefault(k, v)
     env.setdefault("MALLOC_ARENA_MAX", "2")  # fewer per-thread arenas: less address space per thread
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_ROOT, env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (PKG_ROOT, env.get("PYTHONPATH")) if p)
     return env

@@ -14,16 +14,14 @@ import importlib
 import os
 import sys
 from contextlib import nullcontext
-from pathlib import Path
 
 from repair.engine.backends import get_backend
 from repair.engine.candidate_role import CandidateRole
 from repair.engine.confine.limits import apply_limits, set_parent_death_signal
+from repair.engine.launch import PKG_ROOT
 from repair.engine.reference_role import ReferenceRole
 from repair.engine.role import runtime_guard, seed_all
 from repair.engine.values import decode_values, encode_values
-
-_PKG_ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def warm_up(backend) -> None:
@@ -73,8 +71,8 @@ def child_main(role: str, config: dict, rfd: int, wfd: int, log_path: str | None
     _deterministic()  # torch.empty comes back NaN-filled: unwritten outputs show
     apply_limits(mem_limit_mb=config.get("mem_limit_mb"), memory_rlimit=backend.memory_rlimit,
                  cpu_seconds=config.get("cpu_seconds"), fsize_mb=config.get("fsize_mb"))
-    while _PKG_ROOT in sys.path:  # the repository (examples/, tests/) is not importable from a sandbox
-        sys.path.remove(_PKG_ROOT)
+    while PKG_ROOT in sys.path:  # the repository (examples/, tests/) is not importable from a sandbox
+        sys.path.remove(PKG_ROOT)
     role_cls = {"reference": ReferenceRole, "candidate": CandidateRole}[role]
     return role_cls(config, backend, rfd, wfd).serve()
 

@@ -29,11 +29,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from repair.engine.launch import server_command, server_env
+from repair.engine.launch import PKG_ROOT, server_command, server_env
 from repair.engine.scratch import process_running
 from repair.errors import BadInput, EnvironmentMissing
-
-_PKG_ROOT = Path(__file__).resolve().parents[2]
 _PACKAGES = ("repair", "provenance")  # what a fork server and its children import from this checkout
 # variables that change what a child does (not those every entry point sets: provenance.offline)
 _ENV_PREFIXES = ("TRITON_", "TORCH_", "PYTORCH_", "CUDA_", "CUBLAS_", "ASCEND_", "NPU_", "OMP_", "MKL_", "OPENBLAS_", "LD_", "PYTHON",
@@ -77,9 +75,9 @@ def server_key(backend) -> str:
         if k.startswith(_ENV_PREFIXES):
             h.update(f"{k}={env[k]}\0".encode())
     for pkg in _PACKAGES:
-        for p in sorted((_PKG_ROOT / pkg).rglob("*.py")):
+        for p in sorted((Path(PKG_ROOT) / pkg).rglob("*.py")):
             st = p.stat()
-            h.update(f"{p.relative_to(_PKG_ROOT)} {st.st_mtime_ns} {st.st_size}\0".encode())
+            h.update(f"{p.relative_to(PKG_ROOT)} {st.st_mtime_ns} {st.st_size}\0".encode())
     return h.hexdigest()[:16]
 
 
