@@ -73,8 +73,10 @@ def collect_files(paths: list[str | Path]) -> list[Path]:
     for p in map(Path, paths):
         if p.is_dir():
             files.extend(sorted(f for f in p.rglob("*.json") if f.is_file()))
-        elif p.exists():
+        elif p.is_file():
             files.append(p)
+        elif p.exists():  # a device, FIFO or socket: reading one may never end
+            raise BadInput(f"{p}: not a regular file; give record files or directories of them")
         else:
             raise BadInput(f"{p}: no such file or directory")
     seen: set[Path] = set()

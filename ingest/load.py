@@ -5,6 +5,7 @@ Every failure is a `Rejection` naming the file and the problem, so one bad file 
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -51,10 +52,15 @@ def load_record(path: Path, *, max_bytes: int = MAX_RECORD_BYTES) -> LoadedRecor
     """Raises RecordRejected with a reason code and a message naming the file."""
     name = str(path)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise RecordRejected(name, [Rejection("too-large", f"{size / 2**20:.1f} MiB exceeds the {max_bytes / 2**20:.0f} MiB record limit")])
-        data = path.read_bytes()
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a device or FIFO: a read may never end
+            raise RecordRejected(name, [Rejection("unreadable", "not a regular file")])
+        if st.st_size > max_bytes:
+            raise RecordRejected(name, [Rejection("too-large", f"{st.st_size / 2**20:.1f} MiB exceeds the {max_bytes / 2**20:.0f} MiB record limit")])
+        with path.open("rb") as f:
+            data = f.read(max_bytes + 1)  # capped: the file may have grown since stat
+        if len(data) > max_bytes:
+            raise RecordRejected(name, [Rejection("too-large", f"more than the {max_bytes / 2**20:.0f} MiB record limit")])
     except OSError as e:
         raise RecordRejected(name, [Rejection("unreadable", f"cannot read: {e.strerror or e}")]) from None
     return parse_record(data, name)

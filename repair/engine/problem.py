@@ -50,7 +50,7 @@ def _read(path: str | Path, what: str) -> tuple[Path, str, str]:
     """(path, text, sha256 of the bytes)."""
     p = Path(path)
     if not p.is_file():
-        raise BadInput(f"{path}: {what} file not found")
+        raise BadInput(f"{path}: {what} file {'is not a regular file' if p.exists() else 'not found'}")
     try:
         data = p.read_bytes()
         return p, data.decode("utf-8"), sha256_text(data)

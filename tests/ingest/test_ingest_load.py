@@ -1,10 +1,14 @@
 import json
+import os
+from pathlib import Path
 
 import pytest
 
+from ingest.api import collect_files
 from ingest.load import MAX_RECORD_BYTES, SCHEMA_FILE, RecordRejected, load_record
 from ingest.record import json_schema
 from ingest.synthetic import make_record
+from kbstore.errors import BadInput
 
 
 def test_published_schema_is_the_generated_one():
@@ -74,3 +78,17 @@ def test_schema_violations_name_the_field(tmp_path, mutate, where):
 def test_not_an_object(tmp_path):
     reasons = _reject(_write(tmp_path, "list.json", b"[1, 2]"))
     assert reasons[0].code == "schema-invalid"
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_special_file_is_refused_without_reading_it(tmp_path, kind):
+    """A FIFO would block a read forever and /dev/zero never ends: both are refused with one reason."""
+    path = tmp_path / "f.json" if kind == "fifo" else Path("/dev/zero")
+    if kind == "fifo":
+        os.mkfifo(path)
+    with pytest.raises(RecordRejected) as e:
+        load_record(path)
+    assert [r.code for r in e.value.reasons] == ["unreadable"] and "not a regular file" in e.value.reasons[0].message
+    with pytest.raises(BadInput, match=f"{path}: not a regular file"):
+        collect_files([path])

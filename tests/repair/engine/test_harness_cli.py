@@ -137,3 +137,9 @@ def test_help_imports_nothing_heavy():
             "print('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "HEAVY []" in out and "eval" in out
+
+
+def test_a_special_file_as_candidate_is_named_as_such():
+    r = _eval(PROBLEM, "/dev/zero")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1
+    assert "/dev/zero: candidate file is not a regular file" in r.stderr
