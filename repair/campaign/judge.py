@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from provenance.redact import redact
 from repair.engine import EvalResult
 from repair.integrity import IntegrityVerdict
 from repair.loop import read_trajectory
@@ -66,7 +67,7 @@ class AccountingJudge:
     def _log(self, event: str, candidate: Path, **fields) -> None:
         entry = {"event": event, "candidate": Path(candidate).name, **fields}
         with open(self.log_path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(entry, sort_keys=True) + "\n")
+            fh.write(redact(json.dumps(entry, sort_keys=True)) + "\n")
 
 
 def _summary(result: EvalResult) -> dict:

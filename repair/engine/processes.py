@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from provenance.redact import redact
 from repair.engine.backends import Backend, get_backend
 from repair.engine.child import ChildDied, ChildTimeout
 from repair.engine.memfd import Shared, new_sink, seal
@@ -210,6 +211,9 @@ class Outcome:
     header: dict = field(default_factory=dict)
     payload: bytearray | None = None
 
+    def __post_init__(self) -> None:
+        self.message = redact(self.message)  # what a candidate raised or printed may quote a key it found
+
     @property
     def fatal(self) -> bool:
         """The process cannot be trusted for the next case."""
@@ -274,10 +278,10 @@ class CandidateProcess:
         self._sent = time.monotonic()  # the forward's time starts once the import is over
         if reply.get("status") == "bad-input":
             self.child.close()
-            raise BadInput(f"{self.candidate}: {reply['error']}")
+            raise BadInput(redact(f"{self.candidate}: {reply['error']}"))
         if reply.get("status") == "environment":
             self.child.close()
-            raise EnvironmentMissing(reply.get("error", "the candidate's sandbox could not be set up"))
+            raise EnvironmentMissing(redact(reply.get("error", "the candidate's sandbox could not be set up")))
         return self._reply_outcome(reply, payload) if reply.get("status") != "ready" else Outcome("ok")
 
     def _wait_s(self) -> float:

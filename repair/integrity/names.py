@@ -112,7 +112,7 @@ torch.cuda.graph torch.cuda.CUDAGraph torch.cuda.make_graphed_callables torch.li
 torch.utils.cpp_extension.load_inline_python
 """))
 ENV_CHECK = frozenset(_w("""
-os.environ os.getenv os.environb os.putenv os.unsetenv os.getcwd os.getpid os.getppid os.uname sys.argv
+os.environ os.getenv os.environb os.putenv os.unsetenv os.getcwd os.getpid os.getppid os.uname sys.argv posix nt
 sys.orig_argv sys.executable sys.flags platform getpass socket.gethostname resource psutil
 triton.knobs pytest unittest
 """))

@@ -16,6 +16,7 @@ from ingest.record import (
 )
 from ingest.patch import unified_diff  # the diff the ingest gate re-applies, so it must round-trip there
 from provenance.canonical import content_hash, sha256_text
+from provenance.redact import redact
 from provenance.version import tool_version
 from repair.loop import forensics
 from repair.loop.algorithm import RunConfig, RunOutcome, run_repair
@@ -38,7 +39,7 @@ def run_and_record(config: RunConfig, worker: LoopWorker, retriever: Retriever, 
                                       problem_name=config.problem.name, candidate_name=config.candidate.name)
         if config.out is not None:
             tmp = config.out / (RECORD + ".tmp")
-            tmp.write_text(outcome.record.to_json() + "\n", encoding="utf-8")
+            tmp.write_text(redact(outcome.record.to_json()) + "\n", encoding="utf-8")  # a last net
             os.replace(tmp, config.out / RECORD)
     return outcome
 

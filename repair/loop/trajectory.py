@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from provenance.redact import redact_tree
+
 TRAJECTORY_SCHEMA = "repair.loop.trajectory/v1"
 
 
@@ -22,7 +24,8 @@ class Trajectory:
             self._fh = open(path, "w", encoding="utf-8")
 
     def log(self, event: str, **fields: Any) -> dict:
-        entry = {"step": len(self.events), "event": event, "t": round(self._clock() - self._t0, 3), **fields}
+        entry = {"step": len(self.events), "event": event, "t": round(self._clock() - self._t0, 3),
+                 **redact_tree(fields)}
         if not self.events:
             entry["schema"] = TRAJECTORY_SCHEMA
         self.events.append(entry)

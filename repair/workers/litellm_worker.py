@@ -5,7 +5,6 @@ and error texts are scrubbed of environment secrets before they reach a log.
 """
 from __future__ import annotations
 
-import os
 import re
 import time
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from string import Template
 from typing import Callable
 
 from provenance.canonical import content_hash, sha256_text
+from provenance.redact import redact
 from repair.errors import BadInput, EnvironmentMissing
 from repair.workers.base import Pattern, Proposal, Usage, WorkerContext, WorkerFailed, WorkerInfo
 
@@ -72,7 +72,8 @@ def build_messages(ctx: WorkerContext, templates: dict[str, str]) -> list[dict]:
         problem=ctx.problem_text.strip(), candidate=ctx.candidate_text.strip(), attempt=ctx.attempt,
         forensics=ctx.forensics.strip(), patterns=render_patterns(ctx.patterns), history=history,
     )
-    return [{"role": "system", "content": templates["system.md"].strip()}, {"role": "user", "content": user}]
+    # the evaluation's findings quote what the candidate printed: no key it found there reaches the provider
+    return [{"role": "system", "content": templates["system.md"].strip()}, {"role": "user", "content": redact(user)}]
 
 
 def usage_of(response) -> Usage:
@@ -82,14 +83,6 @@ def usage_of(response) -> Usage:
     details = getattr(u, "prompt_tokens_details", None)
     cached = getattr(details, "cached_tokens", None) or getattr(u, "cache_read_input_tokens", None) or 0
     return Usage(int(u.prompt_tokens or 0), int(u.completion_tokens or 0), int(cached))
-
-
-def redact(text: str) -> str:
-    """Remove any secret-looking environment value (and sk-... keys) from a message before it is logged."""
-    for name, value in os.environ.items():
-        if len(value) >= 8 and re.search(r"KEY|TOKEN|SECRET|PASSWORD", name, re.IGNORECASE):
-            text = text.replace(value, "***")
-    return re.sub(r"\b(sk|key)-[A-Za-z0-9_\-]{8,}", "***", text)
 
 
 def check_credentials(model: str) -> None:

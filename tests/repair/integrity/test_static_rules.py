@@ -108,6 +108,11 @@ def test_module_level_code_runs_at_import_and_is_judged(tmp_path):
     assert "static.env-check" in _rules(v)
 
 
+@pytest.mark.parametrize("head", ["import posix\n_K = posix.environ\n", "from posix import environ as _e\n_K = _e\n"])
+def test_the_environment_read_through_posix_is_an_env_check(tmp_path, head):
+    assert "static.env-check" in _rules(_scan(tmp_path, head + _model()))
+
+
 def test_kernel_body_torch_use_is_flagged(tmp_path):
     body = '''
 @triton.jit

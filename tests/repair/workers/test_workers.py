@@ -183,6 +183,15 @@ def test_keys_are_redacted_from_messages(monkeypatch):
     assert "abcdefgh" not in redact("key sk-abcdefghijkl was refused")
 
 
+def test_no_key_quoted_by_a_candidate_reaches_the_prompt(monkeypatch):
+    """What the evaluation found quotes the candidate's own error: a key it printed there is not sent."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "plain-value-without-a-key-shape")
+    forensics = "case c0: RuntimeError: {'ANTHROPIC_API_KEY': 'plain-value-without-a-key-shape'}, sk-proj-0123456789abcdefXYZ"
+    text = "\n".join(m["content"] for m in build_messages(ctx(forensics=forensics), load_templates()))
+    assert "plain-value-without" not in text and "0123456789abcdefXYZ" not in text
+    assert "[redacted:ANTHROPIC_API_KEY]" in text
+
+
 @LITELLM
 def test_fakellm_model_from_the_cli_reads_a_replies_file(fake, tmp_path):
     (tmp_path / "reply.md").write_text(REPLY)
