@@ -1,4 +1,5 @@
-"""The bundled example suite: its metadata is consistent, and the harness agrees with its labels.
+"""The bundled example suite and the held-out transfer suite: their metadata is consistent, and the harness
+agrees with their labels.
 
 Every correct kernel passes both tiers; every near-miss fails with the tier behaviour its meta.yaml
 declares (`full-only`: passes the compact tier, fails the full one; `compact`: fails a compact case).
@@ -15,9 +16,11 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
+HELDOUT = ROOT / "heldout" / "transfer"  # written by people who had not read the rules; no rule is written from it
 MANIFEST = ROOT / "manifests" / "examples.yaml"
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-OP_DIRS = sorted(p.parent for p in EXAMPLES.glob("*/meta.yaml"))
+EXAMPLE_DIRS = sorted(p.parent for p in EXAMPLES.glob("*/meta.yaml"))
+OP_DIRS = EXAMPLE_DIRS + sorted(p.parent for p in HELDOUT.glob("*/meta.yaml"))
 
 
 def _meta(op_dir: Path) -> dict:
@@ -51,18 +54,31 @@ NEAR_MISSES = [c for c in CANDIDATES if c[2]["kind"] == "near-miss"]
 
 
 def _params(rows: list[tuple[Path, str, dict]]) -> list:
-    return [pytest.param(d, name, info, id=f"{d.name}/{name}") for d, name, info in rows]
+    return [pytest.param(d, name, info, id=f"{_id(d)}/{name}") for d, name, info in rows]
 
 
-def test_suite_size_and_balance():
-    assert len(OP_DIRS) >= 12
-    assert 16 <= len(NEAR_MISSES) <= 24
-    full_only = sum(info["expected"] == "full-only" for _, _, info in NEAR_MISSES)
-    assert 0.35 <= full_only / len(NEAR_MISSES) <= 0.65, f"{full_only} of {len(NEAR_MISSES)} are full-only"
-    assert len({info["bug_class"] for _, _, info in NEAR_MISSES}) >= 8
+def _id(d: Path) -> str:
+    return f"{d.parent.name}/{d.name}"
 
 
-@pytest.mark.parametrize("op_dir", OP_DIRS, ids=lambda d: d.name)
+@pytest.mark.parametrize("suite, operators, near_misses", [(EXAMPLES, 12, (16, 24)), (HELDOUT, 15, (40, 80))],
+                         ids=["examples", "heldout"])
+def test_suite_size_and_balance(suite, operators, near_misses):
+    dirs = [d for d in OP_DIRS if d.parent == suite]
+    rows = [c for c in NEAR_MISSES if c[0].parent == suite]
+    assert len(dirs) >= operators
+    assert near_misses[0] <= len(rows) <= near_misses[1]
+    full_only = sum(info["expected"] == "full-only" for _, _, info in rows)
+    assert 0.35 <= full_only / len(rows) <= 0.65, f"{full_only} of {len(rows)} are full-only"
+    assert len({info["bug_class"] for _, _, info in rows}) >= 8
+
+
+def test_the_heldout_suite_shares_no_operator_with_the_examples():
+    ops = lambda dirs: {_meta(d)["operator"] for d in dirs}  # noqa: E731
+    assert not ops(EXAMPLE_DIRS) & ops(d for d in OP_DIRS if d.parent == HELDOUT)
+
+
+@pytest.mark.parametrize("op_dir", OP_DIRS, ids=_id)
 def test_operator_files_and_metadata(op_dir: Path):
     meta = _meta(op_dir)
     problem = op_dir / "problem.py"
@@ -71,7 +87,7 @@ def test_operator_files_and_metadata(op_dir: Path):
     cases = _literal(problem, "CASES")
     tiers = [c["tier"] for c in cases]
     assert "compact" in tiers and "full" in tiers and set(tiers) <= {"compact", "full"}
-    assert len({tuple(sorted(c.items())) for c in cases}) == len(cases), "duplicate case"
+    assert len({repr(sorted(c.items())) for c in cases}) == len(cases), "duplicate case"
     assert meta["candidates"].get("correct.py") == {"kind": "correct"}
     for name, info in meta["candidates"].items():
         path = op_dir / name
@@ -88,8 +104,9 @@ def test_operator_files_and_metadata(op_dir: Path):
     assert not any("nearmiss" in m or "correct" in m for m in _imported_modules(problem))
 
 
-@pytest.mark.parametrize("op_dir,name,info", _params(NEAR_MISSES))
+@pytest.mark.parametrize("op_dir,name,info", _params([c for c in NEAR_MISSES if c[0].parent == EXAMPLES]))
 def test_near_miss_is_a_small_edit_of_the_correct_kernel(op_dir: Path, name: str, info: dict):
+    """(The held-out suite also has near-misses written as other samples would be, not edits of its correct.py.)"""
     correct = (op_dir / "correct.py").read_text().splitlines()
     near = (op_dir / name).read_text().splitlines()
     changed = [ln for ln in difflib.unified_diff(correct, near, lineterm="", n=0)
@@ -101,7 +118,7 @@ def test_manifest_lists_every_operator_and_file():
     manifest = yaml.safe_load(MANIFEST.read_text())
     assert manifest["cohort"] == "examples"
     listed = {op["id"]: op for op in manifest["operators"]}
-    for op_dir in OP_DIRS:
+    for op_dir in EXAMPLE_DIRS:
         meta = _meta(op_dir)
         entry = listed.pop(meta["operator"])
         assert entry["family"] == meta["family"]
@@ -115,7 +132,7 @@ def test_manifest_loads_as_a_cohort():
     from provenance.cohort import load_manifest
 
     manifest = load_manifest(MANIFEST)
-    assert len(manifest.files()) == sum(1 + len(_meta(d)["candidates"]) for d in OP_DIRS)
+    assert len(manifest.files()) == sum(1 + len(_meta(d)["candidates"]) for d in EXAMPLE_DIRS)
 
 
 def _harness_keeps_input_layout() -> bool:
