@@ -65,6 +65,8 @@ def _loop_vars(node) -> set[str]:
 
 class CWalker(Walker):
     def stmt(self, node) -> None:
+        if node is None:  # a part tree-sitter could not recover (an unknown macro before a body, say)
+            return
         t = node.type
         if t == "function_definition":
             saved = self.new_scope()

@@ -72,14 +72,22 @@ class OverlapScan(BaseModel):
         return dict(out)
 
 
+def score(m: OverlapMatch, config: OverlapConfig) -> float:
+    """The one number config.threshold is compared with: tokens containment (0 over fewer than min_cover
+    tokens; 1 for a shared run of paste_run tokens), ops containment scaled so that ops_threshold maps to
+    threshold (0 without a shared run of ops_min_run ops)."""
+    if m.representation == "ops":
+        return m.containment * config.threshold / config.ops_threshold if m.longest_run >= config.ops_min_run else 0.0
+    if m.longest_run >= config.paste_run:
+        return 1.0
+    return m.containment if m.covered >= config.min_cover else 0.0
+
+
 def decide(m: OverlapMatch, config: OverlapConfig) -> tuple[bool, str]:
     """Is this pair a copy? (flag, which rule)."""
-    if m.representation == "ops":
-        ok = m.containment >= config.ops_threshold and m.longest_run >= config.ops_min_run
-        return ok, "containment" if ok else ""
-    if m.longest_run >= config.paste_run:
+    if m.representation == "tokens" and m.longest_run >= config.paste_run:
         return True, "run"
-    ok = m.containment >= config.threshold and m.covered >= config.min_cover
+    ok = score(m, config) >= config.threshold
     return ok, "containment" if ok else ""
 
 

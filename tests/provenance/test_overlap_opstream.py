@@ -112,3 +112,11 @@ def test_ascendc_intrinsics_are_mapped():
 def test_host_code_and_torch_reference_emit_nothing():
     problem = "import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        return torch.softmax(x, dim=-1) * 2\n"
     assert ops_of(problem, "python") == []
+
+
+def test_a_defaulted_constructor_has_no_body_and_is_no_error():
+    """`Kernel() = default;` is a function_definition without a body (found in a held-out AscendC port)."""
+    code = ("class K {\npublic:\n    K() = default;\n    void Run(float* y, const float* x, int n) {\n"
+            "        for (int i = 0; i < n; ++i) y[i] = expf(x[i]);\n    }\n};\n")
+    assert ops_of(code, "cpp") == ops_of("void f(float* y, const float* x, int n) {\n"
+                                         "    for (int i = 0; i < n; ++i) y[i] = expf(x[i]);\n}\n", "cpp")
