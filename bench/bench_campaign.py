@@ -49,7 +49,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-campaign-"))
     try:
         manifest, scripts = build_cohort(work, args.operators)
-        config, specs = debug_config(manifest, script=scripts, bounds={"attempts": 2})
+        config, specs = debug_config(manifest, script=scripts, bounds={"attempts": 2}, allow_outside=True)
         rows = []
         for jobs in args.jobs:
             t0 = time.monotonic()

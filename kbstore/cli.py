@@ -134,7 +134,7 @@ def export(fmt, output, kb_path) -> None:
 @json_option
 def query(text, symptom_path, k, family, language, backend, index, snapshot, kb_path, as_json) -> None:
     """Hybrid retrieval (dense + BM25, fused by reciprocal rank) with metadata filters."""
-    from kbstore.retrieve import search
+    from kbstore.retrieve import Retriever
 
     if bool(text) == bool(symptom_path):
         raise click.UsageError("give TEXT or --symptom EVAL.json (one of them)")
@@ -154,7 +154,10 @@ def query(text, symptom_path, k, family, language, backend, index, snapshot, kb_
         hits = open_snapshot(snapshot, kb_path).retriever().query(text, k=k, code=code, family=family,
                                                                    language=language, backend=backend)
     else:
-        hits = search(kb_path, text, k=k, index=index, code=code, family=family, language=language, backend=backend)
+        retriever = Retriever.open(kb_path, index=index)
+        for note in retriever.notes:
+            click.echo(note, err=True)
+        hits = retriever.query(text, k=k, code=code, family=family, language=language, backend=backend)
     if as_json:
         return _print_json({"query": text, "hits": [h.as_dict() for h in hits]})
     for n, h in enumerate(hits, 1):
@@ -181,15 +184,20 @@ def reindex(kb_path, as_json) -> None:
 
 @cli.command()
 @click.argument("snapshot", required=False)
+@click.option("--repair", is_flag=True,
+              help="Rebuild a drifted vector index from DuckDB and remove stale index directories (DuckDB is never touched).")
 @kb_option
 @json_option
-def verify(snapshot, kb_path, as_json) -> None:
-    """Recompute every stored hash of the KB, or of SNAPSHOT, and check indexes (exit 1 on any problem)."""
+def verify(snapshot, repair, kb_path, as_json) -> None:
+    """Recompute every stored hash of the KB, or of SNAPSHOT, and check indexes (exit 1 on any problem; a stale index
+    is a warning)."""
     if snapshot:
+        if repair:
+            raise click.UsageError("--repair repairs the KB's index; a snapshot is never repaired")
         return _verify_snapshot(snapshot, kb_path, as_json)
     from kbstore.verify import verify as run_verify
 
-    r = run_verify(kb_path)
+    r = run_verify(kb_path, repair=repair)
     _report_verify(r, f"{r.kb_path}: version {r.version}, {r.entries} entries; index: {r.index.get('summary')}", as_json)
 
 
@@ -201,16 +209,26 @@ def _verify_snapshot(snapshot, kb_path, as_json) -> None:
 
 
 def _report_verify(r, header: str, as_json: bool) -> None:
-    """Print a verify report (KB or snapshot) and exit 1 when it lists problems."""
+    """Print a verify report (KB or snapshot) and exit 1 when it lists problems (warnings are printed, not failed)."""
     if as_json:
         _print_json(r.as_dict())
     else:
         click.echo(header)
+        for line in getattr(r, "repaired", []):
+            click.echo(f"  repaired: {line}")
         for p in r.problems:
             click.echo(f"  FAIL {p['check']}: {p['message']}")
-        click.echo("ok" if r.ok else f"{len(r.problems)} problems")
+        for w in r.warnings:
+            click.echo(f"  WARN {w['check']}: {w['message']}")
+        warned = f" ({len(r.warnings)} warnings)" if r.warnings else ""
+        click.echo(("ok" if r.ok else f"{len(r.problems)} problems") + warned)
     if not r.ok:
         sys.exit(1)
+
+
+allow_outside_option = click.option(
+    "--allow-outside", is_flag=True,
+    help="Accept cohort files that resolve outside the manifest's directory (or its project root).")
 
 
 @cli.command()
@@ -220,13 +238,15 @@ def _report_verify(r, header: str, as_json: bool) -> None:
 @click.option("--overlap-threshold", type=float, default=None,
               help="Token containment at or above which an entry overlapping a cohort file is excluded (default 0.65).")
 @click.option("--exclude-family", is_flag=True, help="Also exclude entries of the cohort operators' families.")
+@allow_outside_option
 @kb_option
 @json_option
-def freeze(manifest, name, overlap_threshold, exclude_family, kb_path, as_json) -> None:
+def freeze(manifest, name, overlap_threshold, exclude_family, allow_outside, kb_path, as_json) -> None:
     """Freeze an immutable snapshot of the KB without the entries tied to a cohort (each rule reported with evidence)."""
     from kbstore.freeze import freeze as run_freeze
 
-    r = run_freeze(manifest, kb_path, name=name, overlap_threshold=overlap_threshold, exclude_family=exclude_family)
+    r = run_freeze(manifest, kb_path, name=name, overlap_threshold=overlap_threshold, exclude_family=exclude_family,
+                   allow_outside=allow_outside)
     if as_json:
         return _print_json(r.as_dict())
     made = "frozen" if r.created else "already frozen (nothing written)"
@@ -286,12 +306,13 @@ def cohort() -> None:
 
 @cohort.command("hash")
 @click.argument("manifest", type=click.Path(dir_okay=False))
+@allow_outside_option
 @json_option
-def cohort_hash(manifest, as_json) -> None:
+def cohort_hash(manifest, allow_outside, as_json) -> None:
     """Print a cohort manifest's content hash (it covers the cohort files' contents)."""
     from provenance.cohort import load_manifest, manifest_hash, manifest_record
 
-    m = load_manifest(manifest)
+    m = load_manifest(manifest, allow_outside=allow_outside)
     if as_json:
         return _print_json({"sha256": manifest_hash(m), "manifest": manifest, "record": manifest_record(m)})
     click.echo(manifest_hash(m))

@@ -26,6 +26,12 @@ class IntegrityFailure(KBError):
     exit_code = 1
 
 
+class ForeignSnapshot(IntegrityFailure):
+    """A snapshot directory whose bytes check out but that was not cut from this KB (another KB's, or renamed)."""
+
+    exit_code = 1
+
+
 class EnvironmentMissing(KBError, RuntimeError):
     """A package, model file or other piece of the environment the KB needs is missing."""
 

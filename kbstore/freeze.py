@@ -65,8 +65,12 @@ def rule_params(cohort, config, *, exclude_family: bool) -> dict:
 
 
 def freeze(manifest_path: str | Path, kb_path: str | Path | None = None, *, name: str | None = None,
-           overlap_threshold: float | None = None, exclude_family: bool = False) -> FreezeReport:
-    """Apply the rules against the cohort manifest and write the snapshot; see the module docstring."""
+           overlap_threshold: float | None = None, exclude_family: bool = False,
+           allow_outside: bool = False) -> FreezeReport:
+    """Apply the rules against the cohort manifest and write the snapshot; see the module docstring.
+
+    allow_outside: accept cohort files outside the manifest's tree (provenance.cohort.manifest_tree).
+    """
     from kbstore.snapshot_lexical import LexicalBuilder
     from provenance.cohort import load_manifest
     from provenance.overlap import OverlapIndex
@@ -74,7 +78,7 @@ def freeze(manifest_path: str | Path, kb_path: str | Path | None = None, *, name
 
     t_all = time.perf_counter()
     timings: dict[str, float] = {}
-    cohort = load_manifest(manifest_path)
+    cohort = load_manifest(manifest_path, allow_outside=allow_outside)
     if overlap_threshold is not None and not 0.0 <= overlap_threshold <= 1.0:
         raise BadInput(f"--overlap-threshold {overlap_threshold} is outside [0, 1]")
     config = OverlapConfig() if overlap_threshold is None else OverlapConfig(threshold=overlap_threshold)

@@ -1,4 +1,4 @@
-"""A check's report: the problems it found, each {check, message}; ok when there are none (`kb verify`)."""
+"""A check's report: problems (which fail it) and warnings, each {check, message}; ok when there are no problems."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -9,6 +9,8 @@ class ProblemReport:
     """Base of the verify reports (kbstore.verify.VerifyReport, kbstore.snapshot_verify.SnapshotVerifyReport)."""
 
     problems: list[dict] = field(default_factory=list, kw_only=True)  # {check, message}
+    # printed, but the check still passes: a stale cache (rebuilt from the data), a check that could not be made
+    warnings: list[dict] = field(default_factory=list, kw_only=True)
 
     @property
     def ok(self) -> bool:
@@ -16,6 +18,9 @@ class ProblemReport:
 
     def add(self, check: str, message: str) -> None:
         self.problems.append({"check": check, "message": message})
+
+    def warn(self, check: str, message: str) -> None:
+        self.warnings.append({"check": check, "message": message})
 
     def as_dict(self) -> dict:
         return {**asdict(self), "ok": self.ok}

@@ -3,7 +3,8 @@
 A Retriever loads the KB once (entries, vectors, BM25 index) and then answers queries from memory,
 so a warm process (the repair loop) pays milliseconds per query. Metadata filters (family, language,
 backend) are applied before ranking on both sides. Dense search is exact numpy by default (measured
-faster than chromadb at 10k entries, and deterministic); `index="chroma"` uses the chromadb index.
+faster than chromadb at 10k entries, and deterministic); `index="chroma"` uses the chromadb index,
+read without the KB's write lock (kbstore.vector: readers search a private copy).
 """
 from __future__ import annotations
 
@@ -65,13 +66,14 @@ class Corpus:
 
 class Retriever:
     def __init__(self, corpus: Corpus, embedder: Embedder, *, chroma: ChromaIndex | None = None,
-                 lexical: LexicalIndex | None = None):
+                 lexical: LexicalIndex | None = None, notes: list[str] | None = None):
         if corpus.embedder_fingerprint and corpus.embedder_fingerprint != embedder.fingerprint:
             from kbstore.errors import EmbedderMismatch
 
             raise EmbedderMismatch(f"the KB's vectors come from embedder fingerprint {corpus.embedder_fingerprint[:12]}, "
                                    f"not {embedder.name} ({embedder.fingerprint[:12]}); set KB_EMBEDDER to match")
         self.corpus, self.embedder, self.chroma = corpus, embedder, chroma
+        self.notes = list(notes or [])  # one line each, for the user: e.g. the chroma index was unusable, search is exact
         self.rows = corpus.rows
         self.ids = [r["id"] for r in self.rows]
         self._row_of = {i: n for n, i in enumerate(self.ids)}
@@ -97,8 +99,9 @@ class Retriever:
         with Store.open(paths) as store:
             corpus = load_corpus(store)
             embedder = embedder or choose_embedder(store.meta("embedder"), store.meta("embedder_fingerprint"))
-        chroma = _probed_chroma(paths, corpus) if index == "chroma" else None
-        return cls(corpus, embedder, chroma=chroma)
+        notes: list[str] = []
+        chroma = _probed_chroma(paths, corpus, notes) if index == "chroma" else None
+        return cls(corpus, embedder, chroma=chroma, notes=notes)
 
     def query(self, text: str, *, k: int = 5, family: str | None = None, language: str | None = None,
               backend: str | None = None, code: str | None = None, depth: int = 50) -> list[Hit]:
@@ -149,17 +152,35 @@ class Retriever:
                    provenance=r["provenance"], dense_rank=dense_rank, lexical_rank=lexical_rank)
 
 
-def _probed_chroma(paths: KBPaths, corpus: Corpus) -> ChromaIndex:
-    """Open the chromadb index under the write lock (opening writes into it), probe it against the
-    loaded vectors and repair it if it fails; later queries read it without the lock."""
+def _probed_chroma(paths: KBPaths, corpus: Corpus, notes: list[str]) -> ChromaIndex | None:
+    """A private copy of the chromadb index, probed against the loaded vectors: no lock taken, nothing written. One
+    that fails its probe is repaired from DuckDB when no writer is at work; while one is (the lock is taken), or if the
+    repair fails, None: dense search is exact this time, and a note says so."""
+    from kbstore.errors import LockHeld
+    from kbstore.index import sync_index
     from kbstore.lock import write_lock
-    from kbstore.vector import chroma_meta
 
+    ids = [r["id"] for r in corpus.rows]
     chroma = ChromaIndex(paths)
-    with write_lock(paths.lock, what="open index"):
-        chroma.sync([r["id"] for r in corpus.rows], corpus.matrix, [chroma_meta(r) for r in corpus.rows])
-        chroma.open_for_search()
-    return chroma
+    drift = chroma.open_for_search(ids, corpus.matrix)
+    if drift.searchable:
+        return chroma
+    try:
+        with write_lock(paths.lock, wait_s=0, what="repair index"):
+            with Store.open(paths) as store:  # DuckDB as it is now: a writer may have committed since the rows were read
+                sync_index(store, paths)
+    except LockHeld:
+        why = "a writer holds the KB's lock"
+    except Exception as e:  # chromadb raises many types; exact search answers all the same
+        why = f"its repair failed ({type(e).__name__}: {str(e)[:120]})"
+    else:
+        drift = chroma.open_for_search(ids, corpus.matrix)
+        if drift.searchable:
+            return chroma
+        why = "it fails its probe after a repair"
+    notes.append(f"kb: note: the chromadb index is not usable ({drift.summary()}) and {why}; dense search is exact "
+                 "this time (`kb verify --repair` rebuilds the index)")
+    return None
 
 
 def _ranks(results: list[tuple[int, float]]) -> dict[int, int]:
@@ -196,5 +217,5 @@ def shape_row(r: dict, load_pattern=json.loads) -> dict:
 
 def search(kb: str | Path | None, text: str, *, k: int = 5, index: str = "exact", code: str | None = None,
            **filters) -> list[Hit]:
-    """One-shot retrieval (the CLI's `kb query`): open, query, done."""
+    """One-shot retrieval: open, query, done (`kb query` opens a Retriever itself, to print its notes)."""
     return Retriever.open(kb, index=index).query(text, k=k, code=code, **filters)

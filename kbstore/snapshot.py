@@ -14,6 +14,11 @@ tool version, and also the digests of the data files and of the exclusion report
 retrieval or an audit reads can change without changing the id. Freezing the same KB against the same
 cohort twice gives the same id (the second freeze says so and writes nothing). The directory is made
 read-only once written; opening it never writes into it.
+
+A snapshot is trusted by its content and its origin, never by its directory's name: opening one (and `kb verify`)
+also checks that the directory carries its id and that it was cut from this KB, the one whose snapshots/ holds it
+(else --kb / $KB_PATH): the manifest's kb_id (the KB's identity, kbstore.store) is this KB's, and its entries exist
+here. A snapshot cut before KBs had an identity has no kb_id and is matched by its entries alone.
 """
 from __future__ import annotations
 
@@ -30,7 +35,7 @@ from typing import Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kbstore.errors import BadInput, IntegrityFailure, NotFound
+from kbstore.errors import BadInput, ForeignSnapshot, IntegrityFailure, NotFound
 from kbstore.paths import KBPaths
 from provenance.canonical import canonical_json, content_hash, sha256_text
 
@@ -101,6 +106,7 @@ class SnapshotManifest(BaseModel):
     excluded: list[ExcludedEntry]
     caches: dict[str, dict] = Field(default_factory=dict)  # name -> {files: {path: sha256}, built_from}
     timings: dict[str, float] = Field(default_factory=dict)
+    kb_id: str | None = None  # the identity of the KB it was cut from (None: cut before KBs had one)
     seal: str = ""  # sha256 of the canonical JSON of everything above
 
     def dump(self) -> dict:
@@ -109,6 +115,8 @@ class SnapshotManifest(BaseModel):
     def compute_seal(self) -> str:
         d = self.dump()
         d.pop("seal")
+        if d["kb_id"] is None:  # sealed before the field existed
+            d.pop("kb_id")
         return content_hash(d)
 
     def operator_ids(self) -> list[str]:
@@ -152,20 +160,23 @@ def _label(d: Path) -> dict:
 
 
 def list_snapshots(kb_path: str | os.PathLike | None = None) -> list[dict]:
-    """Every snapshot under the KB: id, name, time, cohort, counts; a damaged manifest is listed as such."""
-    root = snapshots_dir(KBPaths.of(kb_path))
+    """Every snapshot under the KB: id, name, time, cohort, counts; a damaged or foreign one is listed as such."""
+    kb = KBPaths.of(kb_path)
+    root = snapshots_dir(kb)
     out = []
-    for d in sorted(root.iterdir()) if root.is_dir() else []:
-        if not d.is_dir() or d.name.startswith("."):
-            continue
-        try:
-            m = read_manifest(d)
-        except IntegrityFailure as e:
-            out.append({"id": d.name, "path": str(d), "ok": False, "error": str(e)})
-            continue
-        out.append({"id": m.id, "path": str(d), "ok": True, "name": m.name, "created_at": m.created_at,
-                    "cohort": m.cohort.get("cohort"), "frozen_at": m.cohort.get("frozen_at"), "kb_version": m.kb_version,
-                    **{k: m.counts.get(k) for k in ("kb_entries", "included", "excluded")}})
+    with kb_store(kb) as store:
+        for d in sorted(root.iterdir()) if root.is_dir() else []:
+            if not d.is_dir() or d.name.startswith("."):
+                continue
+            try:
+                m = read_manifest(d)
+                check_origin(d, m, store)
+            except IntegrityFailure as e:
+                out.append({"id": d.name, "path": str(d), "ok": False, "error": str(e)})
+                continue
+            out.append({"id": m.id, "path": str(d), "ok": True, "name": m.name, "created_at": m.created_at,
+                        "cohort": m.cohort.get("cohort"), "frozen_at": m.cohort.get("frozen_at"), "kb_version": m.kb_version,
+                        **{k: m.counts.get(k) for k in ("kb_entries", "included", "excluded")}})
     return sorted(out, key=lambda s: (s.get("created_at") or "", s["id"]))
 
 
@@ -179,6 +190,49 @@ def read_manifest(path: Path) -> SnapshotManifest:
     if m.compute_seal() != m.seal:
         raise IntegrityFailure(f"{path / MANIFEST}: the manifest was changed after it was sealed (run `kb verify {m.id[:12]}`)")
     return m
+
+
+# ---------------------------------------------------------------- origin
+
+def home_kb(path: Path, kb_path: str | os.PathLike | None = None) -> KBPaths:
+    """The KB a snapshot is checked against: the one whose snapshots/ holds it, else --kb / $KB_PATH."""
+    parent = Path(os.path.abspath(path)).parent
+    home = KBPaths(parent.parent)
+    return home if parent.name == "snapshots" and home.db.is_file() else KBPaths.of(kb_path)
+
+
+def kb_store(kb: KBPaths):
+    """The KB opened read-only, or None (in a context manager) when there is none."""
+    from contextlib import nullcontext
+
+    from kbstore.store import Store
+
+    return Store.open(kb) if kb.db.is_file() else nullcontext()
+
+
+def origin_problems(path: Path, m: SnapshotManifest, store=None) -> list[str]:
+    """Why the snapshot at path is not one cut from the KB open in store (without a store: its directory only)."""
+    name = Path(os.path.abspath(path)).name
+    out = [] if name == m.id else [f"directory {name[:12]} does not carry the snapshot's id {m.id[:12]}"]
+    if store is None:
+        return out
+    kb_id = store.meta("kb_id")
+    if m.kb_id is not None and m.kb_id != kb_id:
+        out.append(f"cut from another KB (kb_id {m.kb_id[:12]}; the KB at {store.paths.root} has "
+                   f"{kb_id[:12] if kb_id else 'none'})")
+    ids = [*m.identity.entries, *(e.id for e in m.excluded)]
+    missing = store.missing_entries(ids)
+    if missing:
+        out.append(f"{len(missing)} of its {len(ids)} entries are not in this KB, e.g. {missing[0][:12]}")
+    return out
+
+
+def check_origin(path: Path, m: SnapshotManifest, store) -> None:
+    """Raise ForeignSnapshot, in one line naming the directory, when origin_problems finds any."""
+    problems = origin_problems(path, m, store)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ForeignSnapshot(f"{path}: not a snapshot of this KB: {problems[0]}{more}")
 
 
 # ---------------------------------------------------------------- writing
@@ -198,6 +252,8 @@ def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: Snapshot
     root = snapshots_dir(kb)
     root.mkdir(parents=True, exist_ok=True)
     _remove_stale(root)
+    with kb_store(kb) as store:
+        kb_id = manifest.kb_id or (store.meta("kb_id") if store else None)
     entries = "".join(canonical_json(r) + "\n" for r in raw_rows).encode("utf-8")
     buf = io.BytesIO()
     np.save(buf, np.ascontiguousarray(matrix, dtype="<f4"), allow_pickle=False)
@@ -222,7 +278,7 @@ def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: Snapshot
         lex_files = {f"{LEXICAL}/{p.name}": _digest_synced(p) for p in sorted((tmp / LEXICAL).iterdir())}
         _fsync_dir(tmp / LEXICAL)
         manifest = manifest.model_copy(update={
-            "identity": ident, "id": ident.snapshot_id(),
+            "identity": ident, "id": ident.snapshot_id(), "kb_id": kb_id,
             "caches": {LEXICAL: {"files": lex_files, "built_from": ident.data[ENTRIES]}},
             "timings": {**manifest.timings, "lexical_cache_s": round(time.perf_counter() - t0, 3)}})
         manifest.seal = manifest.compute_seal()
@@ -310,7 +366,8 @@ class Snapshot:
 
     @classmethod
     def open(cls, ref: str | os.PathLike, kb_path: str | os.PathLike | None = None) -> "Snapshot":
-        """Resolve, check the seal and the data digests, load; any mismatch is an IntegrityFailure."""
+        """Resolve, check the seal, the data digests and the origin (see the module docstring), load; any mismatch is an
+        IntegrityFailure (ForeignSnapshot for the origin), and no KB to check the origin against is NotFound."""
         from kbstore.retrieve import shape_row
 
         path = resolve_snapshot(ref, kb_path)
@@ -326,6 +383,11 @@ class Snapshot:
         if (m.identity.snapshot_id() != m.id or content_hash(m.cohort) != m.identity.cohort_sha256
                 or exclusions_sha256(m.rules, m.excluded) != m.identity.exclusions_sha256):
             raise IntegrityFailure(f"{path}: the snapshot id does not match its content (run `kb verify {m.id[:12]}`)")
+        kb = home_kb(path, kb_path)
+        if not kb.db.is_file():
+            raise NotFound(f"{path}: no knowledge base at {kb.root} to check that the snapshot was cut from it (pass --kb)")
+        with kb_store(kb) as store:
+            check_origin(path, m, store)
         rows = [shape_row(json.loads(line), LazyPattern) for line in blobs[ENTRIES].decode("utf-8").splitlines()]
         matrix = _load_vectors(blobs[VECTORS], path)
         return cls(path, m, rows, matrix, cache_ok(path, m))

@@ -3,7 +3,8 @@
 Checks: the manifest's seal; the data files against their recorded digests; every entry's id against the
 sha256 of its canonical JSON, and the sorted ids against the identity; the vectors' shape, dtype and unit
 length; the cohort record against its hash; the exclusion report against its digest; the id against
-the identity (and the directory name); the counts; the lexical cache against its digests; no stray files.
+the identity; the counts; the lexical cache against its digests; no stray files; and its origin: the directory
+carries its id, and it was cut from this KB (kbstore.snapshot.origin_problems; a warning when there is no KB to check).
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def verify_snapshot(ref: str | os.PathLike, kb_path: str | os.PathLike | None = 
         report.add("manifest", str(e))
         return _unsealed(path / MANIFEST, report)
     report.id = m.id
+    _check_origin(path, m, kb_path, report)
     _check_identity(path, m, report)
     blobs = _check_data(path, m, report)
     if blobs is not None:
@@ -54,13 +56,22 @@ def _unsealed(manifest: Path, report: SnapshotVerifyReport) -> SnapshotVerifyRep
     return report
 
 
+def _check_origin(path: Path, m, kb_path, report: SnapshotVerifyReport) -> None:
+    from kbstore.snapshot import home_kb, kb_store, origin_problems
+
+    kb = home_kb(path, kb_path)
+    if not kb.db.is_file():
+        report.warn("origin", f"no KB at {kb.root} to check that the snapshot was cut from it (pass --kb)")
+    with kb_store(kb) as store:
+        for problem in origin_problems(path, m, store):
+            report.add("origin", problem)
+
+
 def _check_identity(path: Path, m, report: SnapshotVerifyReport) -> None:
     from kbstore.snapshot import exclusions_sha256
 
     if m.identity.snapshot_id() != m.id:
         report.add("id", f"the id {m.id[:12]} is not the hash of the snapshot's identity ({m.identity.snapshot_id()[:12]})")
-    if path.parent.name == "snapshots" and path.name != m.id:
-        report.add("id", f"directory {path.name[:12]} does not carry the snapshot's id {m.id[:12]}")
     if content_hash(m.cohort) != m.identity.cohort_sha256:
         report.add("cohort", "the cohort record does not match the cohort hash in the identity")
     if exclusions_sha256(m.rules, m.excluded) != m.identity.exclusions_sha256:

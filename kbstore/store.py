@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
@@ -36,6 +37,14 @@ def connect(db: Path, *, read_only: bool, wait_s: float = OPEN_WAIT_S):
             time.sleep(0.05)
 
 
+def _ensure_identity(con) -> None:
+    """The KB's identity, a random `kb_id` in meta, recorded once: at creation, or by the first write open of a KB made
+    before identities (not a migration: readers would refuse such a KB until something wrote to it). Snapshots record
+    it, so another KB's snapshot copied in is told apart; a copy of the whole KB is the same KB."""
+    if not con.execute("SELECT 1 FROM meta WHERE key = 'kb_id'").fetchall():
+        con.execute("INSERT INTO meta VALUES ('kb_id', ?)", [uuid.uuid4().hex])
+
+
 class Store:
     def __init__(self, paths: KBPaths, con, *, read_only: bool):
         self.paths, self.con, self.read_only = paths, con, read_only
@@ -48,6 +57,7 @@ class Store:
             con = connect(paths.db, read_only=False, wait_s=wait_s)
             try:
                 migrate(con)
+                _ensure_identity(con)
             except BaseException:
                 con.close()
                 raise
@@ -136,6 +146,19 @@ class Store:
         finally:
             self.con.unregister("_kb_shas")
         return dict(rows)
+
+    def missing_entries(self, ids: Iterable[str]) -> list[str]:
+        """Those of ids that are no entry here, sorted."""
+        ids = sorted(set(ids))
+        if not ids:
+            return []
+        self.con.register("_kb_ids", {"id": np.array(ids, dtype=object)})
+        try:
+            rows = self.con.execute("SELECT s.id FROM _kb_ids s WHERE NOT EXISTS "
+                                    "(SELECT 1 FROM entries e WHERE e.id = s.id) ORDER BY s.id").fetchall()
+        finally:
+            self.con.unregister("_kb_ids")
+        return [r[0] for r in rows]
 
     def entry_ids(self) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT id FROM entries").fetchall()}

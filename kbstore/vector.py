@@ -3,19 +3,24 @@
 chromadb is only ever given vectors (its collection gets an embedding function that refuses to run,
 since chromadb's default one downloads a model). Its files are written in place without fsync, so a
 crash can leave a collection that counts right and answers wrong; every open is therefore followed
-by a probe (count and ids equal to DuckDB's, self-recall of a few stored vectors) and a failed probe
-rebuilds it. A rebuild goes into a fresh directory and `vectors/CURRENT` is swapped atomically, so
-a reader sees the old index or the new one, never half of one.
+by a probe (ids equal to DuckDB's, self-recall of a few stored vectors) and a failed probe rebuilds it.
+chromadb also writes into a directory whenever it opens it, so a published index is never opened in
+place: writers (under the KB write lock) build the next version in a fresh directory, from a copy of
+the current one or from scratch, and swap `vectors/CURRENT` atomically; readers take no lock and
+search a private copy. A reader sees the old index or the new one, never half of one.
 """
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import uuid
-from contextlib import nullcontext
+import weakref
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -87,8 +92,14 @@ class Drift:
 
     @property
     def ok(self) -> bool:
+        return self.searchable and not self.extra
+
+    @property
+    def searchable(self) -> bool:
+        """Good enough to search for a reader whose rows are these ids: extra ids are filtered out of its hits (a
+        writer may have published an index of entries committed after the reader loaded its rows)."""
         low = self.self_recall is not None and self.self_recall < MIN_SELF_RECALL
-        return not (self.missing or self.extra or self.changed or low or self.error)
+        return not (self.missing or self.changed or low or self.error)
 
     def summary(self) -> str:
         if self.error:
@@ -137,9 +148,15 @@ def _refusing_embedding_function():
 
 
 class ChromaIndex:
+    """The live index: `vectors/CURRENT` names a published `chroma-<id>` directory. Opening a directory writes into it
+    (even to query it), so nothing opens a published one in place: a writer builds the next one beside it and swaps
+    CURRENT, a reader or `kb verify` opens a private copy. A published directory therefore never changes until it is
+    removed, so copying it needs no lock: a copy counts when CURRENT still names its source afterwards."""
+
     def __init__(self, kb: KBPaths):
         self.kb = kb
         self._search_col = None
+        self._discard = None  # closes and removes the private copy searched (weakref.finalize)
 
     @property
     def pointer(self) -> Path:
@@ -153,56 +170,108 @@ class ChromaIndex:
         return self.kb.vectors / name if name else None
 
     def collection(self, path: Path | None = None, *, create: bool = False):
-        path = path or self.current_dir()
+        """Open a directory in place: one no other process reads (a build, a private copy), or in tests, to damage it."""
+        return self._open(path or self.current_dir(), create=create)[1]
+
+    def _open(self, path: Path | None, *, create: bool = False):
         if path is None or not (create or path.is_dir()):
             raise FileNotFoundError(f"{self.kb.vectors}: no vector index (run `kb reindex`)")
         client = _client(path)
         ef = _refusing_embedding_function()
-        if create:
-            return client.get_or_create_collection(COLLECTION, embedding_function=ef, configuration={"hnsw": dict(HNSW)})
-        return client.get_collection(COLLECTION, embedding_function=ef)
+        try:
+            if create:
+                return client, client.get_or_create_collection(COLLECTION, embedding_function=ef,
+                                                               configuration={"hnsw": dict(HNSW)})
+            return client, client.get_collection(COLLECTION, embedding_function=ef)
+        except BaseException:
+            client.close()
+            raise
+
+    @contextmanager
+    def _opened(self, path: Path, *, create: bool = False) -> Iterator:
+        client, col = self._open(path, create=create)
+        try:
+            yield col
+        finally:
+            client.close()  # stops chromadb's system: nothing of it writes into the directory afterwards
 
     # ---- write side (callers hold the KB write lock)
     def rebuild(self, ids: list[str], matrix: np.ndarray, metas: list[dict]) -> Path:
-        """A fresh index from the stored vectors, swapped in atomically; old index directories removed."""
+        """A fresh index from the stored vectors, probed and published; every other index directory removed."""
+        fresh = self._fresh()
+        try:
+            with self._opened(fresh, create=True) as col:
+                self._add(col, ids, matrix, metas, kill_name="during-reindex")
+                drift = _probe(col, ids, matrix, Drift(str(fresh), len(ids), None), full=False)
+            if not drift.ok:
+                raise RuntimeError(f"{fresh}: a freshly built vector index fails its probe: {drift.summary()}")
+        except Exception:
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise
+        self._publish(fresh)
+        return fresh
+
+    def sync(self, ids: list[str], matrix: np.ndarray, metas: list[dict]) -> str:
+        """Bring the index in line with DuckDB: leftover directories removed, the published index copied, what is
+        missing added to the copy and what is extra dropped, the copy probed and published; rebuilt when there is no
+        index or the copy fails its probe."""
+        gone = self.remove_stale()
+        note = f"; removed {len(gone)} stale index directories" if gone else ""
+        fresh = self._fresh()
+        try:
+            if self._copy_current(fresh) is None:
+                raise FileNotFoundError("no index")
+            with self._opened(fresh) as col:
+                have = set(col.get(include=[])["ids"])
+                extra = sorted(have - set(ids))
+                if extra:
+                    col.delete(ids=extra)
+                missing = [n for n, i in enumerate(ids) if i not in have]
+                if missing:
+                    self._add(col, [ids[n] for n in missing], matrix[missing], [metas[n] for n in missing],
+                              kill_name="during-index")
+                drift = _probe(col, ids, matrix, Drift(str(fresh), len(ids), None), full=False)
+        except Exception:  # missing or unreadable: chromadb raises several types here
+            drift = None
+        if drift is None or not drift.ok:
+            shutil.rmtree(fresh, ignore_errors=True)
+            self.rebuild(ids, matrix, metas)
+            return "rebuilt" + note
+        if extra or missing:
+            self._publish(fresh)
+        else:  # the published index is these same bytes: nothing to swap
+            shutil.rmtree(fresh)
+        return f"synced (+{len(missing)} -{len(extra)})" + note
+
+    def stale_dirs(self) -> list[Path]:
+        """Index directories CURRENT does not name: left by a killed build (or being built by the lock's holder)."""
+        current = self.current_dir()
+        return sorted(d for d in self.kb.vectors.glob("chroma-*") if d != current) if self.kb.vectors.is_dir() else []
+
+    def remove_stale(self) -> list[str]:
+        gone = self.stale_dirs()
+        for d in gone:
+            shutil.rmtree(d, ignore_errors=True)
+        return [d.name for d in gone]
+
+    def _fresh(self) -> Path:
         self.kb.vectors.mkdir(parents=True, exist_ok=True)
-        fresh = self.kb.vectors / f"chroma-{uuid.uuid4().hex[:12]}"
-        col = self.collection(fresh, create=True)
-        self._add(col, ids, matrix, metas, kill_name="during-reindex")
-        drift = self.drift(ids, matrix, path=fresh, full=False)
-        if not drift.ok:
-            raise RuntimeError(f"{fresh}: a freshly built vector index fails its probe: {drift.summary()}")
+        return self.kb.vectors / f"chroma-{uuid.uuid4().hex[:12]}"
+
+    def _publish(self, fresh: Path) -> None:
+        """Make fresh durable, swap CURRENT to it atomically, remove every other index directory."""
+        for dirpath, _, files in os.walk(fresh):
+            for f in files:
+                _fsync(os.path.join(dirpath, f))
+            _fsync(dirpath)
         tmp = self.pointer.with_suffix(".tmp")
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(fresh.name + "\n")
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.pointer)
-        for old in self.kb.vectors.glob("chroma-*"):
-            if old != fresh:
-                shutil.rmtree(old, ignore_errors=True)
-        return fresh
-
-    def sync(self, ids: list[str], matrix: np.ndarray, metas: list[dict]) -> str:
-        """Bring the index in line with DuckDB: add what is missing, drop what is extra; rebuild when it fails its probe."""
-        try:
-            col = self.collection()
-            have = set(col.get(include=[])["ids"])
-        except Exception:  # missing or unreadable: chromadb raises several types here
-            self.rebuild(ids, matrix, metas)
-            return "rebuilt"
-        want = set(ids)
-        extra = sorted(have - want)
-        if extra:
-            col.delete(ids=extra)
-        missing_rows = [n for n, i in enumerate(ids) if i not in have]
-        if missing_rows:
-            self._add(col, [ids[n] for n in missing_rows], matrix[missing_rows], [metas[n] for n in missing_rows],
-                      kill_name="during-index")
-        if not self.drift(ids, matrix, full=False).ok:
-            self.rebuild(ids, matrix, metas)
-            return "rebuilt"
-        return f"synced (+{len(missing_rows)} -{len(extra)})"
+        _fsync(self.kb.vectors)
+        self.remove_stale()
 
     @staticmethod
     def _add(col, ids: list[str], matrix: np.ndarray, metas: list[dict], *, kill_name: str) -> None:
@@ -211,46 +280,85 @@ class ChromaIndex:
             col.upsert(ids=ids[start:stop], embeddings=matrix[start:stop], metadatas=metas[start:stop])
             kill_point(kill_name)
 
-    # ---- checks
-    def drift(self, ids: list[str], matrix: np.ndarray, *, path: Path | None = None, full: bool = True) -> Drift:
-        """Compare with DuckDB: ids always, every vector when full, self-recall of a few stored vectors."""
-        path = path or self.current_dir()
-        report = Drift(str(path) if path else None, len(ids), None)
+    # ---- read side (no lock)
+    def _copy_current(self, dest: Path) -> Path | None:
+        """Copy the published index to dest; its source, or None when there is none. A writer may publish another
+        and remove this one meanwhile: then the copy is made again from the new one."""
+        for _ in range(5):
+            src = self.current_dir()
+            if src is None or not src.is_dir():
+                return None
+            try:
+                shutil.copytree(src, dest)
+                failed = None
+            except OSError as e:
+                failed = e
+            if self.current_dir() == src:
+                if failed is not None:
+                    raise failed
+                return src
+            shutil.rmtree(dest, ignore_errors=True)
+        raise RuntimeError(f"{self.kb.vectors}: the vector index was replaced five times while it was being copied")
+
+    @contextmanager
+    def _private_copy(self) -> Iterator[tuple[Path | None, Path]]:
+        tmp = Path(tempfile.mkdtemp(prefix="kb-chroma-"))
         try:
-            col = self.collection(path)
-            report.index_count = col.count()
-            got = col.get(include=["embeddings"] if full else [])
-        except Exception as e:
+            yield self._copy_current(tmp / "index"), tmp / "index"
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def drift(self, ids: list[str], matrix: np.ndarray, *, path: Path | None = None, full: bool = True) -> Drift:
+        """Compare with DuckDB: ids always, every vector when full, self-recall of a few stored vectors; the published
+        index is compared through a private copy, a directory given (a build) in place."""
+        if path is not None:
+            return self._drift_of(path, ids, matrix, Drift(str(path), len(ids), None), full)
+        with self._private_copy() as (src, copy):
+            return self._drift_of(copy if src else None, ids, matrix, Drift(str(src) if src else None, len(ids), None), full)
+
+    def _drift_of(self, path: Path | None, ids: list[str], matrix: np.ndarray, report: Drift, full: bool) -> Drift:
+        try:
+            with self._opened(path) as col:
+                return _probe(col, ids, matrix, report, full)
+        except Exception as e:  # missing or unreadable: chromadb raises several types here
             report.error = f"{type(e).__name__}: {str(e)[:200]}"
             return report
-        have = set(got["ids"])
-        report.missing = sorted(set(ids) - have)
-        report.extra = sorted(have - set(ids))
-        if full and len(got["ids"]):
-            row = {i: n for n, i in enumerate(ids)}
-            for i, vec in zip(got["ids"], got["embeddings"]):
-                if i in row and not np.allclose(np.asarray(vec, dtype=np.float32), matrix[row[i]], atol=1e-6):
-                    report.changed.append(i)
-            report.changed.sort()
-        if ids:
-            rows = sorted({int(x) for x in np.linspace(0, len(ids) - 1, num=min(_PROBES, len(ids)))})
-            try:
-                res = col.query(query_embeddings=matrix[rows], n_results=1, include=["distances"])
-            except Exception as e:
-                report.error = f"probe query failed: {type(e).__name__}: {str(e)[:160]}"
-                return report
-            # a stored vector must find itself (or an identical twin) at distance ~0
-            report.recall_failures = [ids[r] for r, d in zip(rows, res["distances"]) if not d or d[0] > 1e-3]
-            report.self_recall = 1 - len(report.recall_failures) / len(rows)
+
+    def open_for_search(self, ids: list[str], matrix: np.ndarray) -> Drift:
+        """Search a private copy of the published index from now on when it passes its probe against (ids, matrix)
+        (see Drift.searchable); the copy is removed by close() or when this object goes."""
+        self.close()
+        tmp = Path(tempfile.mkdtemp(prefix="kb-chroma-"))
+        report = Drift(None, len(ids), None)
+        try:
+            src = self._copy_current(tmp / "index")
+            report.index_dir = str(src) if src else None
+            client, col = self._open(src and tmp / "index")
+        except Exception as e:
+            shutil.rmtree(tmp, ignore_errors=True)
+            report.error = f"{type(e).__name__}: {str(e)[:200]}"
+            return report
+        self._discard = weakref.finalize(self, _discard, client, tmp)
+        try:
+            report = _probe(col, ids, matrix, report, full=False)
+        except Exception as e:  # unreadable: chromadb raises several types here
+            report.error = f"{type(e).__name__}: {str(e)[:200]}"
+        if report.searchable:
+            self._search_col = col
+        else:
+            self.close()
         return report
 
-    def open_for_search(self) -> None:
-        self._search_col = self.collection()
+    def close(self) -> None:
+        self._search_col = None
+        if self._discard is not None:
+            self._discard()
+            self._discard = None
 
     def search(self, query: np.ndarray, k: int, where: dict | None = None) -> list[tuple[str, float]]:
-        """[(id, cosine similarity)]; the collection is opened once and kept (callers probe it first, see sync)."""
+        """[(id, cosine similarity)] from the copy open_for_search opened and probed."""
         if self._search_col is None:
-            self.open_for_search()
+            raise RuntimeError("ChromaIndex.search before a successful open_for_search")
         col = self._search_col
         n = col.count()
         if n == 0:
@@ -258,6 +366,47 @@ class ChromaIndex:
         res = col.query(query_embeddings=np.asarray(query, dtype=np.float32).reshape(1, -1), n_results=min(k, n),
                         where=where or None, include=["distances"])
         return [(i, 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0])]
+
+
+def _probe(col, ids: list[str], matrix: np.ndarray, report: Drift, full: bool) -> Drift:
+    """Fill report from an open collection: ids always, every vector when full, self-recall of a few stored vectors."""
+    report.index_count = col.count()
+    got = col.get(include=["embeddings"] if full else [])
+    have = set(got["ids"])
+    report.missing = sorted(set(ids) - have)
+    report.extra = sorted(have - set(ids))
+    if full and len(got["ids"]):
+        row = {i: n for n, i in enumerate(ids)}
+        for i, vec in zip(got["ids"], got["embeddings"]):
+            if i in row and not np.allclose(np.asarray(vec, dtype=np.float32), matrix[row[i]], atol=1e-6):
+                report.changed.append(i)
+        report.changed.sort()
+    if ids:
+        rows = sorted({int(x) for x in np.linspace(0, len(ids) - 1, num=min(_PROBES, len(ids)))})
+        try:
+            res = col.query(query_embeddings=matrix[rows], n_results=1, include=["distances"])
+        except Exception as e:
+            report.error = f"probe query failed: {type(e).__name__}: {str(e)[:160]}"
+            return report
+        # a stored vector must find itself (or an identical twin) at distance ~0
+        report.recall_failures = [ids[r] for r, d in zip(rows, res["distances"]) if not d or d[0] > 1e-3]
+        report.self_recall = 1 - len(report.recall_failures) / len(rows)
+    return report
+
+
+def _discard(client, tmp: Path) -> None:
+    try:
+        client.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _fsync(path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def chroma_meta(row: dict) -> dict:

@@ -1,4 +1,8 @@
-"""`kb verify`: recompute every stored hash and compare the vector index with DuckDB; report, never repair."""
+"""`kb verify`: recompute every stored hash, check the snapshots' origin, compare the vector index with DuckDB.
+
+DuckDB is the truth and is never repaired; a problem there fails the check. The vector index is a cache of it: its
+drift, and index directories a killed build left, are warnings, which `repair` (`kb verify --repair`) fixes.
+"""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -17,28 +21,68 @@ class VerifyReport(ProblemReport):
     version: int
     entries: int
     index: dict = field(default_factory=dict)
+    repaired: list[str] = field(default_factory=list)  # what repair did
 
 
-def verify(kb_path: str | Path | None = None, *, lock_wait_s: float | None = None) -> VerifyReport:
+def verify(kb_path: str | Path | None = None, *, lock_wait_s: float | None = None, repair: bool = False) -> VerifyReport:
+    """Every check in the module docstring; with repair, a drifted index is rebuilt and stale directories removed."""
     from kbstore.index import index_inputs
     from kbstore.lock import write_lock
     from kbstore.store import Store
-    from kbstore.vector import ChromaIndex
 
     kb = KBPaths.of(kb_path)
-    # the lock keeps a writer out while chromadb is opened (opening it writes into its directory)
-    with write_lock(kb.lock, wait_s=lock_wait_s, what="verify"):
+    # the lock keeps writers out: DuckDB and the index are compared at one version, and a directory a writer is
+    # building is not taken for a stale one
+    with write_lock(kb.lock, wait_s=lock_wait_s, what="verify --repair" if repair else "verify"):
         with Store.open(kb) as store:
             report = VerifyReport(str(kb.root), store.head_version(), store.count("entries"))
             _check_hashes(store, report)
             _check_embeddings(store, report)
             _check_log(store, report)
-            ids, matrix, _ = index_inputs(store)
-        drift = ChromaIndex(kb).drift(ids, matrix, full=True)
-    report.index = {**asdict(drift), "ok": drift.ok, "summary": drift.summary()}
-    if not drift.ok:
-        report.add("index-drift", drift.summary() + " (run `kb reindex`)")
+            _check_snapshots(store, report)
+            ids, matrix, metas = index_inputs(store)
+        _check_index(kb, ids, matrix, metas, report, repair)
     return report
+
+
+def _check_index(kb: KBPaths, ids, matrix, metas, report: VerifyReport, repair: bool) -> None:
+    """The index against DuckDB, and directories CURRENT does not name: warnings (a cache); with repair, fixed first."""
+    from kbstore.vector import ChromaIndex
+
+    chroma = ChromaIndex(kb)
+    drift, stale = chroma.drift(ids, matrix, full=True), [d.name for d in chroma.stale_dirs()]
+    if repair and (stale or not drift.ok):
+        if not drift.ok:
+            path = chroma.rebuild(ids, matrix, metas)
+            report.repaired.append(f"rebuilt the vector index from DuckDB ({len(ids)} vectors) in {path.name}")
+        chroma.remove_stale()
+        if stale:
+            report.repaired.append(f"removed stale index directories {', '.join(stale)}")
+        drift, stale = chroma.drift(ids, matrix, full=True), [d.name for d in chroma.stale_dirs()]
+    report.index = {**asdict(drift), "ok": drift.ok, "summary": drift.summary(), "stale_dirs": stale}
+    if not drift.ok:
+        report.warn("index-drift", drift.summary() + " (a cache of DuckDB: `kb verify --repair`, `kb reindex` or the next "
+                                                     "ingest rebuilds it)")
+    if stale:
+        report.warn("stale-index", f"index directories CURRENT does not name, left by a killed build: {', '.join(stale)} "
+                                   "(`kb verify --repair` or the next writer removes them)")
+
+
+def _check_snapshots(store, report: VerifyReport) -> None:
+    """Each snapshot's manifest reads and its seal holds, and it was cut from this KB (kbstore.snapshot.origin_problems)."""
+    from kbstore.errors import IntegrityFailure
+    from kbstore.snapshot import origin_problems, read_manifest, snapshots_dir
+
+    root = snapshots_dir(store.paths)
+    for d in sorted(root.iterdir()) if root.is_dir() else []:
+        if not d.is_dir() or d.name.startswith("."):
+            continue
+        try:
+            problems = origin_problems(d, read_manifest(d), store)
+        except IntegrityFailure as e:
+            problems = [str(e)]
+        for p in problems:
+            report.add("snapshot", f"snapshots/{d.name[:12]}: {p} (`kb verify {d.name[:12]}` checks it fully)")
 
 
 def _check_hashes(store, report: VerifyReport) -> None:

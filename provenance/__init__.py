@@ -4,9 +4,9 @@ Public names (import them from their modules; this package imports nothing):
   provenance.canonical.canonical_json, sha256_text, content_hash   canonical JSON and content ids
   provenance.version.tool_version                                   the version stamped on records
   provenance.offline.OFFLINE_ENV, apply_offline_env                 offline settings for entry points
-  provenance.errors.ProvenanceError, BadInput, StaleFingerprint     typed errors with exit codes
+  provenance.errors.ProvenanceError, BadInput, OutsideManifestTree, StaleFingerprint   typed errors with exit codes
   provenance.ledger.Graph, chain, to_prov_json, ...                 the W3C PROV ledger of runs, records, batches
-  provenance.cohort.load_manifest, manifest_record, manifest_hash, CohortManifest   held-out cohorts
+  provenance.cohort.load_manifest, manifest_record, manifest_hash, manifest_tree, CohortManifest   held-out cohorts
   provenance.parsing.parse, normalize_language                      tree-sitter parsing (python, cpp)
   provenance.fingerprint.fingerprint, fingerprints, Fingerprint, SCHEME, PARAMS, kernel_units
   provenance.fingerprint_store.pack_fingerprints, unpack_fingerprints, load_fingerprints

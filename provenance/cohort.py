@@ -10,9 +10,14 @@ operators:
 ```
 The manifest hash covers the files' contents, so editing a cohort file changes it; reordering the YAML
 (operators, files) or renaming the manifest does not.
+
+A cohort file must resolve (symlinks followed) inside the manifest's tree: its project root (the nearest
+ancestor directory holding `.git` or `pyproject.toml`) when it lives in one, else its own directory; so a
+manifest cannot have `kb freeze` hash /etc/shadow. `allow_outside=True` (the CLIs' `--allow-outside`) lifts it.
 """
 from __future__ import annotations
 
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
@@ -20,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from provenance.canonical import content_hash, sha256_text
-from provenance.errors import BadInput
+from provenance.errors import BadInput, OutsideManifestTree
 
 MANIFEST_SCHEMA = "cohort.manifest/v1"
 
@@ -58,6 +63,7 @@ class CohortManifest(BaseModel):
     operators: list[CohortOperator] = Field(min_length=1)
     _base_dir: Path = PrivateAttr(default=Path("."))
     _source: str = PrivateAttr(default="<manifest>")
+    _allow_outside: bool = PrivateAttr(default=False)
 
     @field_validator("frozen_at")
     @classmethod
@@ -79,9 +85,15 @@ class CohortManifest(BaseModel):
     def files(self) -> list[CohortFile]:
         """Read every cohort file; a missing or undecodable one is a BadInput naming it."""
         out = []
+        tree = manifest_tree(self._base_dir)
         for op in self.operators:
             for rel in op.files:
-                code, digest = _read(self._base_dir / rel, self._source, op.id)
+                real = Path(os.path.realpath(self._base_dir / rel))
+                if not self._allow_outside and not real.is_relative_to(tree):
+                    raise OutsideManifestTree(
+                        f"{self._source}: operator {op.id!r}: {rel} resolves to {real}, outside {tree}; "
+                        "--allow-outside allows it")
+                code, digest = _read(real, self._source, op.id)
                 out.append(CohortFile(operator_id=op.id, family=op.family, path=rel,
                                       language=language_for_path(rel), sha256=digest, code=code))
         return out
@@ -90,6 +102,17 @@ class CohortManifest(BaseModel):
 def language_for_path(path: str) -> str:
     """python or cpp from the file extension; anything else is hashed but not fingerprinted ('other')."""
     return _LANGUAGES.get(Path(path).suffix.lower(), "other")
+
+
+def manifest_tree(manifest_dir: str | Path) -> Path:
+    """The directory a manifest's files must stay in: the nearest project root above it, else the directory itself."""
+    start = Path(os.path.realpath(manifest_dir))
+    for d in (start, *start.parents):
+        if d == d.parent:  # the filesystem root is no project's root: it would allow everything
+            break
+        if (d / ".git").exists() or (d / "pyproject.toml").is_file():
+            return d
+    return start
 
 
 def _read(path: Path, manifest: str, op_id: str) -> tuple[str, str]:
@@ -103,8 +126,11 @@ def _read(path: Path, manifest: str, op_id: str) -> tuple[str, str]:
         raise BadInput(f"{manifest}: operator {op_id!r}: {path} is not UTF-8 text") from e
 
 
-def load_manifest(path: str | Path) -> CohortManifest:
-    """Parse and validate a cohort manifest; every problem is a one-line BadInput naming the file."""
+def load_manifest(path: str | Path, *, allow_outside: bool = False) -> CohortManifest:
+    """Parse and validate a cohort manifest; every problem is a one-line BadInput naming the file.
+
+    A file resolving outside manifest_tree() is an OutsideManifestTree unless allow_outside.
+    """
     import yaml
 
     p = Path(path)
@@ -126,6 +152,7 @@ def load_manifest(path: str | Path) -> CohortManifest:
         raise BadInput(f"{p}: operator id listed twice: {', '.join(dup)}")
     m._base_dir = p.resolve().parent
     m._source = str(p)
+    m._allow_outside = allow_outside
     m.files()  # fail now, naming the file, rather than at freeze time
     return m
 

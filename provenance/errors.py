@@ -16,3 +16,7 @@ class StaleFingerprint(ProvenanceError, ValueError):
     """A stored fingerprint was made by another scheme than the one in use: re-fingerprint the KB."""
 
     exit_code = 2
+
+
+class OutsideManifestTree(BadInput):
+    """A cohort file resolves outside its manifest's tree (the manifest's directory, or its project root): exit 2."""

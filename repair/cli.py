@@ -229,6 +229,11 @@ def _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as
                    f"{summary.tokens:,} tokens, {summary.wall_s:.1f} s; `repair report {summary.out}` for the numbers")
 
 
+_allow_outside_option = click.option(
+    "--allow-outside", is_flag=True,
+    help="Accept cohort files that resolve outside the manifest's directory (or its project root).")
+
+
 @cli.command("campaign")
 @click.argument("manifest", type=click.Path(dir_okay=False))
 @click.option("--kb", type=click.Path(file_okay=False), default=None, help="Retrieve patterns from this knowledge base.")
@@ -236,10 +241,11 @@ def _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as
 @click.option("--ablate", "ablations", multiple=True, metavar="NAME",
               help="Repeatable: no-kb, no-diagnostics, integrity-off, no-full-tier (full tier kept as a shadow).")
 @click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Patterns retrieved per query.")
+@_allow_outside_option
 @_executor_options
 @_bounds_options
-def campaign_cmd(manifest, kb, snapshot, ablations, k, out, worker, model, script, jobs, executor, address, backend,
-                 retry_crashed, as_json, max_attempts, max_turns, max_tokens, max_wall_s):
+def campaign_cmd(manifest, kb, snapshot, ablations, k, allow_outside, out, worker, model, script, jobs, executor,
+                 address, backend, retry_crashed, as_json, max_attempts, max_turns, max_tokens, max_wall_s):
     """Repair every near-miss of a cohort MANIFEST (every listed file but problem.py), in parallel, resumably.
 
     Results go to OUT/campaign.duckdb and OUT/runs/<operator>/<candidate>/ (so `kb ingest OUT` takes the
@@ -251,17 +257,19 @@ def campaign_cmd(manifest, kb, snapshot, ablations, k, out, worker, model, scrip
 
     config, specs = debug_config(Path(manifest), worker=worker, model=model, script=Path(script) if script else None,
                                  kb=Path(kb) if kb else None, snapshot=snapshot, ablations=ablations, k=k,
-                                 bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s), backend=backend)
+                                 bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s), backend=backend,
+                                 allow_outside=allow_outside)
     _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as_json)
 
 
 @cli.command("regenerate")
 @click.argument("problem", type=click.Path(dir_okay=False))
 @click.option("--trials", type=click.IntRange(min=1), default=3, show_default=True, help="Independent generations.")
+@_allow_outside_option
 @_executor_options
 @_bounds_options
-def regenerate_cmd(problem, trials, out, worker, model, script, jobs, executor, address, backend, retry_crashed,
-                   as_json, max_attempts, max_turns, max_tokens, max_wall_s):
+def regenerate_cmd(problem, trials, allow_outside, out, worker, model, script, jobs, executor, address, backend,
+                   retry_crashed, as_json, max_attempts, max_turns, max_tokens, max_wall_s):
     """The baseline: TRIALS fresh generations from PROBLEM (a problem.py, or a cohort manifest for all its operators).
 
     The worker gets only the problem; each generation is judged like a repair (integrity gate, compact and
@@ -273,7 +281,8 @@ def regenerate_cmd(problem, trials, out, worker, model, script, jobs, executor, 
 
     config, specs = regenerate_config(Path(problem), trials, worker=worker, model=model,
                                       script=Path(script) if script else None,
-                                      bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s), backend=backend)
+                                      bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s), backend=backend,
+                                      allow_outside=allow_outside)
     _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as_json)
 
 

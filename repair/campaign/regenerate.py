@@ -24,7 +24,8 @@ REGENERATED = "regenerated.py"
 
 def regenerate_config(target: Path, trials: int, *, worker: str = "scripted", model: str | None = None,
                       script: Path | None = None, bounds: dict | None = None, backend: str | None = None,
-                      run_timeout_s: float | None = None) -> tuple[CampaignConfig, list[RunSpec]]:
+                      run_timeout_s: float | None = None,
+                      allow_outside: bool = False) -> tuple[CampaignConfig, list[RunSpec]]:
     """`target` is a problem file or a cohort manifest (every operator's problem, candidates ignored)."""
     from provenance.canonical import sha256_text
 
@@ -32,8 +33,8 @@ def regenerate_config(target: Path, trials: int, *, worker: str = "scripted", mo
     if not target.is_file():
         raise BadInput(f"{target}: no such problem or manifest")
     if target.suffix in (".yaml", ".yml"):
-        operators = load_operators(target)
-        where = dict(manifest=str(target), manifest_sha256=manifest_sha256(target))
+        operators = load_operators(target, allow_outside=allow_outside)
+        where = dict(manifest=str(target), manifest_sha256=manifest_sha256(target, allow_outside=allow_outside))
     else:
         operators = [problem_operator(target)]
         where = dict(problem=str(target), manifest_sha256=sha256_text(target.read_bytes()))

@@ -49,17 +49,17 @@ class CampaignSummary:
 def debug_config(manifest: Path, *, worker: str = "scripted", model: str | None = None, script: Path | None = None,
                  kb: Path | None = None, snapshot: str | None = None, ablations=(), bounds: dict | None = None,
                  backend: str | None = None, run_timeout_s: float | None = None,
-                 k: int = 5) -> tuple[CampaignConfig, list[RunSpec]]:
-    """The settings and runs of `repair campaign MANIFEST`."""
+                 k: int = 5, allow_outside: bool = False) -> tuple[CampaignConfig, list[RunSpec]]:
+    """The settings and runs of `repair campaign MANIFEST` (allow_outside: cohort files outside its tree)."""
     manifest = Path(manifest).resolve()
     if not manifest.is_file():
         raise BadInput(f"{manifest}: no such manifest")
-    specs = plan_debug(load_operators(manifest))
+    specs = plan_debug(load_operators(manifest, allow_outside=allow_outside))
     if not specs:
         raise BadInput(f"{manifest}: no candidates to repair (every operator lists only its problem.py)")
     config = make_config("debug", worker=worker, model=model, script=script, kb=kb, snapshot=snapshot,
                          ablations=ablations, k=k, bounds=bounds, backend=backend, run_timeout_s=run_timeout_s,
-                         manifest=str(manifest), manifest_sha256=manifest_sha256(manifest))
+                         manifest=str(manifest), manifest_sha256=manifest_sha256(manifest, allow_outside=allow_outside))
     check_scripts(specs, worker, script)
     preflight(config, specs)
     return config, specs

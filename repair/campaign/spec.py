@@ -99,10 +99,13 @@ def make_config(kind: str, *, script: Path | None, ablations, bounds: dict | Non
                           kb=str(Path(kb).resolve()) if kb else None, **kw)
 
 
-def load_operators(manifest: Path) -> list[Operator]:
-    """A cohort manifest's operators: each lists its problem.py and its near-miss candidates (every other file)."""
+def load_operators(manifest: Path, *, allow_outside: bool = False) -> list[Operator]:
+    """A cohort manifest's operators: each lists its problem.py and its near-miss candidates (every other file).
+
+    allow_outside: accept files outside the manifest's tree (provenance.cohort.manifest_tree).
+    """
     ops = []
-    for op_id, family, files in _manifest_operators(manifest):
+    for op_id, family, files in _manifest_operators(manifest, allow_outside):
         problems = [f for f in files if f.name == "problem.py"]
         if len(problems) != 1:
             raise BadInput(f"{manifest}: operator {op_id!r} must list exactly one problem.py (found {len(problems)})")
@@ -133,7 +136,7 @@ def _answer_keys(op_dir: Path) -> set[str]:
     return {name for name, info in cands.items() if isinstance(info, dict) and info.get("kind") == "correct"}
 
 
-def manifest_sha256(manifest: Path) -> str:
+def manifest_sha256(manifest: Path, *, allow_outside: bool = False) -> str:
     """The cohort manifest's content hash (covering its files), from provenance.cohort when it is there."""
     try:
         from provenance import cohort
@@ -141,10 +144,10 @@ def manifest_sha256(manifest: Path) -> str:
         cohort = None
     if cohort is not None and hasattr(cohort, "manifest_hash"):
         try:
-            return cohort.manifest_hash(cohort.load_manifest(manifest))
+            return cohort.manifest_hash(cohort.load_manifest(manifest, allow_outside=allow_outside))
         except Exception as e:  # noqa: BLE001 - E's errors are typed in its own package; report them as ours
             raise BadInput(str(e)) from None
-    files = {str(f): _file_sha(f, manifest) for _, _, fs in _manifest_operators(manifest) for f in fs}
+    files = {str(f): _file_sha(f, manifest) for _, _, fs in _manifest_operators(manifest, allow_outside) for f in fs}
     return content_hash({"manifest": sha256_text(manifest.read_bytes()), "files": files})
 
 
@@ -203,13 +206,13 @@ def _check_unique(specs: list[RunSpec]) -> None:
         raise BadInput(f"two candidates share a run key: {', '.join(dupes)} (candidate file names must differ per operator)")
 
 
-def _manifest_operators(manifest: Path) -> list[tuple[str, str | None, list[Path]]]:
+def _manifest_operators(manifest: Path, allow_outside: bool = False) -> list[tuple[str, str | None, list[Path]]]:
     try:
         from provenance.cohort import load_manifest
     except ImportError:
         return _read_manifest_yaml(manifest)
     try:
-        m = load_manifest(manifest)
+        m = load_manifest(manifest, allow_outside=allow_outside)
     except Exception as e:  # noqa: BLE001 - see manifest_sha256
         raise BadInput(str(e)) from None
     return [(op.id, op.family, [_resolve(manifest, f) for f in op.files]) for op in m.operators]

@@ -21,7 +21,7 @@ def planted(tmp_path_factory):
 @pytest.fixture(scope="module")
 def frozen(planted):
     kb, manifest, items = planted
-    report = freeze(manifest, kb)
+    report = freeze(manifest, kb, allow_outside=True)
     return report, read_manifest(Path(report.path)), items
 
 
@@ -96,7 +96,7 @@ def test_snapshot_id_hashes_the_identity(frozen, planted):
     assert report.snapshot_id == m.id == m.identity.snapshot_id() == content_hash(m.identity.model_dump(mode="json", by_alias=True))
     ident = m.identity
     assert ident.entries == sorted(ident.entries) and len(ident.entries) == report.counts["included"]
-    assert ident.cohort_sha256 == manifest_hash(load_manifest(manifest))
+    assert ident.cohort_sha256 == manifest_hash(load_manifest(manifest, allow_outside=True))
     assert ident.rules["overlap"]["fingerprint_scheme"] == SCHEME and ident.rules["overlap"]["config"]["threshold"] == 0.65
     assert ident.tool_version == tool_version() and ident.embedder_fingerprint == m.embedder["fingerprint"]
     assert m.kb_version == 2 and m.cohort["operators"][0]["files"][0]["sha256"]
@@ -105,15 +105,15 @@ def test_snapshot_id_hashes_the_identity(frozen, planted):
 def test_freezing_again_is_a_no_op_and_parameters_change_the_id(frozen, planted):
     report, _, items = frozen
     kb, manifest, _ = planted
-    again = freeze(manifest, kb, name="other label")
+    again = freeze(manifest, kb, name="other label", allow_outside=True)
     assert not again.created and again.snapshot_id == report.snapshot_id and again.name == report.name
-    fam = freeze(manifest, kb, exclude_family=True)
+    fam = freeze(manifest, kb, exclude_family=True, allow_outside=True)
     assert fam.snapshot_id != report.snapshot_id
     m = read_manifest(Path(fam.path))
     families = set(fc.COHORT.values())
     want = {p.entry_id for p in items if p.record.operator.family in families}
     assert {e.id for e in m.excluded if "family" in e.rules} == want and want
-    strict = freeze(manifest, kb, overlap_threshold=1.0)
+    strict = freeze(manifest, kb, overlap_threshold=1.0, allow_outside=True)
     assert strict.snapshot_id != report.snapshot_id
     assert read_manifest(Path(strict.path)).identity.rules["overlap"]["config"]["threshold"] == 1.0
 
@@ -127,11 +127,11 @@ def test_bad_input_is_named(tmp_path, planted):
     broken = tmp_path / "broken.yaml"
     broken.write_text(manifest.read_text().replace(str(fc.kernel("softmax")), str(tmp_path / "gone.py")))
     with pytest.raises(ProvBadInput, match="gone.py"):
-        freeze(broken, kb)
+        freeze(broken, kb, allow_outside=True)
     with pytest.raises(BadInput, match="outside"):
-        freeze(manifest, kb, overlap_threshold=1.5)
+        freeze(manifest, kb, overlap_threshold=1.5, allow_outside=True)
     with pytest.raises(NotFound, match="no knowledge base"):
-        freeze(manifest, tmp_path / "nokb")
+        freeze(manifest, tmp_path / "nokb", allow_outside=True)
 
 
 def test_cli_freeze_json(planted, capsys):
@@ -140,10 +140,10 @@ def test_cli_freeze_json(planted, capsys):
     from kbstore.cli import cli, main
 
     kb, manifest, _ = planted
-    res = CliRunner().invoke(cli, ["freeze", "--exclude-cohort", str(manifest), "--kb", str(kb), "--json"])
+    res = CliRunner().invoke(cli, ["freeze", "--allow-outside", "--exclude-cohort", str(manifest), "--kb", str(kb), "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert out["counts"]["excluded"] > 0 and out["rules"]["overlap"]["excluded"] > 0 and "overlap_scan_s" in out["timings"]
     with pytest.raises(SystemExit) as e:
-        main(["freeze", "--exclude-cohort", str(manifest), "--kb", str(kb), "--overlap-threshold", "2"])
+        main(["freeze", "--allow-outside", "--exclude-cohort", str(manifest), "--kb", str(kb), "--overlap-threshold", "2"])
     assert e.value.code == 2 and "outside" in capsys.readouterr().err

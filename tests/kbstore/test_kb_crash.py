@@ -25,6 +25,10 @@ def _kb_ingest(*args, env_extra=None):
                           capture_output=True, text=True, timeout=120)
 
 
+def _kb(*args):
+    return subprocess.run([sys.executable, "-m", "kbstore.cli", *args], capture_output=True, text=True, timeout=120)
+
+
 def _state(kb):
     with Store.open(kb) as s:
         return {"version": s.head_version(), "entries": s.count("entries"), "evidence": s.count("evidence"),
@@ -45,12 +49,28 @@ def test_sigkill_mid_ingest_leaves_a_consistent_kb_and_a_rerun_completes(tmp_pat
     committed = point in ("after-commit", "during-index", "after-index")
     expected_v2 = {"version": 2, "entries": 8, "evidence": 8, "embeddings": 8, "records": 8}
     assert after_kill == (expected_v2 if committed else before)  # version N or N+1, never half
+    report = verify()  # an index behind DuckDB, or a half-built one left over, is a stale cache: a warning
+    assert report.ok, report.problems
 
     rerun = ingest([tmp_path / "v2"])
     assert rerun.version == (None if committed else 2)
     assert _state(kb_env) == expected_v2
     report = verify()
-    assert report.ok, report.problems
+    assert report.ok and not report.warnings, (report.problems, report.warnings)  # the rerun healed the index
+    assert len(list((kb_env / "vectors").glob("chroma-*"))) == 1
+
+
+def test_a_kill_between_commit_and_index_sync_is_a_warning_that_verify_repair_heals(tmp_path, kb_env):
+    write_records(tmp_path / "v1", [make_record(i) for i in range(3)])
+    write_records(tmp_path / "v2", [make_record(i) for i in range(3, 12)])
+    ingest([tmp_path / "v1"])
+    assert _kb_ingest(tmp_path / "v2", env_extra={"KB_TEST_KILL_AT": "after-commit"}).returncode == -signal.SIGKILL
+    proc = _kb("verify")
+    assert proc.returncode == 0 and "WARN index-drift" in proc.stdout, proc.stdout + proc.stderr
+    proc = _kb("verify", "--repair")
+    assert proc.returncode == 0 and "repaired" in proc.stdout, proc.stdout + proc.stderr
+    report = verify()
+    assert report.ok and report.index["ok"] and not report.warnings
 
 
 def test_sigkill_during_reindex_keeps_the_old_index_usable(tmp_path, kb_env):
@@ -60,8 +80,14 @@ def test_sigkill_during_reindex_keeps_the_old_index_usable(tmp_path, kb_env):
     proc = subprocess.run([sys.executable, "-m", "kbstore.cli", "reindex"], env=env, capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == -signal.SIGKILL
-    assert verify().ok  # CURRENT still names the complete old index
-    assert len(list((kb_env / "vectors").glob("chroma-*"))) == 2  # the half-built one is left for the next rebuild
+    report = verify()
+    assert report.ok and report.index["ok"]  # CURRENT still names the complete old index
+    assert len(list((kb_env / "vectors").glob("chroma-*"))) == 2  # the half-built one is left for the next writer
+    assert [w["check"] for w in report.warnings] == ["stale-index"]
+    write_records(tmp_path / "v2", [make_record(9)])
+    ingest([tmp_path / "v2"])  # any writer removes it
+    report = verify()
+    assert len(list((kb_env / "vectors").glob("chroma-*"))) == 1 and report.ok and not report.warnings
     from kbstore.index import reindex
 
     reindex()

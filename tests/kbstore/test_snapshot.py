@@ -21,7 +21,7 @@ from provenance.canonical import content_hash
 @pytest.fixture(scope="module")
 def snap(tmp_path_factory):
     kb, manifest, items = fc.build_copy(tmp_path_factory)
-    report = freeze(manifest, kb, name="planted-eval")
+    report = freeze(manifest, kb, name="planted-eval", allow_outside=True)
     return kb, Path(report.path), report, {p.name: p for p in items}
 
 
@@ -253,7 +253,7 @@ def test_a_snapshot_that_excludes_everything_verifies_and_answers_nothing(tmp_pa
     kb, manifest, _ = fc.build_copy(tmp_path_factory)
     text = manifest.read_text()
     manifest.write_text(text[: text.index("frozen_at")] + 'frozen_at: "2000-01-01T00:00:00Z"' + text[text.index("\noperators"):])
-    report = freeze(manifest, kb, name="empty")
+    report = freeze(manifest, kb, name="empty", allow_outside=True)
     monkeypatch.setenv("KB_PATH", str(kb))
     assert verify_snapshot(report.snapshot_id).ok, verify_snapshot(report.snapshot_id).problems
     s = Snapshot.open(report.snapshot_id)

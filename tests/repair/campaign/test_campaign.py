@@ -155,7 +155,7 @@ def test_a_run_killed_at_its_hard_limit_is_a_recorded_crash(tmp_path):
     manifest = tmp_path / "slow.yaml"
     manifest.write_text("cohort: slow\nfrozen_at: '2026-11-30T00:00:00Z'\noperators:\n" + "".join(
         f"  - id: {op}\n    family: elementwise\n    files: [{', '.join(f)}]\n" for op, f in files.items()))
-    config, specs = debug_config(manifest, script=DATA / "scripts", run_timeout_s=0.5)
+    config, specs = debug_config(manifest, script=DATA / "scripts", run_timeout_s=0.5, allow_outside=True)
     out = tmp_path / "out"
     summary = run_campaign(config, specs, out, executor=make_executor("local", 2))
     assert (summary.crashed, summary.ran) == (2, 2)
@@ -169,7 +169,7 @@ def test_no_full_tier_ablation_accepts_on_compact_and_records_the_shadow(tmp_pat
     manifest = tmp_path / "one.yaml"
     manifest.write_text((DATA / "mini.yaml").read_text().split("  - id: leaky_relu")[0].replace(
         "../../../../examples", str(ROOT / "examples")))
-    config, specs = debug_config(manifest, script=DATA / "scripts", ablations=["no-full-tier"])
+    config, specs = debug_config(manifest, script=DATA / "scripts", ablations=["no-full-tier"], allow_outside=True)
     run_campaign(config, specs, tmp_path / "out")
     (row,) = Ledger(tmp_path / "out", read_only=True).runs()
     o = row.outcome
@@ -191,7 +191,7 @@ def test_kb_ingest_takes_the_campaign_and_a_kb_campaign_records_cited_patterns(r
     manifest = tmp_path / "one.yaml"
     manifest.write_text((DATA / "mini.yaml").read_text().split("  - id: leaky_relu")[0].replace(
         "../../../../examples", str(ROOT / "examples")))
-    config, specs = debug_config(manifest, script=tmp_path / "scripts", kb=kb)
+    config, specs = debug_config(manifest, script=tmp_path / "scripts", kb=kb, allow_outside=True)
     run_campaign(config, specs, tmp_path / "with-kb")
     (row,) = Ledger(tmp_path / "with-kb", read_only=True).runs()
     assert row.outcome.status == "repaired"
@@ -205,7 +205,8 @@ def test_integrity_off_ablation_lets_the_cheat_through(tmp_path):
     text = (DATA / "mini.yaml").read_text()
     manifest.write_text(text.split("  - id: add_relu")[0] + "  - id: leaky_relu" + text.split("  - id: leaky_relu")[1])
     manifest.write_text(manifest.read_text().replace("../../../../examples", str(ROOT / "examples")))
-    config, specs = debug_config(manifest, script=DATA / "scripts", ablations=["integrity-off"], bounds={"attempts": 1})
+    config, specs = debug_config(manifest, script=DATA / "scripts", ablations=["integrity-off"], bounds={"attempts": 1},
+                                 allow_outside=True)
     run_campaign(config, specs, tmp_path / "out")
     (row,) = Ledger(tmp_path / "out", read_only=True).runs()
     o = row.outcome
