@@ -125,6 +125,9 @@ def _orphans(sid: int) -> int:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    deadline = time.monotonic() + 10  # a killed process takes a moment to be gone (longer on a loaded machine)
+    while set(_session(sid)) & set(left) and time.monotonic() < deadline:
+        time.sleep(0.05)
     return len(left)
 
 
