@@ -43,7 +43,7 @@ def _backend_option():
 
 @cli.command("eval")
 @click.argument("problem", type=click.Path(dir_okay=False))
-@click.argument("candidates", metavar="CANDIDATE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("candidates", metavar="CANDIDATE...", nargs=-1, required=True, type=click.Path())
 @click.option("--tier", type=click.Choice(["compact", "full"]), default="full", show_default=True,
               help="compact: the cases marked compact; full: every case.")
 @_backend_option()
@@ -96,14 +96,17 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
 
 @cli.command("check")
 @click.argument("problem", type=click.Path(dir_okay=False))
-@click.argument("candidate", type=click.Path(dir_okay=False))
+@click.argument("candidate", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the IntegrityVerdict as JSON.")
 @click.option("--rule-off", "rules_off", multiple=True, metavar="NAME",
               help="Switch an integrity rule off (repeatable; `static.*` accepted); the verdict records it.")
 def check_cmd(problem, candidate, as_json, rules_off):
     """Static integrity scan of CANDIDATE against PROBLEM.
 
-    Exit 0 clean, 1 violation, 2 bad input (unparsable candidate, no ModelNew, unknown rule).
+    CANDIDATE is a Triton .py, or an AscendC candidate: a MultiKernelBench six-source .py, a direct-launch
+    .json or an NPUKernelBench directory (op_host/, op_kernel/); its chain from ModelNew.forward to a kernel
+    launch is checked link by link. Exit 0 clean, 1 violation, 2 bad input (unparsable candidate, no ModelNew,
+    unknown rule, a malformed AscendC source).
     """
     from repair.integrity import render_verdict, scan
 
@@ -114,7 +117,7 @@ def check_cmd(problem, candidate, as_json, rules_off):
 
 @cli.command("run")
 @click.argument("problem", type=click.Path(dir_okay=False))
-@click.argument("candidate", type=click.Path(dir_okay=False))
+@click.argument("candidate", type=click.Path())
 @click.option("--kb", type=click.Path(file_okay=False), default=None, help="Retrieve patterns from this knowledge base.")
 @click.option("--snapshot", default=None, metavar="ID", help="Retrieve from a frozen snapshot (id, prefix or name; looked up in --kb, else $KB_PATH).")
 @click.option("--eval-mode", is_flag=True, help="Refuse unless the snapshot's excluded cohort contains this operator.")
@@ -296,6 +299,46 @@ def report_cmd(dirs, html, as_json):
 
     report, markdown = write_report(dirs, html=html)
     click.echo(report.to_json() if as_json else markdown, nl=not as_json)
+
+
+@cli.group("import", cls=RepairGroup)
+def import_group() -> None:
+    """Turn other benchmarks' tasks into problems and candidates of this tool."""
+
+
+@import_group.command("npukernelbench")
+@click.argument("tasks", metavar="TASK_DIR...", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Write DIR/<task>/problem.py, DIR/<task>/candidate/ and DIR/cohort.yaml here.")
+@click.option("--candidate", type=click.Path(file_okay=False), default=None,
+              help="Another solution (op_host/, op_kernel/) instead of the task's answer/0 (one TASK_DIR only).")
+@click.option("--family", default=None, help="Operator family for every task (default: the task's category directory).")
+@click.option("--cohort", default="npukernelbench", show_default=True, help="The cohort manifest's name.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per imported task.")
+def import_npukernelbench_cmd(tasks, out, candidate, family, cohort, as_json):
+    """Import NPUKernelBench task directories (validation/{module.py, pybind.cpp, prepare_inputs.py,
+    test_cases.csv} beside answer/<n>/{op_host,op_kernel}) as problems of this tool.
+
+    Each TASK_DIR becomes OUT/<task>/problem.py (the reference Model without its NPU-only imports, inputs from
+    prepare_inputs.py, CASES from test_cases.csv in a compact and a full tier, the task's tolerance) and
+    OUT/<task>/candidate/; OUT/cohort.yaml lists them. Exit 0 imported, 2 bad input (nothing written then).
+    """
+    import json
+    from pathlib import Path
+
+    from repair.ascendc import import_tasks
+
+    done, manifest = import_tasks([Path(t) for t in tasks], Path(out), candidate=Path(candidate) if candidate else None,
+                                  family=family, cohort=cohort)
+    for t in done:
+        if as_json:
+            click.echo(json.dumps(t.as_dict(), sort_keys=True))
+        else:
+            click.echo(f"{t.task}: {t.problem} ({t.compact} compact of {t.full} cases), {t.candidate}")
+            for note in t.notes:
+                click.echo(f"  note: {note}")
+    if not as_json:
+        click.echo(f"cohort manifest: {manifest}")
 
 
 @cli.group("server", cls=RepairGroup)

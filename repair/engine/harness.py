@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from repair.ascendc import is_ascendc_candidate, load_candidate, require_backend
 from repair.engine.backends import Backend, get_backend
 from repair.engine.confine import landlock
 from repair.engine.confine.policy import confine_candidates
@@ -218,6 +219,8 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     be = get_backend(backend)
     problem, candidate = str(problem), str(candidate)
     check_problem_file(problem)
+    if is_ascendc_candidate(candidate):  # its numerics need an NPU build: say what is missing (exit 3)
+        require_backend(load_candidate(candidate), be.name)
     cand = read_candidate_file(candidate)  # read and parsed once
     rules_off = list(resolve_rules_off(rules_off if integrity else ["*"]))  # numerics only: no guard runs either
     be.check_available()

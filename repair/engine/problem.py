@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from provenance.canonical import content_hash, sha256_text
+from repair.ascendc import is_ascendc_candidate, load_candidate
 from repair.errors import BadInput
 from repair.engine.result import Tier
 
@@ -110,7 +111,11 @@ def read_candidate_file(path: str | Path) -> CandidateFile:
 
 
 def check_candidate_file(path: str | Path) -> tuple[str, bool]:
-    """Return (sha256, parses). A candidate that does not parse is a result (every case errors), not bad input."""
+    """Return (sha256, parses). A candidate that does not parse is a result (every case errors), not bad input.
+
+    An AscendC candidate (a six-source .py, a direct-launch .json, an NPUKernelBench directory) is read whole."""
+    if is_ascendc_candidate(path):
+        return load_candidate(path).sha256, True
     candidate = read_candidate_file(path)
     return candidate.sha256, candidate.tree is not None
 

@@ -9,13 +9,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from repair.ascendc import is_ascendc_candidate
 from repair.errors import BadInput
-from repair.integrity.checker import Checker
-from repair.integrity.kernels import kernel_findings
-from repair.integrity.model import ModuleModel
-from repair.integrity.reach import KERNEL, reachable
+from repair.integrity.pyscan import scan_source
 from repair.integrity.rules import make_verdict, resolve_rules_off
-from repair.integrity.verdict import IntegrityFinding, IntegrityVerdict
+from repair.integrity.verdict import IntegrityVerdict
 
 
 def scan(problem_path, candidate_path, rules_off=(), *, source: str | None = None,
@@ -28,30 +26,12 @@ def scan(problem_path, candidate_path, rules_off=(), *, source: str | None = Non
     problem_path, candidate_path = Path(problem_path), Path(candidate_path)
     try:
         problem_path.read_text(encoding="utf-8")
+        if source is None and is_ascendc_candidate(candidate_path):  # an AscendC candidate: its own chain
+            from repair.integrity.ascendc import scan_ascendc
+
+            return make_verdict(scan_ascendc(candidate_path, problem_path, off), off)
         if source is None:
             source = candidate_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"{e.filename or candidate_path}: cannot read ({e.__class__.__name__})") from None
     return make_verdict(scan_source(source, candidate_path, problem_path, off, tree=tree), off)
-
-
-def scan_source(source: str, candidate_path: Path, problem_path: Path, rules_off=(),
-                tree: ast.Module | None = None) -> list[IntegrityFinding]:
-    if tree is None:
-        try:
-            tree = ast.parse(source, filename=str(candidate_path))
-        except SyntaxError as e:
-            raise BadInput(f"{candidate_path}: does not parse (line {e.lineno}: {e.msg})") from None
-    if not any(isinstance(n, ast.ClassDef) and n.name == "ModelNew" for n in tree.body):
-        raise BadInput(f"{candidate_path}: defines no class ModelNew")
-    if set(resolve_rules_off(["static.*"])) <= set(rules_off):
-        return []  # every static rule off (an ablation): the file was still checked for bad input
-    model = ModuleModel(tree)
-    reach = reachable(model)
-    model.infer_tensors([k for k, ctx in reach.items() if ctx != KERNEL])
-    checker = Checker(model, source, candidate_path, problem_path)
-    checker.module_level()
-    for key, ctx in reach.items():
-        checker.function(model.funcs[key], ctx)
-    checker.findings += kernel_findings(model, reach, checker)
-    return checker.unique()

@@ -12,6 +12,7 @@ class IntegrityFinding(BaseModel):
     line: int | None = None
     evidence: str = ""
     phase: Literal["static", "runtime"] = "static"
+    file: str | None = None  # where `line` is when it is not the candidate file's (an AscendC source)
 
 
 class IntegrityVerdict(BaseModel):
@@ -20,13 +21,11 @@ class IntegrityVerdict(BaseModel):
     rules_off: list[str] = Field(default_factory=list)
 
 
-
-
 def render_verdict(verdict: IntegrityVerdict, candidate: str = "") -> str:
     head = f"{candidate}: {verdict.verdict}" if candidate else verdict.verdict
     lines = [head + (f" ({len(verdict.findings)} findings)" if verdict.findings else "")]
     for f in verdict.findings:
-        where = f"line {f.line}" if f.line else f.phase
+        where = f"{f.file}:{f.line}" if f.file else f"line {f.line}" if f.line else f.phase
         lines.append(f"  {where:>9}  {f.rule:<32} {f.message}")
         if f.evidence:
             lines.append(f"{'':13}{f.evidence}")

@@ -1,0 +1,63 @@
+"""NPUKernelBench task bias_add, imported by `repair import npukernelbench`.
+
+Reference: validation/module.py's Model without its NPU-only imports. Inputs: validation/prepare_inputs.py
+(its get_inputs/get_init_inputs renamed _task_*, called with the case's test_cases.csv row). CASES: every row of
+validation/test_cases.csv; the compact tier is the 2 smallest.
+TOLERANCE: NPUKernelBench's default check (max_abs_error = max_rel_error = 1e-3).
+"""
+# -- validation/module.py ------------------------------------------------------------------------
+
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """y = x + b, b of shape [cols] broadcast over every row of x."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x, b):
+        return x + b
+
+
+# -- validation/prepare_inputs.py ----------------------------------------------------------------
+
+import torch
+
+
+def _task_get_inputs(param, device=None):
+    shape = eval(param.get('shape', '[1, 1]'))
+    x = torch.randn(shape, device=device, dtype=torch.float32)
+    b = torch.randn(shape[-1:], device=device, dtype=torch.float32)
+    return (x, b)
+
+
+def _task_get_init_inputs(param, device=None):
+    return []
+
+
+# -- written by the import ------------------------------------------------------------------------
+
+OPERATOR = {'id': 'bias_add', 'family': 'broadcast'}
+TOLERANCE = {'atol': 0.001, 'rtol': 0.001}
+CASES = [
+    {'tier': 'compact', 'case_id': 0, 'shape': '[5, 100]'},
+    {'tier': 'compact', 'case_id': 1, 'shape': '[3, 1025]'},
+    {'tier': 'full', 'case_id': 2, 'shape': '[512, 768]'},
+    {'tier': 'full', 'case_id': 3, 'shape': '[2, 64, 1000]'},
+    {'tier': 'full', 'case_id': 4, 'shape': '[4096, 64]'},
+]
+
+
+def _row(case):
+    """The case as the task's test_cases.csv row (a dict: the task's code reads it with .get and [])."""
+    return {k: v for k, v in case.items()}
+
+
+def get_inputs(**case):
+    return list(_task_get_inputs(_row(case), device=None))
+
+
+def get_init_inputs(**case):
+    return list(_task_get_init_inputs(_row(case), device=None))

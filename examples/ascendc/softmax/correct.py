@@ -1,0 +1,241 @@
+"""SoftmaxCustom: the correct kernel"""
+
+project_json_src = r"""
+[
+    {
+        "op": "SoftmaxCustom",
+        "language": "cpp",
+        "input_desc": [
+            {
+                "name": "x",
+                "param_type": "required",
+                "format": [
+                    "ND"
+                ],
+                "type": [
+                    "float"
+                ]
+            }
+        ],
+        "output_desc": [
+            {
+                "name": "y",
+                "param_type": "required",
+                "format": [
+                    "ND"
+                ],
+                "type": [
+                    "float"
+                ]
+            }
+        ]
+    }
+]
+"""
+
+host_tiling_src = r"""
+#ifndef SOFTMAX_CUSTOM_TILING_H
+#define SOFTMAX_CUSTOM_TILING_H
+
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(SoftmaxCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, rows);
+TILING_DATA_FIELD_DEF(uint32_t, cols);
+TILING_DATA_FIELD_DEF(uint32_t, rowsPerCore);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(SoftmaxCustom, SoftmaxCustomTilingData)
+}  // namespace optiling
+
+#endif  // SOFTMAX_CUSTOM_TILING_H
+"""
+
+host_operator_src = r"""
+#include <algorithm>
+#include "softmax_custom_tiling.h"
+#include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace optiling {
+static ge::graphStatus TilingFunc(gert::TilingContext *context)
+{
+    SoftmaxCustomTilingData tiling;
+    const gert::Shape &shape = context->GetInputShape(0)->GetOriginShape();
+    uint32_t cols = static_cast<uint32_t>(shape.GetDim(shape.GetDimNum() - 1));
+    uint32_t rows = static_cast<uint32_t>(shape.GetShapeSize() / cols);
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    uint32_t coreNum = platform.GetCoreNumAiv();
+    uint32_t blockDim = std::max(1u, std::min(coreNum, rows));
+    uint32_t rowsPerCore = (rows + blockDim - 1) / blockDim;
+    context->SetBlockDim(blockDim);
+    tiling.set_rows(rows);
+    tiling.set_cols(cols);
+    tiling.set_rowsPerCore(rowsPerCore);
+    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+    size_t *workspace = context->GetWorkspaceSizes(1);
+    workspace[0] = 0;
+    return ge::GRAPH_SUCCESS;
+}
+}  // namespace optiling
+
+namespace ge {
+static ge::graphStatus InferShape(gert::InferShapeContext *context)
+{
+    *context->GetOutputShape(0) = *context->GetInputShape(0);
+    return GRAPH_SUCCESS;
+}
+
+static ge::graphStatus InferDataType(gert::InferDataTypeContext *context)
+{
+    context->SetOutputDataType(0, ge::DT_FLOAT);
+    return GRAPH_SUCCESS;
+}
+}  // namespace ge
+
+namespace ops {
+class SoftmaxCustom : public OpDef {
+public:
+    explicit SoftmaxCustom(const char *name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);
+        this->AICore().SetTiling(optiling::TilingFunc).AddConfig("ascend910b");
+    }
+};
+
+OP_ADD(SoftmaxCustom);
+}  // namespace ops
+"""
+
+kernel_src = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+constexpr int32_t BUFFER_NUM = 2;
+
+// A scalar read of a value the vector unit wrote: the scalar unit waits for the vector pipe first.
+__aicore__ inline float ScalarOf(const LocalTensor<float> &t)
+{
+    event_t id = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));
+    SetFlag<HardEvent::V_S>(id);
+    WaitFlag<HardEvent::V_S>(id);
+    return t.GetValue(0);
+}
+
+class KernelSoftmaxCustom {
+public:
+    __aicore__ inline KernelSoftmaxCustom() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t rows, uint32_t cols, uint32_t rowsPerCore)
+    {
+        uint32_t first = rowsPerCore * GetBlockIdx();
+        this->rowCount = first >= rows ? 0 : (rows - first < rowsPerCore ? rows - first : rowsPerCore);
+        this->cols = cols;
+        uint32_t rowBytes = (cols * sizeof(float) + 31) / 32 * 32;
+        xGm.SetGlobalBuffer((__gm__ float *)x + first * cols, this->rowCount * cols);
+        yGm.SetGlobalBuffer((__gm__ float *)y + first * cols, this->rowCount * cols);
+        pipe.InitBuffer(inQueueX, BUFFER_NUM, rowBytes);
+        pipe.InitBuffer(outQueueY, BUFFER_NUM, rowBytes);
+        pipe.InitBuffer(workBuf, 32);
+        pipe.InitBuffer(tmpBuf, rowBytes);
+    }
+
+    __aicore__ inline void Process()
+    {
+        for (uint32_t r = 0; r < this->rowCount; r++) {
+            CopyIn(r);
+            Compute();
+            CopyOut(r);
+        }
+    }
+
+private:
+    __aicore__ inline DataCopyExtParams RowParams()
+    {
+        return DataCopyExtParams{1, static_cast<uint32_t>(this->cols * sizeof(float)), 0, 0, 0};
+    }
+
+    __aicore__ inline void CopyIn(uint32_t r)
+    {
+        LocalTensor<float> xLocal = inQueueX.AllocTensor<float>();
+        DataCopyPad(xLocal, xGm[r * this->cols], RowParams(), DataCopyPadExtParams<float>{false, 0, 0, 0});
+        inQueueX.EnQue(xLocal);
+    }
+
+    __aicore__ inline void Compute()
+    {
+        LocalTensor<float> xLocal = inQueueX.DeQue<float>();
+        LocalTensor<float> yLocal = outQueueY.AllocTensor<float>();
+        LocalTensor<float> work = workBuf.Get<float>();
+        LocalTensor<float> tmp = tmpBuf.Get<float>();
+        ReduceMax(work, xLocal, tmp, this->cols);
+        float rowMax = ScalarOf(work);
+        Adds(xLocal, xLocal, -rowMax, this->cols);
+        Exp(xLocal, xLocal, this->cols);
+        ReduceSum(work, xLocal, tmp, this->cols);
+        float rowSum = ScalarOf(work);
+        Muls(yLocal, xLocal, 1.0f / rowSum, this->cols);
+        outQueueY.EnQue<float>(yLocal);
+        inQueueX.FreeTensor(xLocal);
+    }
+
+    __aicore__ inline void CopyOut(uint32_t r)
+    {
+        LocalTensor<float> yLocal = outQueueY.DeQue<float>();
+        DataCopyPad(yGm[r * this->cols], yLocal, RowParams());
+        outQueueY.FreeTensor(yLocal);
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inQueueX;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> outQueueY;
+    TBuf<TPosition::VECCALC> workBuf, tmpBuf;
+    GlobalTensor<float> xGm, yGm;
+    uint32_t rowCount = 0;
+    uint32_t cols = 0;
+};
+
+extern "C" __global__ __aicore__ void softmax_custom(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    GET_TILING_DATA(tilingData, tiling);
+    KernelSoftmaxCustom op;
+    op.Init(x, y, tilingData.rows, tilingData.cols, tilingData.rowsPerCore);
+    op.Process();
+}
+"""
+
+python_bind_src = r"""
+#include <torch/extension.h>
+#include <torch/library.h>
+#include "pytorch_npu_helper.hpp"
+
+at::Tensor softmax_custom_impl_npu(const at::Tensor &x)
+{
+    at::Tensor y = at::empty_like(x);
+    EXEC_NPU_CMD(aclnnSoftmaxCustom, x, y);
+    return y;
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
+{
+    m.def("softmax_custom", &softmax_custom_impl_npu, "SoftmaxCustom");
+}
+"""
+
+model_src = r"""
+import torch
+import torch_npu
+import custom_ops_lib
+
+
+class ModelNew(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        pass
+
+    def forward(self, x):
+        return custom_ops_lib.softmax_custom(x)
+"""

@@ -1,0 +1,275 @@
+"""AscendC C++ read with tree-sitter-cpp: functions, calls, macros and `<<<>>>` launches, by byte offset.
+
+Plain C++ grammar does not know AscendC's qualifiers or the launch syntax, so before parsing each
+`__aicore__`/`__global__`/`__gm__`/`__ubuf__` becomes spaces of the same length (remembered, so a function
+still knows it was `__global__`) and `k<<<grid, l2, stream>>>(args)` becomes `k(  grid, l2, stream)  (args)`:
+the parse is clean and every byte offset and line is the source's own.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from provenance.parsing import parse
+
+QUALIFIER = re.compile(r"\b__(?:aicore|global|gm|ubuf)__\b")
+LAUNCH = re.compile(r"<<<([^;{}]*?)>>>")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def blank(text: str) -> tuple[str, dict[int, str], set[int]]:
+    """(parseable text, {offset: qualifier} for each qualifier blanked, offsets of each `<<<` launch).
+
+    Offsets are of the UTF-8 bytes, as tree-sitter's are.
+    """
+    quals: dict[int, str] = {}
+    launches: set[int] = set()
+
+    def qual(m: re.Match) -> str:
+        quals[len(text[:m.start()].encode())] = m.group(0)
+        return " " * len(m.group(0))
+
+    def launch(m: re.Match) -> str:
+        launches.add(len(out[:m.start()].encode()))
+        return "(  " + m.group(1) + ")  "
+
+    out = QUALIFIER.sub(qual, text)
+    out = LAUNCH.sub(launch, out)
+    return out, quals, launches
+
+
+def strip_comments(text: str) -> str:
+    """Comments replaced by spaces (newlines kept), for the macro-only tiling header read with patterns."""
+    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def callee_name(text: str) -> str:
+    """The called name: the last identifier once template arguments are gone (`AscendC::DataCopy`,
+    `inQueueX.AllocTensor<T>`, `relu_kernel<float>` -> DataCopy, AllocTensor, relu_kernel)."""
+    depth, kept = 0, []
+    for ch in text:
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif depth == 0:
+            kept.append(ch)
+    names = _IDENT.findall("".join(kept))
+    return names[-1] if names else ""
+
+
+@dataclass
+class Call:
+    callee: str  # the call's function as written: "AscendC::DataCopy", "op.Init", "relu_kernel<float>"
+    name: str  # its last identifier
+    args: list[str]
+    line: int  # 1-based line in the source
+    launch: bool = False  # a `<<<>>>` launch (then `name` is the kernel launched)
+    arg_nodes: list = field(default_factory=list, repr=False)
+    fn_node: object = field(default=None, repr=False)
+
+
+@dataclass
+class Func:
+    name: str  # last identifier of the declarator: Init, TilingFunc, add_custom, PYBIND11_MODULE
+    qualified: str  # as declared: "KernelAdd::Init", "optiling::TilingFunc", "Init" (inside its class)
+    cls: str | None  # the class it is defined in, if any
+    qualifiers: frozenset[str]  # "__global__", "__aicore__" seen before its body
+    params: list[str]  # parameter names
+    param_text: str
+    line: int
+    unit: Unit = field(repr=False)
+    node: object = field(repr=False)
+
+    @property
+    def is_global(self) -> bool:
+        return "__global__" in self.qualifiers
+
+
+class Unit:
+    """One C++ source, parsed."""
+
+    def __init__(self, text: str, name: str = ""):
+        self.name, self.text = name, text
+        parsed, self._quals, self._launches = blank(text)
+        self.tree = parse(parsed, "cpp")
+        self.funcs = [self._func(n) for n in walk(self.tree.root_node) if n.type == "function_definition"]
+        self.funcs = [f for f in self.funcs if f is not None]
+        self.macros = self._macros()
+
+    # -- reading ------------------------------------------------------------------------------------
+    def node_text(self, node) -> str:
+        return node.text.decode("utf-8", errors="replace")
+
+    def errors(self) -> list[int]:
+        """Lines with parse errors (the format's macros aside, a clean source has none)."""
+        return sorted({n.start_point[0] + 1 for n in walk(self.tree.root_node) if n.type == "ERROR" or n.is_missing})
+
+    def calls(self, root=None) -> list[Call]:
+        """Every call under `root` (default: the whole source), launches marked."""
+        out = []
+        for n in walk(root if root is not None else self.tree.root_node):
+            if n.type != "call_expression":
+                continue
+            fn, args = n.child_by_field_name("function"), n.child_by_field_name("arguments")
+            if fn is None or fn.type == "call_expression":  # the (args) half of a launch
+                continue
+            nodes = [a for a in args.named_children if a.type != "comment"] if args else []
+            launch = args is not None and args.start_byte in self._launches
+            out.append(Call(self.node_text(fn), callee_name(self.node_text(fn)), [self.node_text(a) for a in nodes],
+                            n.start_point[0] + 1, launch, nodes, fn))
+        return out
+
+    def declarations(self, type_pattern: str) -> list[tuple[str, int]]:
+        """(name, line) of variables, fields and parameters whose type matches `type_pattern` (a regex)."""
+        rx = re.compile(type_pattern)
+        out = []
+        for n in walk(self.tree.root_node):
+            if n.type not in ("declaration", "field_declaration", "parameter_declaration"):
+                continue
+            t = n.child_by_field_name("type")
+            if t is None or not rx.search(self.node_text(t)):
+                continue
+            for d in n.children_by_field_name("declarator"):
+                name = _declared_name(d)
+                if name:
+                    out.append((name, n.start_point[0] + 1))
+        return out
+
+    def field_reads(self, root, var: str) -> list[str]:
+        """Fields read as `var.field` under root."""
+        out = []
+        for n in walk(root):
+            if n.type == "field_expression":
+                arg, f = n.child_by_field_name("argument"), n.child_by_field_name("field")
+                if arg is not None and f is not None and self.node_text(arg) == var:
+                    out.append(self.node_text(f))
+        return out
+
+    def classes(self) -> Iterator[tuple[str, str, object]]:
+        """(name, base clause text, body node) of each class or struct defined."""
+        for n in walk(self.tree.root_node):
+            if n.type in ("class_specifier", "struct_specifier") and n.child_by_field_name("body") is not None:
+                name = n.child_by_field_name("name")
+                bases = next((c for c in n.children if c.type == "base_class_clause"), None)
+                yield (self.node_text(name) if name else "", self.node_text(bases) if bases else "",
+                       n.child_by_field_name("body"))
+
+    # -- building -----------------------------------------------------------------------------------
+    def _func(self, node) -> Func | None:
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.type in ("pointer_declarator", "reference_declarator"):
+            decl = decl.child_by_field_name("declarator") or (decl.named_children[-1] if decl.named_children else None)
+        if decl is None or decl.type != "function_declarator":
+            return None
+        inner, params = decl.child_by_field_name("declarator"), decl.child_by_field_name("parameters")
+        qualified = self.node_text(inner) if inner is not None else ""
+        names = [_declared_name(p.child_by_field_name("declarator")) if p.child_by_field_name("declarator")
+                 else self.node_text(p) for p in (params.named_children if params else [])
+                 if p.type in ("parameter_declaration", "optional_parameter_declaration")]
+        body = node.child_by_field_name("body")
+        start = node.prev_sibling.end_byte if node.prev_sibling is not None else (
+            node.parent.start_byte if node.parent is not None else 0)
+        end = body.start_byte if body is not None else node.end_byte
+        quals = frozenset(q for off, q in self._quals.items() if start <= off < end)
+        cls = None
+        p = node.parent
+        while p is not None:
+            if p.type in ("class_specifier", "struct_specifier"):
+                nm = p.child_by_field_name("name")
+                cls = self.node_text(nm) if nm else None
+                break
+            p = p.parent
+        if cls is None and "::" in qualified:
+            cls = qualified.rsplit("::", 1)[0].split("::")[-1]
+        return Func(callee_name(qualified), qualified, cls, quals, [n for n in names if n],
+                    self.node_text(params) if params else "", node.start_point[0] + 1, self, node)
+
+    def _macros(self) -> dict[str, list[str]]:
+        """Function-like and object-like macros: name -> the names their body calls."""
+        out = {}
+        for n in walk(self.tree.root_node):
+            if n.type in ("preproc_function_def", "preproc_def"):
+                name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
+                if name is not None and value is not None:
+                    out[self.node_text(name)] = [callee_name(m) for m in
+                                                 re.findall(r"([\w:<>]+)\s*\(", self.node_text(value))]
+        return out
+
+
+def _declared_name(d) -> str | None:
+    while d is not None and d.type not in ("identifier", "field_identifier"):
+        nxt = d.child_by_field_name("declarator")
+        if nxt is None:
+            nxt = next((c for c in d.named_children if c.type in ("identifier", "field_identifier")), None)
+        d = nxt
+    return d.text.decode() if d is not None else None
+
+
+def walk(node) -> Iterator:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
+
+
+@lru_cache(maxsize=512)
+def unit(text: str) -> Unit:
+    """The parsed source (parsed once per text: loading and the integrity scan read the same sources)."""
+    return Unit(text)
+
+
+class Program:
+    """Several units read together: functions by name, macros, and what a function reaches."""
+
+    def __init__(self, units: Iterable[Unit]):
+        self.units = list(units)
+        self.by_name: dict[str, list[Func]] = {}
+        for u in self.units:
+            for f in u.funcs:
+                self.by_name.setdefault(f.name, []).append(f)
+        self.macros = {k: v for u in self.units for k, v in u.macros.items()}
+
+    def functions(self) -> list[Func]:
+        return [f for u in self.units for f in u.funcs]
+
+    def reach(self, start: Iterable[Func], *, through_launches: bool = False) -> tuple[list[Func], list[tuple[Func, Call]]]:
+        """Functions reachable from `start` by name (methods and overloads alike; macros expanded) and every
+        call they make, each with its caller. A launch's kernel is followed only with `through_launches`."""
+        seen: list[Func] = []
+        calls: list[tuple[Func, Call]] = []
+        todo = list(start)
+        while todo:
+            f = todo.pop(0)
+            if any(f is s for s in seen):
+                continue
+            seen.append(f)
+            for c in f.unit.calls(f.node.child_by_field_name("body") or f.node):
+                calls.append((f, c))
+                if c.launch and not through_launches:
+                    continue
+                todo += self._targets(c.name, set())
+        return seen, calls
+
+    def _targets(self, name: str, expanding: set[str]) -> list[Func]:
+        if name in self.by_name:
+            return self.by_name[name]
+        if name in self.macros and name not in expanding:
+            expanding.add(name)
+            return [f for n in self.macros[name] for f in self._targets(n, expanding)]
+        return []
+
+    def expand(self, name: str) -> set[str]:
+        """A called name and, when it is a macro, every name its expansion calls (transitively)."""
+        out, todo = set(), [name]
+        while todo:
+            n = todo.pop()
+            if n in out:
+                continue
+            out.add(n)
+            todo += self.macros.get(n, [])
+        return out

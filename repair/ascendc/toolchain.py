@@ -1,0 +1,66 @@
+"""What running an AscendC candidate needs: an NPU backend, CANN (msopgen or bisheng) and torch_npu.
+
+No AscendC numerics run here: CPU backends cannot run AscendC (CPU emulation is a later issue), and the NPU
+build in repair/ascendc/build.py has never met CANN. Every refusal is EnvironmentMissing, one line, exit 3.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+from repair.ascendc.candidate import AscendCCandidate
+from repair.errors import EnvironmentMissing
+
+CANN_DEFAULT = Path("/usr/local/Ascend/ascend-toolkit/latest")
+
+
+def cann_home() -> Path | None:
+    """The CANN toolkit: $ASCEND_HOME_PATH or $ASCEND_TOOLKIT_HOME (CANN's set_env.sh sets them), else its
+    default install directory."""
+    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
+        if os.environ.get(var) and Path(os.environ[var]).is_dir():
+            return Path(os.environ[var])
+    return CANN_DEFAULT if CANN_DEFAULT.is_dir() else None
+
+
+def tool(name: str) -> str | None:
+    """A CANN tool on PATH or in the toolkit's bin directories."""
+    found = shutil.which(name)
+    if found:
+        return found
+    home = cann_home()
+    for d in ("bin", "compiler/ccec_compiler/bin", "python/site-packages/bin", "tools/msopgen/bin"):
+        if home is not None and (home / d / name).is_file():
+            return str(home / d / name)
+    return None
+
+
+def missing_for(cand: AscendCCandidate) -> list[str]:
+    """What this machine lacks to build and run the candidate on an NPU, in words; empty when nothing."""
+    out = []
+    home = cann_home()
+    needed = "bisheng" if cand.format == "mkb-direct" else "msopgen"
+    if home is None:
+        out.append("the CANN toolkit (no $ASCEND_HOME_PATH, no /usr/local/Ascend/ascend-toolkit/latest; "
+                   "source CANN's set_env.sh)")
+    elif tool(needed) is None:
+        out.append(f"CANN's {needed} (not on PATH nor in {home})")
+    if importlib.util.find_spec("torch_npu") is None:
+        out.append("torch_npu (not importable)")
+    return out
+
+
+def require_backend(cand: AscendCCandidate, backend: str) -> None:
+    """Raise EnvironmentMissing saying why this candidate's numerics cannot run on `backend` here."""
+    if backend != "npu":
+        raise EnvironmentMissing(
+            f"{cand.path}: AscendC numerics need --backend npu (an Ascend NPU with CANN and torch_npu); "
+            f"{backend} runs Triton kernels, and CPU emulation of AscendC is not there yet")
+    missing = missing_for(cand)
+    if missing:
+        raise EnvironmentMissing(f"backend npu: {cand.path} needs {' and '.join(missing)}")
+    raise EnvironmentMissing(
+        f"backend npu: {cand.path}: CANN and torch_npu are here, but evaluating a built AscendC extension is not "
+        "wired into the engine yet (repair/ascendc/build.py builds it and has never run on an NPU)")

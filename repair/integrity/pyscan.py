@@ -1,0 +1,35 @@
+"""The Python scan: parse a candidate's source and judge what ModelNew.__init__/forward can reach."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from repair.errors import BadInput
+from repair.integrity.checker import Checker
+from repair.integrity.kernels import kernel_findings
+from repair.integrity.model import ModuleModel
+from repair.integrity.reach import KERNEL, reachable
+from repair.integrity.rules import resolve_rules_off
+from repair.integrity.verdict import IntegrityFinding
+
+
+def scan_source(source: str, candidate_path: Path, problem_path: Path, rules_off=(),
+                tree: ast.Module | None = None) -> list[IntegrityFinding]:
+    if tree is None:
+        try:
+            tree = ast.parse(source, filename=str(candidate_path))
+        except SyntaxError as e:
+            raise BadInput(f"{candidate_path}: does not parse (line {e.lineno}: {e.msg})") from None
+    if not any(isinstance(n, ast.ClassDef) and n.name == "ModelNew" for n in tree.body):
+        raise BadInput(f"{candidate_path}: defines no class ModelNew")
+    if set(resolve_rules_off(["static.*"])) <= set(rules_off):
+        return []  # every static rule off (an ablation): the file was still checked for bad input
+    model = ModuleModel(tree)
+    reach = reachable(model)
+    model.infer_tensors([k for k, ctx in reach.items() if ctx != KERNEL])
+    checker = Checker(model, source, candidate_path, problem_path)
+    checker.module_level()
+    for key, ctx in reach.items():
+        checker.function(model.funcs[key], ctx)
+    checker.findings += kernel_findings(model, reach, checker)
+    return checker.unique()
