@@ -1,25 +1,35 @@
 """`kb audit SNAPSHOT`: what a freeze excluded and why, for a reviewer (Markdown, and self-contained HTML).
 
 Sections: the snapshot's identity (cohort, hashes, rule parameters); one line per rule; the exclusion
-table with each entry's evidence; the overlap score distribution with the threshold and the closest
-pairs that were not excluded; the ingestion timeline of every KB entry against the cohort's frozen_at.
-The HTML has no external assets (inline CSS and SVG), so it can be attached to a paper's review.
+table with each entry's evidence; the matched fragments of each overlap exclusion side by side (the
+entry's lines next to the cohort file's, shared lines and the longest shared run highlighted:
+provenance.fragments); the overlap score distribution with the threshold and the closest pairs that
+were not excluded, each side by side too; the ingestion timeline of every KB entry against frozen_at.
+The entry's code comes from the KB, the cohort file's from disk only while its sha256 is the one the
+snapshot recorded (kbstore.audit_code); otherwise the page says why a side is missing.
+The HTML has no external assets and no script (inline CSS and SVG; every text escaped), so it can be
+attached to a paper's review.
 """
 from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from html import escape
 
+from provenance.fragments import LEGEND
+
 BINS = 20
+PER_ENTRY = 3  # fragments shown per excluded entry (its strongest matches; the table lists the evidence)
+MAX_ENTRIES = 500  # excluded entries shown side by side (the rest are in the table)
 
 
 @dataclass
 class AuditReport:
     manifest: object  # kbstore.snapshot.SnapshotManifest
     included_times: list[str]  # first_ingested_at of every included entry
+    fragments: dict = field(default_factory=dict)  # match_key(evidence) -> provenance.fragments.Fragment
 
     # ---------------------------------------------------------------- shared content
     def header(self) -> list[tuple[str, str]]:
@@ -50,6 +60,19 @@ class AuditReport:
 
     def overlap(self) -> dict:
         return next((r.details for r in self.manifest.rules if r.rule == "overlap"), {})
+
+    def shown_exclusions(self) -> list[tuple[object, list[dict], int]]:
+        """(excluded entry, its overlap matches shown side by side, how many more it has), strongest first."""
+        out = []
+        for e in [e for e in self.manifest.excluded if e.evidence.get("overlap")][:MAX_ENTRIES]:
+            ms = sorted(e.evidence["overlap"], key=lambda m: (-m["containment"], -m["longest_run"]))
+            out.append((e, ms[:PER_ENTRY], max(0, len(ms) - PER_ENTRY)))
+        return out
+
+    def cut_note(self) -> str:
+        n = sum(1 for e in self.manifest.excluded if e.evidence.get("overlap"))
+        shown = len(self.shown_exclusions())
+        return f"Fragments of the first {shown} of {n} entries excluded for overlap; the table lists all." if shown < n else ""
 
     def near_rows(self) -> list[list[str]]:
         return [[m["entry_id"][:12], m["cohort_file"], m["representation"], f"{m['containment']:.3f}", f"{m['dice']:.3f}",
@@ -87,6 +110,17 @@ class AuditReport:
                     f"{ov.get('not_fingerprinted', 0)} entries had no fingerprints (not checkable by this rule)."]
         out += ["", f"## Excluded entries ({len(m.excluded)})", ""]
         out += _md_table(["entry", "title", "family", "rules", "evidence"], self.exclusion_rows()) if m.excluded else ["(none)"]
+        shown = self.shown_exclusions()
+        if shown:
+            out += ["", "## Matched fragments of the overlap exclusions", "", f"({LEGEND})"]
+            if self.cut_note():
+                out += ["", self.cut_note()]
+            for e, ms, more in shown:
+                out += ["", _md_text(f"### {e.id[:12]} {e.title or ''}".rstrip())]
+                for ev in ms:
+                    out += self._md_fragment(e.id, ev)
+                if more:
+                    out += ["", f"({more} more overlap matches: see the evidence in the table)"]
         out += ["", "## Overlap score distribution", "",
                 "Best containment of each KB entry against any cohort file (bins of 0.05)."]
         for rep, counts in (ov.get("histogram") or {}).items():
@@ -95,11 +129,19 @@ class AuditReport:
         if self.near_rows():
             out += ["", "Closest pairs not excluded by the overlap rule:", "",
                     *_md_table(["entry", "cohort file", "repr", "containment", "dice", "run", "covered"], self.near_rows())]
+            out += ["", "## Near misses side by side", "", f"({LEGEND})"]
+            for ev in self.overlap().get("near_misses", []):
+                out += ["", f"### {ev['entry_id'][:12]} (not excluded by overlap)"] + self._md_fragment(ev["entry_id"], ev)
         unit, rows = self.timeline()
         out += ["", f"## Ingestion timeline (by {unit}; frozen_at {m.cohort['frozen_at']})", ""]
         out += _md_table([unit, "kept", "excluded", "vs frozen_at"],
                          [[b, str(k), str(g), "after" if after else "before / at"] for b, k, g, after in rows])
         return "\n".join(out) + "\n"
+
+    def _md_fragment(self, entry_id: str, ev: dict) -> list[str]:
+        frag = self.fragments.get(match_key(entry_id, ev))
+        out = ["", _md_text(_match_line(ev))]
+        return out + (["", "```text", *frag.text(), "```"] if frag else ["", "(code not loaded)"])
 
     # ---------------------------------------------------------------- HTML
     def html(self) -> str:
@@ -112,14 +154,27 @@ class AuditReport:
                  f"{ov.get('not_fingerprinted', 0)} entries had no fingerprints.</p>",
                  f"<h2>Excluded entries ({len(m.excluded)})</h2>",
                  _html_table(["entry", "title", "family", "rules", "evidence"], self.exclusion_rows())
-                 if m.excluded else "<p>(none)</p>",
-                 "<h2>Overlap score distribution</h2><p>Best containment of each KB entry against any cohort file.</p>"]
+                 if m.excluded else "<p>(none)</p>"]
+        shown = self.shown_exclusions()
+        if shown:
+            parts += ["<h2>Matched fragments of the overlap exclusions</h2>", _LEGEND_HTML]
+            parts += [f"<p>{escape(self.cut_note())}</p>"] if self.cut_note() else []
+            for e, ms, more in shown:
+                parts.append(f'<section class="excl"><h3>{escape(e.id[:12])} {escape(e.title or "")}</h3>'
+                             + "".join(self._html_fragment(e.id, ev) for ev in ms)
+                             + (f"<p>({more} more overlap matches: see the evidence in the table)</p>" if more else "")
+                             + "</section>")
+        parts.append("<h2>Overlap score distribution</h2><p>Best containment of each KB entry against any cohort file.</p>")
         for rep, counts in (ov.get("histogram") or {}).items():
             th = m.identity.rules["overlap"]["config"]["threshold" if rep == "tokens" else "ops_threshold"]
             parts.append(f"<h3>{escape(rep)} (threshold {th})</h3>" + _svg_histogram(counts, th))
         if self.near_rows():
             parts += ["<p>Closest pairs not excluded by the overlap rule:</p>",
-                      _html_table(["entry", "cohort file", "repr", "containment", "dice", "run", "covered"], self.near_rows())]
+                      _html_table(["entry", "cohort file", "repr", "containment", "dice", "run", "covered"], self.near_rows()),
+                      "<h2>Near misses side by side</h2>", _LEGEND_HTML]
+            parts += [f'<section class="near"><h3>{escape(ev["entry_id"][:12])} (not excluded by overlap)</h3>'
+                      + self._html_fragment(ev["entry_id"], ev) + "</section>"
+                      for ev in self.overlap().get("near_misses", [])]
         unit, rows = self.timeline()
         parts += [f"<h2>Ingestion timeline (by {unit}; frozen_at {escape(m.cohort['frozen_at'])})</h2>",
                   _svg_timeline(rows),
@@ -128,13 +183,80 @@ class AuditReport:
         return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Snapshot audit "
                 f"{escape(m.id[:12])}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
 
+    def _html_fragment(self, entry_id: str, ev: dict) -> str:
+        frag = self.fragments.get(match_key(entry_id, ev))
+        head = f'<p class="match">{escape(_match_line(ev))}</p>'
+        return f'<div class="frag">{head}{_html_sides(frag) if frag else "<p>(code not loaded)</p>"}</div>'
+
 
 def audit(ref: str | os.PathLike, kb_path: str | os.PathLike | None = None) -> AuditReport:
-    """Open the snapshot (its digests are checked: a tampered snapshot is an IntegrityFailure) and report."""
-    from kbstore.snapshot import open_snapshot
+    """Open the snapshot (its digests are checked: a tampered snapshot is an IntegrityFailure) and report, with the
+    code of every match shown side by side (read-only: the KB's records, the cohort files on disk)."""
+    from kbstore.snapshot import home_kb, open_snapshot
 
     snap = open_snapshot(ref, kb_path)
-    return AuditReport(snap.manifest, [r["first_ingested_at"] for r in snap.rows])
+    report = AuditReport(snap.manifest, [r["first_ingested_at"] for r in snap.rows])
+    report.fragments = load_fragments(report, home_kb(snap.path, kb_path))
+    return report
+
+
+def match_key(entry_id: str, ev: dict) -> tuple:
+    return entry_id, ev["entry_part"], ev["cohort_file"], ev.get("cohort_unit", ""), ev["representation"]
+
+
+def load_fragments(report: AuditReport, kb) -> dict:
+    """match_key -> Fragment for every match the report shows (excluded entries' and near misses')."""
+    from kbstore.audit_code import cohort_codes, entry_codes
+    from provenance.fragments import fragment
+
+    pairs = [(e.id, ev) for e, ms, _ in report.shown_exclusions() for ev in ms]
+    pairs += [(ev["entry_id"], ev) for ev in report.overlap().get("near_misses", [])]
+    codes = entry_codes(kb, {(eid, ev["entry_part"]) for eid, ev in pairs})
+    cohort = cohort_codes(report.manifest)
+    out = {}
+    for eid, ev in pairs:
+        code = codes.get((eid, ev["entry_part"]))
+        c_code, c_note = cohort.get(ev["cohort_file"], (None, "not shown: the snapshot's cohort does not list this file"))
+        out[match_key(eid, ev)] = fragment(
+            ev, code, c_code, entry_label=f"{eid[:12]} {ev['entry_part']}",
+            entry_note="" if code is not None else f"not shown: the KB at {kb.root} has no record {ev['entry_part']} "
+                                                   f"for entry {eid[:12]}", cohort_note=c_note)
+    return out
+
+
+def _match_line(ev: dict) -> str:
+    unit = f"::{ev['cohort_unit']}" if ev.get("cohort_unit") else ""
+    why = f", {ev['reason']}" if ev.get("reason") else ""
+    return (f"{ev['entry_part']} vs {ev['cohort_file']}{unit} [{ev.get('operator_id')}] ({ev['representation']}{why}): "
+            f"containment {ev['containment']:.3f}, dice {ev['dice']:.3f}, covered {ev['covered']}, "
+            f"longest run {ev['longest_run']}")
+
+
+def _html_sides(frag) -> str:
+    """The two sides as one table, a row per aligned line pair; shared lines and the longest run as <mark>."""
+    def cells(c, side: str) -> str:
+        if c is None:
+            return f'<td class="ln"></td><td class="src {side}"></td>'
+        text = escape(c.text)
+        body = f'<mark class="{c.mark}">{text}</mark>' if c.mark else text
+        return f'<td class="ln">{c.line}</td><td class="src {side}">{body}</td>'
+
+    def missing(note: str, n: int) -> str:
+        return f'<td colspan="2" rowspan="{max(1, n)}" class="missing">{escape(note)}</td>'
+
+    head = (f'<thead><tr><th colspan="2" class="entry">entry {escape(frag.entry_label)}</th>'
+            f'<th colspan="2" class="cohort">cohort {escape(frag.cohort_label)}</th></tr></thead>')
+    notes = "".join(f'<p class="note">{who}: {escape(n)}</p>'
+                    for who, n, shown in (("entry", frag.entry_note, frag.entry_shown),
+                                          ("cohort", frag.cohort_note, frag.cohort_shown)) if n and shown)
+    rows = frag.rows or [(None, None)]
+    body = []
+    for i, (a, b) in enumerate(rows):
+        left = cells(a, "entry") if frag.entry_shown else (missing(frag.entry_note, len(rows)) if i == 0 else "")
+        right = cells(b, "cohort") if frag.cohort_shown else (missing(frag.cohort_note, len(rows)) if i == 0 else "")
+        body.append(f"<tr>{left}{right}</tr>")
+    cols = '<colgroup><col class="ln"><col><col class="ln"><col></colgroup>'
+    return f'{notes}<table class="sbs">{cols}{head}<tbody>{"".join(body)}</tbody></table>'
 
 
 def _evidence_text(rule: str, ev: dict) -> str:
@@ -170,6 +292,11 @@ def _time(text: str) -> datetime:
 
 def _md_cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _md_text(text: str) -> str:
+    """A line of Markdown prose from stored text: no raw HTML reaches a renderer that passes it through."""
+    return escape(_md_cell(text), quote=False)
 
 
 def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
@@ -237,7 +364,16 @@ def _svg_timeline(rows: list[tuple[str, int, int, bool]], width: int = 640, heig
     return "".join(out)
 
 
+_LEGEND_HTML = ('<p class="legend"><mark class="run">longest shared run</mark> <mark class="shared">other shared lines</mark>'
+                " (the two sides are aligned at the longest run's first line)</p>")
+
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#212121}
 table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;
 vertical-align:top}th{background:#f5f5f5}dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}
-dt{font-weight:600}dd{margin:0;word-break:break-all}.ax{font-size:11px;fill:#555}"""
+dt{font-weight:600}dd{margin:0;word-break:break-all}.ax{font-size:11px;fill:#555}
+table.sbs{table-layout:fixed;width:100%;font-size:12px}table.sbs td{border:none;border-bottom:1px solid #f0f0f0;padding:0 4px}
+table.sbs col.ln{width:3.5em}table.sbs td.ln{text-align:right;color:#757575;font-family:ui-monospace,monospace}
+table.sbs td.src{font-family:ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
+table.sbs td.src.entry{border-right:2px solid #bdbdbd}td.missing{background:#fbe9e7;color:#b71c1c;white-space:normal}
+mark.shared{background:#fff59d;color:inherit}mark.run{background:#ffab40;color:#000;font-weight:600}
+p.match{font-family:ui-monospace,monospace;font-size:12px;margin:.8em 0 .2em}p.note{font-size:12px;color:#6d4c41;margin:0}"""

@@ -259,6 +259,29 @@ def freeze(manifest, name, overlap_threshold, exclude_family, allow_outside, kb_
 
 
 @cli.command()
+@click.argument("file", type=click.Path(dir_okay=True))
+@click.option("--cohort", "manifest", required=True, type=click.Path(dir_okay=False),
+              help="Cohort manifest (YAML) to check the file against, as `kb freeze --exclude-cohort` would.")
+@click.option("--overlap-threshold", type=float, default=None,
+              help="Token containment at or above which a pair is a copy (default 0.65, as kb freeze).")
+@allow_outside_option
+@json_option
+def overlap(file, manifest, overlap_threshold, allow_outside, as_json) -> None:
+    """Would `kb freeze` exclude FILE (a kernel, or a repair record .json) for code overlap with the cohort? Scores
+    against every cohort file, the rule that fires or how far each pair is from it, the matched fragments side by side.
+    Exit 0: no overlap rule fires; 1: the file would be excluded; 2: bad input."""
+    from provenance.explain import explain
+
+    r = explain(file, manifest, overlap_threshold=overlap_threshold, allow_outside=allow_outside)
+    if as_json:
+        _print_json(r.as_dict())
+    else:
+        click.echo("\n".join(r.lines()))
+    if r.excluded:
+        sys.exit(1)
+
+
+@cli.command()
 @kb_option
 @json_option
 def snapshots(kb_path, as_json) -> None:

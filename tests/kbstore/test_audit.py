@@ -1,0 +1,261 @@
+"""`kb audit` shows each overlap exclusion and each near miss side by side (entry lines next to cohort lines, the
+shared lines and the longest run highlighted), says so when a cohort file has changed, escapes everything, and
+renders in a real headless browser; `kb overlap` gives the freeze's own verdict for a file not yet ingested."""
+import json
+import os
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from freeze_corpus import bugged
+from ingest.synthetic import make_record, write_record
+from kbstore.audit import audit
+from kbstore.cli import cli
+from kbstore.freeze import freeze
+from kbstore.snapshot import read_manifest
+
+ROOT = Path(__file__).resolve().parents[2]
+COPIED = "    num = tl.exp(x)"  # a line of the cohort kernel that the copy carries over verbatim
+HOSTILE = '    # </td></tr></table><script>alert("x")</script> & <mark class="run">forged</mark>'
+
+
+def _cohort_kernel() -> str:
+    """examples/softmax/correct.py with a comment (tokens ignore it) that must reach the page escaped."""
+    lines = (ROOT / "examples" / "softmax" / "correct.py").read_text().split("\n")
+    at = lines.index(COPIED)
+    return "\n".join(lines[:at] + [HOSTILE] + lines[at:])
+
+
+@pytest.fixture(scope="module")
+def audited(tmp_path_factory):
+    """A three-entry KB: a pasted copy of a cohort kernel, an independent near miss, a synthetic entry; frozen."""
+    from ingest.api import ingest
+    from kbstore.embed import HashEmbedder
+
+    root = tmp_path_factory.mktemp("audit")
+    cohort = root / "cohort"
+    cohort.mkdir()
+    (cohort / "softmax.py").write_text(_cohort_kernel())
+    shutil.copy(ROOT / "examples" / "log_softmax" / "correct.py", cohort / "log_softmax.py")
+    manifest = cohort / "cohort.yaml"
+    manifest.write_text('cohort: audit-test\nfrozen_at: "2099-01-01T00:00:00Z"\noperators:\n'
+                        "  - id: softmax\n    family: softmax\n    files: [softmax.py]\n"
+                        "  - id: log_softmax\n    family: softmax\n    files: [log_softmax.py]\n")
+    host = (ROOT / "tests" / "provenance" / "data" / "independent" / "cumsum.py").read_text()
+    copy = host + "\n\n" + _cohort_kernel()
+    near = (ROOT / "tests" / "provenance" / "data" / "independent" / "softmax_online.py").read_text()
+    records = {"copy": make_record(3001, source=bugged(copy), repaired=copy, family="misc"),
+               "near": make_record(3002, source=bugged(near), repaired=near, family="misc"),
+               "other": make_record(1)}
+    paths = {k: write_record(r, root / "records" / f"{k}.json") for k, r in records.items()}
+    kb = root / "kb"
+    report = ingest([root / "records"], kb, embedder=HashEmbedder())
+    ids = {k: next(o.entry_id for o in report.outcomes if o.path == str(p)) for k, p in paths.items()}
+    snap = freeze(manifest, kb, name="audit-test")
+    return {"kb": kb, "manifest": manifest, "cohort": cohort, "snap": snap, "ids": ids, "paths": paths, "copy": copy,
+            "root": root}
+
+
+def _row(entry_no: int, cohort_no: int, text: str, mark: str = "»") -> str:
+    """The text rendering's row with the same line on both sides (Fragment.text, width 60)."""
+    return f"{entry_no:>5} {mark} {text:<60} | {cohort_no:>5} {mark} {text}"
+
+
+def _line_of(code: str, line: str) -> int:
+    return code.split("\n").index(line) + 1
+
+
+def test_markdown_shows_each_exclusion_side_by_side(audited):
+    a = audited
+    report = audit(a["snap"].snapshot_id, a["kb"])
+    m = read_manifest(Path(a["snap"].path))
+    assert [e.id for e in m.excluded] == [a["ids"]["copy"]] and m.excluded[0].rules == ["overlap"]
+    md = report.markdown()
+    assert "## Matched fragments of the overlap exclusions" in md and f"### {a['ids']['copy'][:12]}" in md
+    # the copied line sits on one row, entry side and cohort side, marked as the longest run on both
+    row = _row(_line_of(a["copy"], COPIED), _line_of(_cohort_kernel(), COPIED), COPIED)
+    assert row in md
+    frag = report.fragments[next(k for k in report.fragments if k[0] == a["ids"]["copy"] and k[1].startswith("repaired"))]
+    assert [c.text for c in frag.marked("entry")] == [c.text for c in frag.marked("cohort")]
+    assert COPIED in [c.text for c in frag.marked("entry")]
+    ev = next(x for x in m.excluded[0].evidence["overlap"] if x["entry_part"].startswith("repaired"))
+    run_e, run_c = ev["run_entry_lines"], ev["run_cohort_lines"]
+    assert [c.line for c in frag.marked("entry")] == list(range(run_e[0], run_e[1] + 1))
+    assert [c.line for c in frag.marked("cohort")] == list(range(run_c[0], run_c[1] + 1))
+
+
+def test_near_misses_are_shown_side_by_side(audited):
+    a = audited
+    report = audit(a["snap"].snapshot_id, a["kb"])
+    near = report.overlap()["near_misses"]
+    assert near and near[0]["entry_id"] == a["ids"]["near"] and near[0]["cohort_file"] == "log_softmax.py"
+    md = report.markdown()
+    assert "## Near misses side by side" in md and f"### {a['ids']['near'][:12]} (not excluded by overlap)" in md
+    frag = report.fragments[(a["ids"]["near"], near[0]["entry_part"], "log_softmax.py", near[0]["cohort_unit"],
+                             near[0]["representation"])]
+    assert frag.entry_shown and frag.cohort_shown and frag.marked("entry") and frag.marked("cohort")
+
+
+def test_a_changed_or_missing_cohort_file_is_named_not_shown(audited):
+    a = audited
+    target = a["cohort"] / "softmax.py"
+    original = target.read_text()
+    try:
+        target.write_text(original + "\n# edited after the freeze\n")
+        md = audit(a["snap"].snapshot_id, a["kb"]).markdown()
+        assert "has changed since the freeze" in md and "the snapshot recorded" in md
+        assert _row(_line_of(a["copy"], COPIED), _line_of(original, COPIED), COPIED) not in md
+        target.unlink()
+        report = audit(a["snap"].snapshot_id, a["kb"])
+        assert "is no longer at" in report.markdown()
+        frag = next(f for k, f in report.fragments.items() if k[0] == a["ids"]["copy"])
+        assert frag.entry_shown and not frag.cohort_shown and not frag.marked("cohort")
+        assert "is no longer at" in report.html()
+    finally:
+        target.write_text(original)
+
+
+def test_html_is_self_contained_and_escaped(audited, tmp_path):
+    a = audited
+    out = tmp_path / "audit.html"
+    res = CliRunner().invoke(cli, ["audit", a["snap"].snapshot_id[:12], "--kb", str(a["kb"]), "--html", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    assert "<script" not in page and "&lt;script&gt;" in page and "forged</mark>" not in page
+    refs = []
+
+    class Refs(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            refs.extend(v for k, v in attrs if k in ("src", "href"))
+    Refs().feed(page)
+    assert refs == [] and page.count('<table class="sbs">') >= 2
+
+
+def _chromium() -> str | None:
+    return next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+
+
+PROBE = """<script>
+for (const m of document.querySelectorAll('table.sbs mark')) {
+  const r = m.getBoundingClientRect(), td = m.closest('td');
+  m.dataset.bg = getComputedStyle(m).backgroundColor;
+  m.dataset.box = [r.left, r.top, r.width, r.height].map(Math.round).join(',');
+  m.dataset.side = td.classList.contains('entry') ? 'entry' : td.classList.contains('cohort') ? 'cohort' : '';
+}
+document.body.dataset.probed = 'yes';
+</script>"""
+
+
+class _Marks(HTMLParser):
+    """Every <mark> of the dumped DOM: its attributes and text."""
+
+    def __init__(self):
+        super().__init__()
+        self.marks, self.tables, self.probed, self._open = [], 0, False, None
+
+    def handle_starttag(self, tag, attrs):
+        d = dict(attrs)
+        if tag == "mark" and "data-side" in d:
+            self._open = {**d, "text": ""}
+        elif tag == "table" and d.get("class") == "sbs":
+            self.tables += 1
+        elif tag == "body":
+            self.probed = d.get("data-probed") == "yes"
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._open["text"] += data
+
+    def handle_endtag(self, tag):
+        if tag == "mark" and self._open is not None:
+            self.marks.append(self._open)
+            self._open = None
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no Chromium on PATH (.ci/run installs it: apt-get install -y chromium)")
+def test_audit_page_renders_the_copied_line_highlighted_on_both_sides_in_chromium(audited, tmp_path):
+    """One headless Chromium launch: the page as written plus a probe script that records each highlight's computed
+    background and box; the copied line must be laid out, highlighted as the run, on the entry side and the cohort side."""
+    a = audited
+    page = audit(a["snap"].snapshot_id, a["kb"]).html()
+    assert "<script" not in page
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    res = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,900", "--dump-dom",
+                          probe.as_uri()], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "HOME": str(tmp_path)})
+    assert res.returncode == 0, res.stderr[-2000:]
+    dom = _Marks()
+    dom.feed(res.stdout)
+    assert dom.probed and dom.tables >= 2, res.stdout[:500]
+    copied = [m for m in dom.marks if m["text"] == COPIED and m["class"] == "run"]
+    sides = {m["data-side"] for m in copied}
+    assert sides == {"entry", "cohort"}, copied
+    for m in copied:
+        left, top, width, height = map(int, m["data-box"].split(","))
+        assert width > 0 and height > 0, m  # laid out, visible
+        assert m["data-bg"] not in ("rgba(0, 0, 0, 0)", "transparent"), m  # highlighted
+    shared = {m["data-bg"] for m in dom.marks if m["class"] == "shared"}
+    run = {m["data-bg"] for m in dom.marks if m["class"] == "run"}
+    assert len(run) == 1 and run.isdisjoint(shared)  # the longest run is marked distinctly
+    entry = next(m for m in copied if m["data-side"] == "entry")
+    cohort = next(m for m in copied if m["data-side"] == "cohort" and m["data-box"].split(",")[1] == entry["data-box"].split(",")[1])
+    assert int(entry["data-box"].split(",")[0]) < int(cohort["data-box"].split(",")[0])  # side by side, on one row
+
+
+def test_kb_overlap_gives_the_freezes_verdict_and_scores(audited, capsys):
+    """The record's code through `kb overlap` scores exactly as the freeze scored the ingested entry."""
+    a = audited
+    m = read_manifest(Path(a["snap"].path))
+    near_misses = next(r for r in m.rules if r.rule == "overlap").details["near_misses"]
+    for name, code in (("copy", 1), ("near", 0), ("other", 0)):
+        assert _kb(["overlap", str(a["paths"][name]), "--cohort", str(a["manifest"]), "--json"]) == code, name
+        got = json.loads(capsys.readouterr().out)
+        assert got["excluded"] is bool(code)
+        if name == "copy":  # the evidence of the exclusion: its flagged pairs
+            recorded = [p["match"] for p in got["pairs"] if p["fires"]]
+            frozen = m.excluded[0].evidence["overlap"]
+        else:  # the near misses: pairs at or above the report floor
+            recorded = [p["match"] for p in got["pairs"] if p["recorded_by_freeze"]]
+            frozen = [n for n in near_misses if n["entry_id"] == a["ids"][name]]
+        assert bool(frozen) is (name != "other")
+        # the freeze names a part "role:record"; kb overlap, which has no record id yet, "role"
+        same = [{**{k: v for k, v in d.items() if k not in ("entry_id", "flagged")}, "entry_part": d["entry_part"].split(":")[0]}
+                for d in frozen]
+        mine = [{k: v for k, v in d.items() if k != "flagged"} for d in recorded]
+        assert sorted(map(json.dumps, mine)) == sorted(map(json.dumps, same)), name
+    assert _kb(["overlap", str(a["paths"]["copy"]), "--cohort", str(a["manifest"])]) == 1
+    text = capsys.readouterr().out
+    assert "EXCLUDED: the overlap rule fires" in text and "FIRES: containment" in text and COPIED in text
+    assert _kb(["overlap", str(a["paths"]["near"]), "--cohort", str(a["manifest"])]) == 0
+    text = capsys.readouterr().out
+    assert "not excluded" in text and "under the containment threshold 0.65" in text
+
+
+def _kb(args: list[str]) -> int:
+    """`kb ...` through main(), which maps typed errors to exit statuses."""
+    from kbstore.cli import main
+
+    try:
+        main(args)
+    except SystemExit as e:
+        return e.code or 0
+    return 0
+
+
+def test_kb_overlap_bad_input_is_exit_2_with_one_line_naming_the_file(audited, tmp_path, capsys):
+    a = audited
+    (tmp_path / "notes.txt").write_text("x = 1\n")
+    (tmp_path / "other.json").write_text('{"schema": "something/v1"}')
+    (tmp_path / "broken.json").write_text('{"schema": ')
+    (tmp_path / "latin1.py").write_bytes(b"x = '\xe9'\n")
+    for bad in ("missing.py", "notes.txt", "other.json", "broken.json", "latin1.py"):
+        assert _kb(["overlap", str(tmp_path / bad), "--cohort", str(a["manifest"])]) == 2, bad
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(tmp_path / bad) in err, (bad, err)
+    assert _kb(["overlap", str(a["paths"]["copy"]), "--cohort", str(a["manifest"]), "--overlap-threshold", "1.5"]) == 2
