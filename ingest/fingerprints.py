@@ -2,7 +2,9 @@
 
 Each admitted record's source and repaired kernels are fingerprinted once, at ingest, and stored with
 the entry as pack_fingerprints() bytes: tokenising is the slow part of a freeze, and reading JSON back
-costs ~20 s at 100k entries, so neither is redone per snapshot.
+costs ~20 s at 100k entries, so neither is redone per snapshot. The record's language names the grammar
+(triton, c, cuda, ascendc; provenance.parsing), and AscendC is also told by its content (a kernel file or a
+six-source file), so an AscendC record fingerprints as its cohort file does whatever it is called.
 """
 from __future__ import annotations
 

@@ -90,7 +90,7 @@ class RepairRecord(_Strict):
     status: Literal["repaired", "failed"]
     operator: Operator
     backend: str
-    language: str = "triton"
+    language: str = "triton"  # triton, cuda, c, cpp, ascendc: what the kernels are written in (kb query --language)
     source: Code  # the near-miss
     repaired: Code  # the final candidate (for failed runs: the best checkpoint)
     diff: str  # unified diff source -> repaired

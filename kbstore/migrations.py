@@ -86,6 +86,30 @@ def m003_packed_fingerprints(con) -> None:
                     [pack_fingerprints(load_fingerprints(data)), entry_id, record, role])
 
 
+@migration
+def m004_fingerprint_scheme_ts2(con) -> None:
+    """Fingerprint scheme ts2 (AscendC read as its own language): stored fingerprints of an earlier scheme are
+    brought to the current one from their record's code (provenance.fingerprint_store.refreshed: Triton and C
+    ones are restamped, AscendC ones recomputed), so a freeze compares them again. A row whose record is gone
+    is left as it was (a freeze then refuses it, naming the scheme)."""
+    import json
+
+    from provenance.fingerprint import SCHEME
+    from provenance.fingerprint_store import refreshed
+
+    rows = con.execute("SELECT f.entry_id, f.record_sha256, f.role, f.scheme, f.packed, r.canonical_json "
+                       "FROM fingerprints f JOIN records r ON r.sha256 = f.record_sha256 "
+                       "WHERE f.packed IS NOT NULL").fetchall()
+    for entry_id, record, role, scheme, packed, raw in rows:
+        rec = json.loads(raw)
+        code, language = (rec.get(role) or {}).get("code"), rec.get("language", "triton")
+        new = refreshed(bytes(packed), code, language) if isinstance(code, str) else None
+        if new is None or (new == bytes(packed) and scheme == SCHEME):
+            continue
+        con.execute("UPDATE fingerprints SET packed = ?, scheme = ? "
+                    "WHERE entry_id = ? AND record_sha256 = ? AND role = ?", [new, SCHEME, entry_id, record, role])
+
+
 def applied(con) -> list[str]:
     con.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
     return [r[0] for r in con.execute("SELECT name FROM _migrations ORDER BY name").fetchall()]

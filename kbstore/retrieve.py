@@ -19,6 +19,7 @@ from kbstore.lexical import LexicalIndex
 from kbstore.paths import KBPaths
 from kbstore.store import Store
 from kbstore.vector import ChromaIndex, ExactIndex
+from provenance.parsing import language_key
 
 RRF_K = 60
 INDEXES = ("exact", "chroma")
@@ -82,7 +83,9 @@ class Retriever:
         if lexical is None or lexical.size != len(self.rows):
             lexical = LexicalIndex([r["lexical_text"] for r in self.rows])
         self.lexical = lexical
-        self._columns = {c: np.array([r.get(c) or "" for r in self.rows], dtype=object) for c in ("family", "language", "backend")}
+        columns = {c: [r.get(c) or "" for r in self.rows] for c in ("family", "backend")}
+        columns["language"] = [language_key(r.get("language")) for r in self.rows]
+        self._columns = {c: _codes(values) for c, values in columns.items()}
 
     @property
     def source(self) -> dict:
@@ -132,7 +135,8 @@ class Retriever:
         for col, value in filters.items():
             if value is None:
                 continue
-            m = self._columns[col] == value
+            labels, codes = self._columns[col]
+            m = codes == labels.get(language_key(value) if col == "language" else value, -1)  # AscendC == ascendc
             mask = m if mask is None else mask & m
         return mask
 
@@ -181,6 +185,12 @@ def _probed_chroma(paths: KBPaths, corpus: Corpus, notes: list[str]) -> ChromaIn
     notes.append(f"kb: note: the chromadb index is not usable ({drift.summary()}) and {why}; dense search is exact "
                  "this time (`kb verify --repair` rebuilds the index)")
     return None
+
+
+def _codes(values: list[str]) -> tuple[dict[str, int], np.ndarray]:
+    """A filter column as (value -> code, one code per row): comparing 100k strings per query took ~15 ms, codes 0.1."""
+    labels: dict[str, int] = {}
+    return labels, np.fromiter((labels.setdefault(v, len(labels)) for v in values), dtype=np.int32, count=len(values))
 
 
 def _ranks(results: list[tuple[int, float]]) -> dict[int, int]:

@@ -6,10 +6,12 @@ Public names (import them from their modules; this package imports nothing):
   provenance.offline.OFFLINE_ENV, apply_offline_env                 offline settings for entry points
   provenance.errors.ProvenanceError, BadInput, OutsideManifestTree, StaleFingerprint   typed errors with exit codes
   provenance.ledger.Graph, chain, to_prov_json, ...                 the W3C PROV ledger of runs, records, batches
-  provenance.cohort.load_manifest, manifest_record, manifest_hash, manifest_tree, CohortManifest   held-out cohorts
-  provenance.parsing.parse, normalize_language                      tree-sitter parsing (python, cpp)
-  provenance.fingerprint.fingerprint, fingerprints, Fingerprint, SCHEME, PARAMS, kernel_units
-  provenance.fingerprint_store.pack_fingerprints, unpack_fingerprints, load_fingerprints
+  provenance.cohort.load_manifest, manifest_record, manifest_hash, manifest_tree, CohortManifest, GenerationCost
+                                                                    held-out cohorts (and what generating a file cost)
+  provenance.parsing.parse, normalize_language, code_language, language_key   tree-sitter parsing (python, cpp, ascendc)
+  provenance.ascendc.blank, is_ascendc, six_source_view, ComputeView, PLUMBING_CALLS   AscendC source and template
+  provenance.fingerprint.fingerprint, fingerprints, Fingerprint, SCHEME, CARRIED_OVER, PARAMS, kernel_units
+  provenance.fingerprint_store.pack_fingerprints, unpack_fingerprints, load_fingerprints, refreshed
   provenance.opstream.op_stream, ops_of                             language-neutral kernel op streams
   provenance.overlap.OverlapIndex                                   cohort index; .scan(KB entries) -> OverlapScan
   provenance.overlap_rules.OverlapConfig, OverlapMatch, OverlapScan, decide   thresholds, evidence, the rule

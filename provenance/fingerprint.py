@@ -5,7 +5,11 @@ Two representations of a snippet, both fingerprinted the same way:
   abstracted (API names such as ``load``/``expf`` kept, since renaming cannot touch them), comments and
   docstrings dropped and punctuation ignored, so renaming and reformatting change nothing;
 - ``ops``: the language-neutral stream of kernel operations (provenance.opstream), the same for a
-  Triton kernel and its port to C loops.
+  Triton kernel and its port to C loops or AscendC vector calls.
+AscendC is its own language (provenance.parsing.code_language tells it by content): C++ read with its
+qualifiers blanked, whose tokens are only the statements that compute (provenance.ascendc.ComputeView: the
+Init/Process/CopyIn/Compute/CopyOut queue template every kernel shares is left out), AscendC API names
+kept; its units are kernel classes and free functions that copy or compute.
 
 Each stream is cut into k-grams, hashed, and winnowed (Schleimer et al. 2003): in every window of w
 consecutive k-gram hashes the minimum is kept, so any shared run of at least t = w + k - 1 tokens
@@ -18,7 +22,9 @@ their few long k-grams to one small edit. Op streams are short (7 ops for a soft
 k-gram kept (w=1).
 
 Fingerprints are computed at ingest and stored (tokenising is the slow part); stored ones carry
-``scheme``, and comparing fingerprints of different schemes is refused (StaleFingerprint).
+``scheme``, and comparing fingerprints of different schemes is refused (StaleFingerprint); a KB's are
+brought to the current scheme by a migration (provenance.fingerprint_store.refreshed), which recomputes
+only what CARRIED_OVER does not vouch for.
 """
 from __future__ import annotations
 
@@ -30,12 +36,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from provenance.errors import BadInput
 from provenance.opstream import op_stream
-from provenance.parsing import normalize_language, parse
+from provenance.optables import ASCENDC_VECTOR, C_CALLS
+from provenance.parsing import code_language, parse
 
 FINGERPRINT_SCHEMA = "provenance.fingerprint/v1"
 # Bump when the normalisation, the vocabulary, the hash or a default k/w changes: stored fingerprints
-# of another scheme can no longer be compared and must be recomputed.
-SCHEME = "ts1"
+# of another scheme can no longer be compared and must be recomputed (add a kbstore migration that calls
+# provenance.fingerprint_store.refreshed, as m004 does, and say in CARRIED_OVER what did not change).
+SCHEME = "ts2"
+# Earlier schemes whose fingerprints of some code equal the current scheme's: scheme -> (code, language) -> bool.
+# ts2 made AscendC its own language (qualifiers blanked, only computing statements as tokens, class units, its
+# own op stream); Triton, C and CUDA fingerprints are unchanged.
+CARRIED_OVER = {"ts1": lambda code, language: code_language(code, language) != "ascendc"}
 PARAMS: dict[str, tuple[int, int]] = {"tokens": (10, 4), "ops": (4, 1)}
 
 # Identifiers kept verbatim in the token stream: library calls a renaming cannot change.
@@ -51,6 +63,10 @@ sinf cosf max min abs
 DataCopy Exp Ln Sqrt Rsqrt Abs Add Sub Mul Div Max Min Adds Muls Maxs Mins ReduceMax ReduceSum
 ReduceMin WholeReduceMax WholeReduceSum Select Compare Duplicate Reciprocal Cast EnQue DeQue AllocTensor
 FreeTensor
+""".split())
+# Kept in AscendC instead (Triton's `max`, `sum`, `stride` are a kernel's own names there): its API and C's math.
+ASCENDC_KEEP_NAMES = frozenset(ASCENDC_VECTOR) | frozenset(C_CALLS) | frozenset("""
+DataCopy DataCopyPad GetValue SetValue
 """.split())
 
 _SKIP = frozenset({"comment"})
@@ -79,7 +95,7 @@ class Fingerprint(BaseModel):
     schema_: Literal["provenance.fingerprint/v1"] = Field(FINGERPRINT_SCHEMA, alias="schema")
     scheme: str = SCHEME
     representation: Literal["tokens", "ops"]
-    language: str  # python | cpp
+    language: str  # python | cpp | ascendc
     k: int
     w: int
     n_tokens: int
@@ -99,10 +115,21 @@ def _is_docstring(node) -> bool:
     return len(named) == 1 and named[0].type in ("string", "concatenated_string")
 
 
-def token_stream(root) -> tuple[list[str], list[int]]:
-    """Normalised pre-order stream of a syntax tree: (token kinds, 1-based line of each)."""
+def token_stream(root, language: str = "") -> tuple[list[str], list[int]]:
+    """Normalised pre-order stream of a syntax tree: (token kinds, 1-based line of each).
+
+    language "ascendc": only the statements that compute (provenance.ascendc.ComputeView), each loop or
+    branch around them a single token, with AscendC's API names kept; the kernel template is left out."""
     kinds: list[str] = []
     lines: list[int] = []
+    if language == "ascendc":
+        _ascendc_stream(root, kinds, lines)
+    else:
+        _stream(root, kinds, lines, KEEP_NAMES)
+    return kinds, lines
+
+
+def _stream(root, kinds: list[str], lines: list[int], keep: frozenset[str]) -> None:
     stack = [root]
     while stack:
         node = stack.pop()
@@ -116,7 +143,7 @@ def token_stream(root) -> tuple[list[str], list[int]]:
             continue
         if t in _IDENTIFIERS:
             name = node.text.decode("utf-8", "replace")
-            kinds.append("id:" + name if name in KEEP_NAMES else "id")
+            kinds.append("id:" + name if name in keep else "id")
             lines.append(node.start_point[0] + 1)
             continue
         lit = _LITERALS.get(t)
@@ -135,7 +162,27 @@ def token_stream(root) -> tuple[list[str], list[int]]:
             lines.append(node.start_point[0] + 1)
         if node.child_count:
             stack.extend(reversed(node.children))
-    return kinds, lines
+
+
+def _ascendc_stream(root, kinds: list[str], lines: list[int]) -> None:
+    from provenance.ascendc import BRANCHES, ComputeView
+
+    view = ComputeView(root)
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if not view.holds(node):
+            continue
+        if view.computes(node):
+            _stream(node, kinds, lines, ASCENDC_KEEP_NAMES)
+        elif node.type in BRANCHES:
+            kinds.append(node.type)
+            lines.append(node.start_point[0] + 1)
+            fields = BRANCHES[node.type]
+            parts = [node.child_by_field_name(f) for f in fields] if fields else node.named_children
+            stack.extend(reversed([p for p in parts if p is not None]))
+        else:
+            stack.extend(reversed(node.named_children))
 
 
 @lru_cache(maxsize=4096)
@@ -208,10 +255,10 @@ def fingerprint_stream(kinds: list[str], lines: list[int], representation: str, 
 
 def fingerprint(code: str, language: str, representation: str = "tokens") -> Fingerprint:
     """Fingerprint one snippet in one representation ('tokens' or 'ops')."""
-    lang = normalize_language(language)
+    lang = code_language(code, language)
     tree = parse(code, lang)
     if representation == "tokens":
-        kinds, lines = token_stream(tree.root_node)
+        kinds, lines = token_stream(tree.root_node, lang)
     elif representation == "ops":
         kinds, lines = op_stream(tree.root_node, lang)
     else:
@@ -221,21 +268,24 @@ def fingerprint(code: str, language: str, representation: str = "tokens") -> Fin
 
 def fingerprints(code: str, language: str) -> list[Fingerprint]:
     """Both representations of one snippet from a single parse: what ingest stores for each snippet."""
-    lang = normalize_language(language)
+    lang = code_language(code, language)
     root = parse(code, lang).root_node
-    kinds, lines = token_stream(root)
+    kinds, lines = token_stream(root, lang)
     ops, op_lines = op_stream(root, lang)
     return [fingerprint_stream(kinds, lines, "tokens", lang), fingerprint_stream(ops, op_lines, "ops", lang)]
 
 
 def kernel_units(code: str, language: str) -> list[tuple[str, str, int]]:
-    """(name, source, first line) of each kernel in a file: @triton.jit functions, C/C++ function bodies.
+    """(name, source, first line) of each kernel in a file: @triton.jit functions, C/C++ function bodies,
+    AscendC kernel classes (a method is template more than kernel) and free functions.
 
     A cohort file is compared as a whole and kernel by kernel, so that a kernel pasted into a larger
     entry is contained in its own unit even when the rest of the file (host code) is not copied.
+    A unit's source is the file's own text; fingerprint it in the file's code_language.
     """
-    lang = normalize_language(language)
+    lang = code_language(code, language)
     root = parse(code, lang).root_node
+    data = code.encode("utf-8")
     out, stack = [], [root]
     while stack:
         node = stack.pop()
@@ -244,15 +294,42 @@ def kernel_units(code: str, language: str) -> list[tuple[str, str, int]]:
                 out.append((_unit_name(node.child_by_field_name("definition")), node.text.decode("utf-8", "replace"),
                             node.start_point[0] + 1))
             continue
-        if lang == "cpp" and node.type == "function_definition":
-            out.append((_unit_name(node), node.text.decode("utf-8", "replace"), node.start_point[0] + 1))
+        if lang != "python" and _is_unit(node, lang):
+            out.append((_unit_name(node), data[node.start_byte:node.end_byte].decode("utf-8", "replace"),
+                        node.start_point[0] + 1))
+            continue
+        if lang == "ascendc" and node.type == "function_definition":
             continue
         stack.extend(reversed(node.named_children))
     return out
 
 
+def _is_unit(node, lang: str) -> bool:
+    """A kernel unit: a C/C++ function; in AscendC a class or a free function that itself copies or computes
+    (helpers, host code and the `__global__` entry that only runs a class are not kernels)."""
+    if lang == "cpp":
+        return node.type == "function_definition"
+    if node.type in ("class_specifier", "struct_specifier"):
+        return node.child_by_field_name("body") is not None and _calls_api(node)
+    return node.type == "function_definition" and _calls_api(node)
+
+
+def _calls_api(node) -> bool:
+    from provenance.ascendc import callee
+
+    api = ASCENDC_VECTOR.keys() | {"DataCopy", "DataCopyPad"}
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "call_expression" and callee(n.child_by_field_name("function")) in api:
+            return True
+        stack.extend(n.named_children)
+    return False
+
+
 def _unit_name(node) -> str:
-    while node is not None and node.type not in ("identifier", "field_identifier", "qualified_identifier"):
+    while node is not None and node.type not in ("identifier", "field_identifier", "qualified_identifier",
+                                                 "type_identifier"):
         node = node.child_by_field_name("name") or node.child_by_field_name("declarator")
     return node.text.decode("utf-8", "replace") if node is not None else "?"
 

@@ -38,7 +38,8 @@ def load_fingerprints(data: str | bytes, validate: bool = False) -> list[Fingerp
 
 _PACK_MAGIC = b"FPK1"
 _REPR_CODES = {"tokens": 0, "ops": 1}
-_LANG_CODES = {"python": 0, "cpp": 1}
+_LANG_CODES = {"python": 0, "cpp": 1, "ascendc": 2}
+_LANGS = tuple(_LANG_CODES)
 
 
 def pack_fingerprints(fps: list[Fingerprint]) -> bytes:
@@ -113,7 +114,7 @@ def unpack_views(blob: bytes) -> list[PackedView]:
         for _ in range(count):
             r, lang, k, w, n_tokens, n = struct.unpack_from("<BBHHII", blob, off)
             ints = np.frombuffer(blob, dtype="<i4", count=3 * n, offset=off + 14 + 8 * n)
-            out.append(PackedView(scheme, ("tokens", "ops")[r], ("python", "cpp")[lang], k, w, n_tokens,
+            out.append(PackedView(scheme, ("tokens", "ops")[r], _LANGS[lang], k, w, n_tokens,
                                   np.frombuffer(blob, dtype="<i8", count=n, offset=off + 14).tolist(),
                                   ints[:n], ints[n:2 * n], ints[2 * n:]))
             off += 14 + 20 * n
@@ -217,7 +218,7 @@ def _blob_headers(blob: bytes) -> list[tuple[str, int, int, int, int, int, int]]
         count, off = blob[5 + ls], 6 + ls
         for _ in range(count):
             r, lang, k, w, _nt, n = struct.unpack_from("<BBHHII", blob, off)
-            if r > 1 or lang > 1 or off + 14 + 20 * n > len(blob):
+            if r > 1 or lang >= len(_LANGS) or off + 14 + 20 * n > len(blob):
                 raise ValueError("bad fingerprint header")
             out.append((scheme, r, lang, k, w, off + 14, n))
             off += 14 + 20 * n
@@ -226,3 +227,25 @@ def _blob_headers(blob: bytes) -> list[tuple[str, int, int, int, int, int, int]]
     except (ValueError, IndexError, struct.error) as e:
         raise BadInput(f"stored fingerprint blob is damaged: {e}") from e
     return out
+
+
+def refreshed(blob: bytes, code: str, language: str) -> bytes | None:
+    """A stored blob brought to the current SCHEME: returned as is when current, restamped when the scheme it
+    was made with is one whose fingerprints of this code are still the current ones (fingerprint.CARRIED_OVER:
+    the hashes, positions and lines stay), else recomputed from the code. None: the language is not one
+    fingerprints are made for (ingest stores none then)."""
+    from provenance.fingerprint import CARRIED_OVER, fingerprints
+
+    if blob[:4] != _PACK_MAGIC:
+        raise BadInput("stored fingerprint blob is damaged: not a packed fingerprint blob")
+    old = blob[5:5 + blob[4]].decode("ascii")
+    if old == SCHEME:
+        return blob
+    carried = CARRIED_OVER.get(old)
+    try:
+        if carried is not None and carried(code, language):
+            scheme = SCHEME.encode("ascii")
+            return blob[:4] + struct.pack("<B", len(scheme)) + scheme + blob[5 + blob[4]:]
+        return pack_fingerprints(fingerprints(code, language))
+    except BadInput:
+        return None

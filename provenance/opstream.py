@@ -31,24 +31,30 @@ Limits (measured): kernels of fewer than 7 ops are not told apart across languag
 row-wise dot product are both LOAD LOAD MUL REDUCE_SUM STORE); a port that rearranges its formula
 (``x * 0.5 * (1 + erf(x * M_SQRT1_2))`` for ``0.5 * (1 + erf(x * 0.7071)) * x``) shares few 4-grams.
 
-AscendC vector intrinsics (``Exp(dst, src, n)``, ``ReduceMax``, ``DataCopy`` between GM and local
-tensors) are mapped as well, best effort: their dataflow goes through queues the walker does not follow.
+AscendC (provenance.opstream_ascendc): its vector calls (``Exp(dst, src, n)``, ``ReduceMax``, ``Muls``,
+``DataCopy`` between GlobalTensors and local ones) are mapped onto the same vocabulary, and its kernel class
+is walked in the order Process calls its methods, loads followed through the queues.
 """
 from __future__ import annotations
 
+from provenance.opstream_ascendc import AscendCWalker
 from provenance.opstream_c import CWalker
 from provenance.opstream_py import PythonWalker
-from provenance.parsing import normalize_language, parse
+from provenance.parsing import code_language, parse
 
 
 def op_stream(root, language: str) -> tuple[list[str], list[int]]:
-    """(ops, 1-based line of each) for a parsed tree; language is 'python' or 'cpp'."""
-    w = PythonWalker() if language == "python" else CWalker()
-    w.stmt(root)
+    """(ops, 1-based line of each) for a parsed tree; language is 'python', 'cpp' or 'ascendc'."""
+    if language == "ascendc":
+        w = AscendCWalker()
+        w.program(root)
+    else:
+        w = PythonWalker() if language == "python" else CWalker()
+        w.stmt(root)
     return w.finish()
 
 
 def ops_of(code: str, language: str) -> list[str]:
     """The op stream of a snippet (for inspection and tests)."""
-    lang = normalize_language(language)
+    lang = code_language(code, language)
     return op_stream(parse(code, lang).root_node, lang)[0]

@@ -33,5 +33,31 @@ ASCENDC_CALLS = {
     "ReduceSum": ("REDUCE_SUM",), "WholeReduceSum": ("REDUCE_SUM",), "BlockReduceSum": ("REDUCE_SUM",),
     "ReduceMin": ("REDUCE_MIN",), "Mmad": ("MUL", "REDUCE_SUM"),
 }
+# AscendC's vector API for its own walker (provenance.opstream_ascendc): name -> (operand kind, ops). Kinds:
+# unary (dst, src), binary (dst, a, b), scalar (dst, src, scalar), reduce (dst, src, ...), select (dst, mask,
+# a, b), cmp_scalar (dst, src, scalar), move (dst, src: a cast, no op), dup (dst, scalar: Duplicate).
+ASCENDC_VECTOR = {
+    **{n: ("unary", ops) for n, ops in {
+        "Exp": ("EXP",), "Ln": ("LOG",), "Log": ("LOG",), "Log2": ("LOG2",), "Sqrt": ("SQRT",),
+        "Rsqrt": ("SQRT", "K:1.0", "DIV"), "Abs": ("ABS",), "Reciprocal": ("K:1.0", "DIV"), "Relu": ("K:0.0", "MAX"),
+        "Tanh": ("TANH",), "Erf": ("ERF",), "Sin": ("SIN",), "Cos": ("COS",), "Exp2": ("EXP2",),
+        "Sigmoid": _MATH["sigmoid"],
+    }.items()},
+    **{n: ("binary", ops) for n, ops in {
+        "Add": ("ADD",), "Sub": ("SUB",), "Mul": ("MUL",), "Div": ("DIV",), "Max": ("MAX",), "Min": ("MIN",),
+        "Compare": ("CMP",), "Power": ("POW",), "Mmad": ("MUL", "REDUCE_SUM"),
+    }.items()},
+    **{n: ("scalar", ops) for n, ops in {
+        "Adds": ("ADD",), "Muls": ("MUL",), "Maxs": ("MAX",), "Mins": ("MIN",), "Axpy": ("MUL", "ADD"),
+        "LeakyRelu": ("K:0.0", "CMP", "MUL", "SELECT"),
+    }.items()},
+    **{n: ("reduce", ops) for n, ops in {
+        "ReduceSum": ("REDUCE_SUM",), "WholeReduceSum": ("REDUCE_SUM",), "BlockReduceSum": ("REDUCE_SUM",),
+        "ReduceMax": ("REDUCE_MAX",), "WholeReduceMax": ("REDUCE_MAX",), "BlockReduceMax": ("REDUCE_MAX",),
+        "ReduceMin": ("REDUCE_MIN",), "WholeReduceMin": ("REDUCE_MIN",), "BlockReduceMin": ("REDUCE_MIN",),
+    }.items()},
+    "Select": ("select", ("SELECT",)), "CompareScalar": ("cmp_scalar", ("CMP",)), "Compares": ("cmp_scalar", ("CMP",)),
+    "Cast": ("move", ()), "Copy": ("move", ()), "Duplicate": ("dup", ()),
+}
 BINOPS = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "//": "DIV", "%": "MOD", "**": "POW", "@": "DOT"}
 CMPS = {"<", ">", "<=", ">=", "==", "!="}

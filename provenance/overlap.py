@@ -37,6 +37,7 @@ from provenance import overlap_scan
 from provenance.fingerprint import PARAMS, Fingerprint, fingerprints, kernel_units, shifted
 from provenance.fingerprint_store import PackedView, unpack_views
 from provenance.overlap_rules import REPRESENTATIONS, OverlapConfig, OverlapMatch, OverlapScan, check_key, decide
+from provenance.parsing import code_language
 
 # part name (source, repaired, ...) -> its fingerprints, as objects or as pack_fingerprints() bytes
 Parts = Mapping[str, "Sequence[Fingerprint] | bytes"]
@@ -54,6 +55,7 @@ class CohortUnit:
 
 def cohort_units(file_id: str, operator_id: str, code: str, language: str) -> list[CohortUnit]:
     """The whole file and each of its kernels, fingerprinted (line numbers relative to the file)."""
+    language = code_language(code, language)  # a unit cut out of an AscendC file is AscendC without its qualifiers
     units = [CohortUnit(file_id, operator_id, "", fingerprints(code, language))]
     for name, src, line in kernel_units(code, language):
         units.append(CohortUnit(file_id, operator_id, name, [shifted(fp, line - 1) for fp in fingerprints(src, language)]))

@@ -3,7 +3,8 @@
 Plain C++ grammar does not know AscendC's qualifiers or the launch syntax, so before parsing each
 `__aicore__`/`__global__`/`__gm__`/`__ubuf__` becomes spaces of the same length (remembered, so a function
 still knows it was `__global__`) and `k<<<grid, l2, stream>>>(args)` becomes `k(  grid, l2, stream)  (args)`:
-the parse is clean and every byte offset and line is the source's own.
+the parse is clean and every byte offset and line is the source's own (provenance.ascendc.blank, which the
+overlap check's fingerprints share).
 """
 from __future__ import annotations
 
@@ -12,33 +13,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from provenance.ascendc import blank
 from provenance.parsing import parse
 
-QUALIFIER = re.compile(r"\b__(?:aicore|global|gm|ubuf)__\b")
-LAUNCH = re.compile(r"<<<([^;{}]*?)>>>")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-
-
-def blank(text: str) -> tuple[str, dict[int, str], set[int]]:
-    """(parseable text, {offset: qualifier} for each qualifier blanked, offsets of each `<<<` launch).
-
-    Offsets are of the UTF-8 bytes, as tree-sitter's are.
-    """
-    quals: dict[int, str] = {}
-    launches: set[int] = set()
-
-    def qual(m: re.Match) -> str:
-        quals[len(text[:m.start()].encode())] = m.group(0)
-        return " " * len(m.group(0))
-
-    def launch(m: re.Match) -> str:
-        launches.add(len(out[:m.start()].encode()))
-        return "(  " + m.group(1) + ")  "
-
-    out = QUALIFIER.sub(qual, text)
-    out = LAUNCH.sub(launch, out)
-    return out, quals, launches
 
 
 def strip_comments(text: str) -> str:
