@@ -7,9 +7,12 @@ operators:
   - id: softmax_lastdim
     family: softmax
     files: [../examples/softmax/problem.py, ../examples/softmax/nearmiss_1.py]  # relative to the manifest
+    generation_cost:  # optional: what generating a near-miss cost (a report adds it to debugging's tokens)
+      ../examples/softmax/nearmiss_1.py: {tokens: 4200, model: gpt-4o}
 ```
 The manifest hash covers the files' contents, so editing a cohort file changes it; reordering the YAML
-(operators, files) or renaming the manifest does not.
+(operators, files) or renaming the manifest does not, and neither does a generation cost (it annotates how
+a file was made, not what the cohort holds).
 
 A cohort file must resolve (symlinks followed) inside the manifest's tree: its project root (the nearest
 ancestor directory holding `.git` or `pyproject.toml`) when it lives in one, else its own directory; so a
@@ -22,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from provenance.canonical import content_hash, sha256_text
 from provenance.errors import BadInput, OutsideManifestTree
@@ -35,12 +38,29 @@ _LANGUAGES = {
 }
 
 
+class GenerationCost(BaseModel):
+    """What generating one cohort file (a near-miss) cost: its tokens and, where known, the model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tokens: int = Field(ge=0)
+    model: str | None = None
+
+
 class CohortOperator(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(min_length=1)
     family: str | None = None
     files: list[str] = Field(min_length=1)
+    generation_cost: dict[str, GenerationCost] = Field(default_factory=dict)  # a file as listed -> its cost
+
+    @model_validator(mode="after")
+    def _costs_name_listed_files(self) -> CohortOperator:
+        unknown = sorted(set(self.generation_cost) - set(self.files))
+        if unknown:
+            raise ValueError(f"generation_cost names {', '.join(unknown)}, not among the operator's files")
+        return self
 
 
 class CohortFile(BaseModel):

@@ -1,7 +1,9 @@
 """The campaign ledger: DIR/campaign.duckdb holds the settings, every run, attempt, integrity finding and pattern.
 
 One campaign process writes at a time (a file lock, see `CampaignLock`); each write is a short
-transaction so that `repair report` can read while a campaign is between runs. A run is recorded
+transaction so that `repair report` can read while a campaign is between runs. What generating each
+near-miss cost (the cohort manifest's optional `generation_cost`) is kept as it was last given: it
+annotates the runs, it does not decide them, so it is not part of the campaign's identity. A run is recorded
 `running` when it starts and replaced by its outcome, in one transaction, when it ends: after a kill,
 every run is either finished or visibly unfinished, never half-written.
 """
@@ -17,11 +19,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from repair.campaign.outcome import FINISHED, AttemptRow, FindingRow, PatternRow, RunOutcome
-from repair.campaign.spec import CampaignConfig, RunSpec
+from repair.campaign.spec import CampaignConfig, GenerationCost, RunSpec
 from repair.errors import BadInput, RepairError
 
 LEDGER_NAME = "campaign.duckdb"
 LOCK_NAME = ".campaign.lock"
+GENERATION_KEY = "generation_cost"  # meta: {run key: {tokens, model}}
 
 
 class CampaignBusy(RepairError):
@@ -152,6 +155,10 @@ class Ledger:
                     "INSERT INTO runs (key, operator_id, family, candidate, trial, status) VALUES (?, ?, ?, ?, ?, 'pending')",
                     new,
                 )
+            costs = {s.key: s.generation.model_dump() for s in specs if s.generation is not None}
+            con.execute("DELETE FROM meta WHERE key = ?", [GENERATION_KEY])
+            if costs:
+                con.execute("INSERT INTO meta VALUES (?, ?)", [GENERATION_KEY, json.dumps(costs, sort_keys=True)])
             con.execute("COMMIT")
 
     def _migrate(self, con) -> None:
@@ -186,6 +193,12 @@ class Ledger:
         if row is None:
             raise BadInput(f"{self.dir}: the ledger holds no campaign settings")
         return CampaignConfig.model_validate_json(row[0])
+
+    def generation_costs(self) -> dict[str, GenerationCost]:
+        """Run key -> what generating its near-miss cost, for the runs whose manifest said."""
+        with self.connect() as con:
+            row = con.execute("SELECT value FROM meta WHERE key = ?", [GENERATION_KEY]).fetchone()
+        return {k: GenerationCost(**v) for k, v in json.loads(row[0]).items()} if row else {}
 
     def runs(self) -> list[RunRow]:
         with self.connect() as con:

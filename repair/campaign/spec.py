@@ -1,13 +1,14 @@
 """What a campaign runs: its settings (stored with the ledger, checked on resume) and one RunSpec per repair."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from provenance.canonical import content_hash, sha256_text
+from provenance.cohort import GenerationCost
 from repair.errors import BadInput
 
 CAMPAIGN_SCHEMA = "repair.campaign/v1"
@@ -61,6 +62,7 @@ class RunSpec:
     problem: Path
     candidate: Path | None  # None for a regeneration trial
     trial: int = 0
+    generation: GenerationCost | None = None  # what generating the near-miss cost, when the manifest says
 
     @property
     def label(self) -> str:
@@ -73,6 +75,7 @@ class Operator:
     family: str | None
     problem: Path
     candidates: tuple[Path, ...]
+    generation: dict[Path, GenerationCost] = field(default_factory=dict, compare=False)  # candidate -> its cost
 
 
 def check_ablations(names) -> list[str]:
@@ -105,13 +108,13 @@ def load_operators(manifest: Path, *, allow_outside: bool = False) -> list[Opera
     allow_outside: accept files outside the manifest's tree (provenance.cohort.manifest_tree).
     """
     ops = []
-    for op_id, family, files in _manifest_operators(manifest, allow_outside):
+    for op_id, family, files, costs in _manifest_operators(manifest, allow_outside):
         problems = [f for f in files if f.name == "problem.py"]
         if len(problems) != 1:
             raise BadInput(f"{manifest}: operator {op_id!r} must list exactly one problem.py (found {len(problems)})")
         answers = _answer_keys(problems[0].parent)
         ops.append(Operator(op_id, family, problems[0],
-                            tuple(f for f in files if f.name != "problem.py" and f.name not in answers)))
+                            tuple(f for f in files if f.name != "problem.py" and f.name not in answers), costs))
     ids = [o.id for o in ops]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -120,7 +123,8 @@ def load_operators(manifest: Path, *, allow_outside: bool = False) -> list[Opera
 
 
 def _answer_keys(op_dir: Path) -> set[str]:
-    """Files a meta.yaml beside the problem marks `kind: correct`: the answer key, not a near-miss to repair."""
+    """Files a meta.yaml beside the problem marks `kind: correct` (the answer key) or `kind: upstream` (the benchmark's
+    own problem file, kept for kb freeze): not near-misses to repair."""
     meta = op_dir / "meta.yaml"
     if not meta.is_file():
         return set()
@@ -133,7 +137,7 @@ def _answer_keys(op_dir: Path) -> set[str]:
     cands = data.get("candidates") if isinstance(data, dict) else None
     if not isinstance(cands, dict):
         return set()
-    return {name for name, info in cands.items() if isinstance(info, dict) and info.get("kind") == "correct"}
+    return {name for name, info in cands.items() if isinstance(info, dict) and info.get("kind") in ("correct", "upstream")}
 
 
 def manifest_sha256(manifest: Path, *, allow_outside: bool = False) -> str:
@@ -147,7 +151,7 @@ def manifest_sha256(manifest: Path, *, allow_outside: bool = False) -> str:
             return cohort.manifest_hash(cohort.load_manifest(manifest, allow_outside=allow_outside))
         except Exception as e:  # noqa: BLE001 - E's errors are typed in its own package; report them as ours
             raise BadInput(str(e)) from None
-    files = {str(f): _file_sha(f, manifest) for _, _, fs in _manifest_operators(manifest, allow_outside) for f in fs}
+    files = {str(f): _file_sha(f, manifest) for _, _, fs, _ in _manifest_operators(manifest, allow_outside) for f in fs}
     return content_hash({"manifest": sha256_text(manifest.read_bytes()), "files": files})
 
 
@@ -155,7 +159,8 @@ def plan_debug(operators: list[Operator]) -> list[RunSpec]:
     specs = []
     for op in operators:
         for cand in op.candidates:
-            specs.append(RunSpec(f"{op.id}/{cand.stem}", op.id, op.family, op.problem, cand))
+            specs.append(RunSpec(f"{op.id}/{cand.stem}", op.id, op.family, op.problem, cand,
+                                 generation=op.generation.get(cand)))
     _check_unique(specs)
     return specs
 
@@ -206,7 +211,8 @@ def _check_unique(specs: list[RunSpec]) -> None:
         raise BadInput(f"two candidates share a run key: {', '.join(dupes)} (candidate file names must differ per operator)")
 
 
-def _manifest_operators(manifest: Path, allow_outside: bool = False) -> list[tuple[str, str | None, list[Path]]]:
+def _manifest_operators(manifest: Path, allow_outside: bool = False
+                        ) -> list[tuple[str, str | None, list[Path], dict[Path, GenerationCost]]]:
     try:
         from provenance.cohort import load_manifest
     except ImportError:
@@ -215,7 +221,8 @@ def _manifest_operators(manifest: Path, allow_outside: bool = False) -> list[tup
         m = load_manifest(manifest, allow_outside=allow_outside)
     except Exception as e:  # noqa: BLE001 - see manifest_sha256
         raise BadInput(str(e)) from None
-    return [(op.id, op.family, [_resolve(manifest, f) for f in op.files]) for op in m.operators]
+    return [(op.id, op.family, [_resolve(manifest, f) for f in op.files],
+             {_resolve(manifest, f): cost for f, cost in op.generation_cost.items()}) for op in m.operators]
 
 
 def _resolve(manifest: Path, f) -> Path:
@@ -223,7 +230,7 @@ def _resolve(manifest: Path, f) -> Path:
     return p if p.is_absolute() else (manifest.parent / p).resolve()
 
 
-def _read_manifest_yaml(manifest: Path) -> list[tuple[str, str | None, list[Path]]]:
+def _read_manifest_yaml(manifest: Path) -> list[tuple[str, str | None, list[Path], dict]]:
     import yaml
 
     try:
@@ -242,7 +249,7 @@ def _read_manifest_yaml(manifest: Path) -> list[tuple[str, str | None, list[Path
         for f in files:
             if not f.is_file():
                 raise BadInput(f"{manifest}: operator {op['id']!r} lists a missing file {f}")
-        out.append((str(op["id"]), op.get("family"), files))
+        out.append((str(op["id"]), op.get("family"), files, {}))
     return out
 
 

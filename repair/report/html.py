@@ -5,16 +5,24 @@ from html import escape
 
 from provenance.version import tool_version
 from repair.report import svg
-from repair.report.markdown import MARKS, frac, num, pct
-from repair.report.metrics import CampaignMetrics, Comparison, Report
+from repair.report.build import Report
+from repair.report.markdown import (CAMPAIGN_HEAD, COST_HEAD, NOTES, OUTCOME_NOTE, TASK_WORDS, campaign_row, cost_row,
+                                    discordance, generation_note, pairing_lines, run_marks, token_lines)
+from repair.report.pairing import Comparison
 
+# Every table and figure scrolls inside its own box, so the page itself never runs off the right edge.
 CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#212121;margin:2em auto;max-width:1200px;padding:0 1em}
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#212121;margin:2em auto;max-width:1200px;padding:0 1em;overflow-wrap:break-word}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #e0e0e0;padding-bottom:.2em}
-table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #e0e0e0;padding:.3em .6em;text-align:left;vertical-align:top}
-th{background:#fafafa}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.box{overflow-x:auto;max-width:100%;margin:.6em 0}
+table{border-collapse:collapse}th,td{border:1px solid #e0e0e0;padding:.3em .6em;text-align:left;vertical-align:top}
+th{background:#fafafa;font-weight:600;min-width:4.5em}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td .runs{color:#616161;font-size:.9em}
+td.only-a{background:#ffe0b2}td.only-b{background:#b2ebf2}
 .muted{fill:#757575;color:#757575;font-size:12px}.lab{font-size:12px}.val{font-size:12px}.head{font-size:12px;font-weight:600}
-figure{margin:1em 0}figcaption{color:#616161;font-size:.9em}
+.tiny{font-size:10px;fill:#757575}.badge{font-size:11px;fill:#fff;font-weight:600}
+figure{margin:1em 0;overflow-x:auto;max-width:100%}figure svg{display:block}figcaption{color:#616161;font-size:.9em;max-width:80em}
+p.note{color:#424242;max-width:80em}
 """.strip()
 
 
@@ -22,82 +30,88 @@ def render_html(report: Report) -> str:
     cs = report.campaigns
     body = [
         "<h1>Campaign report</h1>",
-        f'<p class="muted">{len(cs)} campaign(s); nearmiss-repair {escape(tool_version())}. Pass rates with Wilson 95% '
-        "intervals; tokens per success = all tokens of all runs / successes; gate rejections count the candidates "
-        "the workflow alone (compact tier) would have accepted that the integrity gate or the full tier rejected.</p>",
-        "<h2>Campaigns</h2>", campaign_table(cs),
-        "<h2>Pass rate</h2>", _figure(svg.pass_rate_plot(cs), "Pass@1 (blue) and Pass@K of regenerations (orange); whiskers: Wilson 95% interval."),
-        "<h2>Tokens per success</h2>", _figure(svg.tokens_plot(cs), "All tokens (blue) and uncached tokens (orange) per successful run."),
+        f'<p class="muted">{len(cs)} campaign(s); nearmiss-repair {escape(tool_version())}.</p>',
+        "<h2>Campaigns</h2>", _table(CAMPAIGN_HEAD, [_cells(campaign_row(c), 4, 8) for c in cs]),
+        f'<p class="note">{escape(NOTES[0])}</p>',
+        "<h2>Cost and gates</h2>", _table(COST_HEAD, [_cells(cost_row(c), 1, len(COST_HEAD)) for c in cs]),
+        *(f'<p class="note">{escape(n)}</p>' for n in NOTES[1:]),
+        *(["<ul>" + "".join(f"<li><b>{escape(c.name)}</b>: {escape(n)}</li>" for c in cs if (n := generation_note(c)))
+           + "</ul>"] if any(generation_note(c) for c in cs) else []),
+        "<h2>Pass rate</h2>",
+        _figure(svg.pass_rate_plot(cs), "Tasks recovered (one outcome per task, the rule the paired test uses), Pass@1 "
+                "over every run, and Pass@K of regenerations; whiskers: Wilson 95% interval."),
+        "<h2>Tokens per success</h2>",
+        _figure(svg.tokens_plot(cs), "Per campaign: tokens per success of its own runs (a debug campaign's repairs "
+                "alone), including what generating its near-misses cost where the cohort manifest gave it, and "
+                "uncached tokens. A regeneration's tokens are all generation."),
+        "<h2>Cost against tasks recovered</h2>",
+        _figure(svg.cost_curve(cs), "Tasks in name order; each step adds the tokens a task took (debug: the repair "
+                "of its deciding near-miss; regeneration: its trials up to the first that passed, all K when none "
+                "did) and rises when the task was recovered. Dashed: with generating the near-miss added."),
     ]
     for cmp in report.comparisons:
         body += [f"<h2>{escape(cmp.a)} vs {escape(cmp.b)}</h2>", comparison_block(cmp)]
     for name in report.unpaired:
-        body.append(f"<p><em>{escape(name)} shares no run or operator with {escape(cs[0].name)}: no paired test.</em></p>")
-    body += ["<h2>Outcomes per operator</h2>", _figure(svg.outcome_grid(cs), "One square per run; hover for its key."),
-             outcome_table(cs)]
+        body.append(f"<p><em>{escape(name)} shares no task with {escape(cs[0].name)}: no paired test.</em></p>")
+    body += ["<h2>Outcomes per operator</h2>",
+             _figure(svg.outcome_grid(report), "One square per run; hover for its key. Right: the tasks only one "
+                     "campaign recovered."),
+             outcome_table(report)]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>Campaign report</title><style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def campaign_table(cs: list[CampaignMetrics]) -> str:
-    head = ["campaign", "kind", "worker", "ablations", "runs", "Pass@1 [95% CI]", "Pass@K [95% CI]", "tokens/success",
-            "uncached/success", "mean attempts", "mean wall s", "integrity rejected", "full tier rejected", "either gate",
-            "patterns cited/success", "how runs ended"]
-    rows = []
-    for c in cs:
-        reasons = ", ".join(f"{k or 'unknown'}: {v}" for k, v in c.stop_reasons.items()) or "–"
-        rows.append([
-            (c.name, False), (c.kind, False), (c.worker + (f" ({c.model})" if c.model else ""), False),
-            (", ".join(c.ablations) or "–", False), (f"{c.finished}/{c.runs}", True), (pct(c.pass_at_1), True),
-            ((f"K={c.trials}: " + pct(c.pass_at_k)) if c.pass_at_k else "–", True),
-            (num(c.tokens_per_success), True), (num(c.uncached_tokens_per_success), True),
-            (num(c.mean_attempts, 2), True), (num(c.mean_wall_s, 1), True), (frac(c.integrity_rejection), True),
-            (frac(c.full_tier_rejection) + (" (shadow)" if c.full_tier_shadow else ""), True),
-            (frac(c.gate_rejection), True),
-            (num(c.patterns_cited_per_success, 2), True), (reasons, False),
-        ])
-    return _table(head, rows)
+def _cells(row: list[str], first: int, last: int) -> list[tuple[str, bool]]:
+    """A row's cells, those from `first` to before `last` right-aligned as numbers."""
+    return [(cell, first <= i < last) for i, cell in enumerate(row)]
 
 
 def comparison_block(cmp: Comparison) -> str:
-    level = {"run": "the same runs", "task": "each near-miss against its operator's regeneration (Pass@K)",
-             "operator": "operator (any run repaired)"}[cmp.level]
-    a = escape(cmp.a)
-    table = _table(["", f"{cmp.b} repaired", f"{cmp.b} not"], [
-        [(f"<b>{a} repaired</b>", False), (str(cmp.both), True), (str(cmp.only_a), True)],
-        [(f"<b>{a} not</b>", False), (str(cmp.only_b), True), (str(cmp.neither), True)],
+    a, b = escape(cmp.a), escape(cmp.b)
+    intro, rules, verdict, note = pairing_lines(cmp)
+    table = _table(["", f"{cmp.b} recovered", f"{cmp.b} not"], [
+        [(f"<b>{a} recovered</b>", False), (f"{cmp.both} (both)", True), (f"{cmp.only_a} (only {a})", "n only-a")],
+        [(f"<b>{a} not</b>", False), (f"{cmp.only_b} (only {b})", "n only-b"), (f"{cmp.neither} (neither)", True)],
     ], raw=True)
-    tokens = "not defined (a campaign without successes)"
-    if cmp.tokens_per_success_diff is not None:
-        red = cmp.tokens_per_success_reduction
-        tokens = (f"{num(cmp.tokens_per_success_a)} vs {num(cmp.tokens_per_success_b)}, difference "
-                  f"{num(cmp.tokens_per_success_diff)}" + (f" ({100 * red:.1f}% fewer for {a})" if red is not None and red >= 0
-                                                           else f" ({100 * -red:.1f}% more for {a})" if red is not None else ""))
-    return (f"<p>Paired by {escape(level)}: {cmp.pairs} pairs.</p>{table}"
-            f"<p>Exact McNemar p = <b>{cmp.mcnemar_p:.4g}</b> (discordant {cmp.only_a} vs {cmp.only_b}). "
-            f"Tokens per success: {tokens}.</p>")
+    return (f"<p>{escape(intro)}</p><ul>{''.join(f'<li>{escape(r)}</li>' for r in rules)}</ul>{table}"
+            f"<p><b>{escape(verdict)}</b></p><p class=\"note\">{escape(note)}</p>"
+            + "".join(f"<p>{escape(line)}</p>" for line in token_lines(cmp)))
 
 
-def outcome_table(cs: list[CampaignMetrics]) -> str:
+def outcome_table(report: Report) -> str:
+    cs = report.campaigns
     ops = sorted({u.operator_id for c in cs for u in c.units})
     rows = []
     for op in ops:
-        cells = [(op, False)]
+        cells = [(escape(op), False)]
         for c in cs:
-            units = [u for u in c.units if u.operator_id == op]
-            cells.append((" ".join(f"{MARKS.get(u.status, '?')}{u.label}" for u in units) or "–", False))
+            task = c.task(op)
+            runs = " ".join(f"<b>{escape(r)}</b>" if counted else escape(r) for r, counted in run_marks(c, op))
+            cells.append(("–" if task is None else f'{TASK_WORDS[task.recovered]} <span class="runs">{runs}</span>', False))
+        for cmp in report.comparisons:
+            cls = "only-a" if op in cmp.only_a_tasks else "only-b" if op in cmp.only_b_tasks else False
+            cells.append((escape(discordance(cmp, op) or "–"), cls))
         rows.append(cells)
-    return _table(["operator", *(c.name for c in cs)], rows)
+    head = ["operator", *(c.name for c in cs), *(f"{x.a} vs {x.b}" for x in report.comparisons)]
+    note = OUTCOME_NOTE.replace("in brackets", "bold")
+    return _table(head, rows, raw=True) + f'<p class="note">{escape(note)}</p>'
 
 
-def _table(head: list[str], rows: list[list[tuple[str, bool]]], raw: bool = False) -> str:
+def _table(head: list[str], rows: list[list[tuple[str, bool | str]]], raw: bool = False) -> str:
+    """A table in its own scrolling box; a cell's flag is True (a number), a class name, or False."""
     th = "".join(f"<th>{escape(h)}</th>" for h in head)
     trs = []
     for row in rows:
-        tds = "".join(f'<td{" class=n" if n else ""}>{text if raw else escape(text)}</td>' for text, n in row)
+        tds = "".join(f'<td{_cls(flag)}>{text if raw else escape(text)}</td>' for text, flag in row)
         trs.append(f"<tr>{tds}</tr>")
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{''.join(trs)}</tbody></table>"
+    return f'<div class="box"><table><thead><tr>{th}</tr></thead><tbody>{"".join(trs)}</tbody></table></div>'
+
+
+def _cls(flag: bool | str) -> str:
+    if flag is True:
+        return " class=n"
+    return f' class="{flag}"' if flag else ""
 
 
 def _figure(svg_text: str, caption: str) -> str:

@@ -1,9 +1,28 @@
 """The report as Markdown for the terminal."""
 from __future__ import annotations
 
-from repair.report.metrics import CampaignMetrics, Comparison, Rate, Report
+from repair.report.build import Report
+from repair.report.metrics import CampaignMetrics, Rate
+from repair.report.pairing import Comparison, near_miss_note
 
 MARKS = {"repaired": "✓", "failed": "✗", "crashed": "!", "running": "…", "pending": "·"}
+
+CAMPAIGN_HEAD = ["campaign", "kind", "worker", "ablations", "runs", "tasks recovered [95% CI]", "Pass@1 [95% CI]",
+                 "Pass@K [95% CI]", "how runs ended"]
+COST_HEAD = ["campaign", "tokens/success, own runs", "tokens/success incl. generation", "uncached/success",
+             "mean attempts", "mean wall s", "integrity rejected", "full tier rejected", "either gate",
+             "patterns cited/success"]
+
+NOTES = [
+    "Pass rates with Wilson 95% intervals. Tasks recovered: one outcome per task (operator), the one the paired "
+    "tests use (a debug campaign's first near-miss by name, a regeneration's Pass@K); Pass@1 counts every run.",
+    "Tokens per success, own runs: all tokens of the campaign's runs / its successful runs; a debug campaign's are "
+    "its repairs alone. Incl. generation: a debug campaign's tokens plus what generating its near-misses cost (the "
+    "cohort manifest's generation_cost), what a user pays who generated a kernel and then debugged it; 'not given' "
+    "where the manifest did not say. A regeneration's tokens are all generation: both columns are the same.",
+    "Gate rejections: of the candidates the workflow alone would have accepted (compact tier passes), those the "
+    "integrity gate (static or runtime guards), the full tier, or either, rejected.",
+]
 
 
 def pct(rate: Rate | None) -> str:
@@ -22,70 +41,140 @@ def frac(rate: Rate) -> str:
     return f"{int(rate.successes)}/{rate.n}" + (f" ({100 * rate.value:.1f}%)" if rate.value is not None else "")
 
 
+def task_frac(rate: Rate) -> str:
+    return "–" if rate.value is None else f"{int(rate.successes)}/{rate.n} " + pct(rate)
+
+
+def with_generation(c: CampaignMetrics) -> str:
+    """The 'incl. generation' cell: a number, or why there is none."""
+    if c.kind == "regenerate":
+        return num(c.end_to_end_tokens_per_success) + (" (all generation)" if c.end_to_end_tokens_per_success else "")
+    if c.generation_given == 0:
+        return "not given"
+    if c.generation_tokens is None:
+        return f"not given for {c.finished - c.generation_given} of {c.finished} near-misses"
+    return num(c.end_to_end_tokens_per_success)
+
+
+def generation_note(c: CampaignMetrics) -> str | None:
+    if c.kind != "debug" or not c.generation_given:
+        return None
+    models = f" (model {', '.join(c.generation_models)})" if c.generation_models else " (model not given)"
+    if c.generation_tokens is None:
+        return f"a generation cost is given for {c.generation_given} of {c.finished} finished runs only{models}"
+    return f"generating its near-misses cost {num(c.generation_tokens)} tokens{models}"
+
+
+def campaign_row(c: CampaignMetrics) -> list[str]:
+    reasons = ", ".join(f"{k or 'unknown'} {v}" for k, v in c.stop_reasons.items()) or "none"
+    unfinished = c.runs - c.finished
+    return [
+        c.name, c.kind, c.worker + (f" ({c.model})" if c.model else ""), ", ".join(c.ablations) or "–",
+        f"{c.finished}/{c.runs}", task_frac(c.task_rate), pct(c.pass_at_1),
+        (f"K={c.trials}: " + pct(c.pass_at_k)) if c.pass_at_k is not None else "–",
+        reasons + (f"; {unfinished} not finished" if unfinished else ""),
+    ]
+
+
+def cost_row(c: CampaignMetrics) -> list[str]:
+    full = frac(c.full_tier_rejection) + (" (shadow)" if c.full_tier_shadow else "")
+    return [
+        c.name, num(c.tokens_per_success), with_generation(c), num(c.uncached_tokens_per_success),
+        num(c.mean_attempts, 2), num(c.mean_wall_s, 1), frac(c.integrity_rejection), full, frac(c.gate_rejection),
+        num(c.patterns_cited_per_success, 2),
+    ]
+
+
 def render_markdown(report: Report) -> str:
-    out = ["# Campaign report", "", "## Campaigns", "", *campaign_table(report.campaigns), ""]
-    out += ["Pass rates with Wilson 95% intervals. Tokens per success = all tokens of all runs / successes. "
-            "Gate rejections: of the candidates the workflow alone would have accepted (compact tier passes), "
-            "those the integrity gate (static or runtime guards), the full tier, or either, rejected.", ""]
-    for c in report.campaigns:
-        reasons = ", ".join(f"{k or 'unknown'} {v}" for k, v in c.stop_reasons.items()) or "none"
-        unfinished = c.runs - c.finished
-        out.append(f"- **{c.name}**: how runs ended: {reasons}" + (f"; {unfinished} not finished" if unfinished else ""))
+    cs = report.campaigns
+    out = ["# Campaign report", "", "## Campaigns", "", *_rows([CAMPAIGN_HEAD] + [campaign_row(c) for c in cs]), "",
+           NOTES[0], "", "## Cost and gates", "", *_rows([COST_HEAD] + [cost_row(c) for c in cs]), ""]
+    for note in NOTES[1:]:
+        out += [note, ""]
+    out += [f"- **{c.name}**: {note}" for c in cs if (note := generation_note(c))]
     for cmp in report.comparisons:
         out += ["", *comparison_section(cmp)]
     for name in report.unpaired:
-        out += ["", f"_{name} shares no run or operator with {report.campaigns[0].name}: no paired test._"]
-    out += ["", "## Outcomes per operator", "", *outcome_grid(report.campaigns),
-            "", "✓ repaired · ✗ not repaired · ! crashed · … running · · pending"]
+        out += ["", f"_{name} shares no task with {cs[0].name}: no paired test._"]
+    out += ["", "## Outcomes per operator", "", *outcome_grid(report), "", OUTCOME_NOTE]
     return "\n".join(out) + "\n"
 
 
-def campaign_table(campaigns: list[CampaignMetrics]) -> list[str]:
-    head = ["campaign", "kind", "worker", "ablations", "runs", "Pass@1 [95% CI]", "Pass@K [95% CI]",
-            "tokens/success", "uncached/success", "mean attempts", "mean wall s",
-            "integrity rejected", "full tier rejected", "either gate", "patterns cited/success"]
-    rows = [head, ["---"] * len(head)]
-    for c in campaigns:
-        full = frac(c.full_tier_rejection) + (" (shadow)" if c.full_tier_shadow else "")
-        rows.append([
-            c.name, c.kind, c.worker + (f" ({c.model})" if c.model else ""), ", ".join(c.ablations) or "–",
-            f"{c.finished}/{c.runs}", pct(c.pass_at_1),
-            (f"K={c.trials}: " + pct(c.pass_at_k)) if c.pass_at_k is not None else "–",
-            num(c.tokens_per_success), num(c.uncached_tokens_per_success), num(c.mean_attempts, 2),
-            num(c.mean_wall_s, 1), frac(c.integrity_rejection), full, frac(c.gate_rejection), num(c.patterns_cited_per_success, 2),
-        ])
-    return ["| " + " | ".join(r) + " |" for r in rows]
+OUTCOME_NOTE = ("Per campaign: the task's outcome, then each run (✓ repaired, ✗ not repaired, ! crashed, … running, "
+                "· pending); in brackets: the near-miss that decides the task.")
 
 
-def comparison_section(cmp: Comparison) -> list[str]:
-    level = {"run": "the same runs", "task": "each near-miss against its operator's regeneration (Pass@K)",
-             "operator": "operator (any run repaired)"}[cmp.level]
-    lines = [
-        f"## {cmp.a} vs {cmp.b}", "",
-        f"Paired by {level}: {cmp.pairs} pairs.", "",
-        f"| | {cmp.b} repaired | {cmp.b} not |", "|---|---|---|",
-        f"| **{cmp.a} repaired** | {cmp.both} (both) | {cmp.only_a} (only {cmp.a}) |",
-        f"| **{cmp.a} not** | {cmp.only_b} (only {cmp.b}) | {cmp.neither} (neither) |", "",
-        f"Exact McNemar p = {cmp.mcnemar_p:.4g} (discordant {cmp.only_a} vs {cmp.only_b}).",
-    ]
-    if cmp.tokens_per_success_diff is not None:
-        red = cmp.tokens_per_success_reduction
-        lines.append(f"Tokens per success: {num(cmp.tokens_per_success_a)} vs {num(cmp.tokens_per_success_b)} "
-                     f"(difference {num(cmp.tokens_per_success_diff)}"
-                     + (f"; {100 * red:.1f}% fewer for {cmp.a})" if red is not None and red >= 0
-                        else f"; {100 * -red:.1f}% more for {cmp.a})" if red is not None else ")"))
+def pairing_lines(cmp: Comparison) -> tuple[str, list[str], str, str]:
+    """What was paired and by which rule, then the test or why there is none: shared by Markdown and HTML."""
+    left = f" ({cmp.undecided} not yet decided in both, left out)" if cmp.undecided else ""
+    intro = f"Paired by task: {cmp.pairs} task(s) decided in both{left}. A task counts as recovered by"
+    rules = [f"{cmp.a} when {cmp.rule_a}" + (f" ({cmp.set_aside_a} here)" if cmp.set_aside_a else ""),
+             f"{cmp.b} when {cmp.rule_b}" + (f" ({cmp.set_aside_b} here)" if cmp.set_aside_b else "")]
+    wins = f"Tasks recovered: {cmp.a} {cmp.both + cmp.only_a}/{cmp.pairs}, {cmp.b} {cmp.both + cmp.only_b}/{cmp.pairs}. "
+    if cmp.mcnemar_p is not None:
+        verdict = wins + f"Exact McNemar p = {cmp.mcnemar_p:.4g} (discordant {cmp.only_a} vs {cmp.only_b})."
     else:
-        lines.append("Tokens per success: not defined (a campaign without successes).")
+        verdict = wins + f"No McNemar test: {cmp.no_test}."
+    return intro, rules, verdict, near_miss_note(cmp.kind_a, cmp.kind_b)
+
+
+def token_lines(cmp: Comparison) -> list[str]:
+    def side(name, kind, own, e2e):
+        if kind == "regenerate":
+            return f"{name} {num(own)} (all generation)"
+        return f"{name} {num(own)} (repairs only), {num(e2e) if e2e is not None else 'not given'} (incl. generation)"
+
+    lines = [f"Tokens per success: {side(cmp.a, cmp.kind_a, cmp.tokens_per_success_a, cmp.end_to_end_a)}; "
+             f"{side(cmp.b, cmp.kind_b, cmp.tokens_per_success_b, cmp.end_to_end_b)}."]
+    for what, red in (("repairs only", cmp.tokens_per_success_reduction), ("incl. generation", cmp.end_to_end_reduction)):
+        if red is not None and not (what == "incl. generation" and cmp.kind_a == cmp.kind_b == "regenerate"):
+            lines.append(f"{what.capitalize()}: {100 * abs(red):.1f}% {'fewer' if red >= 0 else 'more'} tokens per "
+                         f"success for {cmp.a}.")
     return lines
 
 
-def outcome_grid(campaigns: list[CampaignMetrics]) -> list[str]:
-    ops = sorted({u.operator_id for c in campaigns for u in c.units})
-    rows = [["operator", *(c.name for c in campaigns)], ["---"] * (len(campaigns) + 1)]
+def comparison_section(cmp: Comparison) -> list[str]:
+    intro, rules, verdict, note = pairing_lines(cmp)
+    return [
+        f"## {cmp.a} vs {cmp.b}", "", intro, "", *(f"- {r}" for r in rules), "",
+        f"| | {cmp.b} recovered | {cmp.b} not |", "|---|---|---|",
+        f"| **{cmp.a} recovered** | {cmp.both} (both) | {cmp.only_a} (only {cmp.a}) |",
+        f"| **{cmp.a} not** | {cmp.only_b} (only {cmp.b}) | {cmp.neither} (neither) |", "",
+        verdict, "", note, "", *token_lines(cmp),
+    ]
+
+
+def discordance(cmp: Comparison, op: str) -> str:
+    return (f"only {cmp.a}" if op in cmp.only_a_tasks else f"only {cmp.b}" if op in cmp.only_b_tasks else "")
+
+
+def outcome_grid(report: Report) -> list[str]:
+    cs = report.campaigns
+    ops = sorted({u.operator_id for c in cs for u in c.units})
+    rows = [["operator", *(c.name for c in cs), *(f"{x.a} vs {x.b}" for x in report.comparisons)]]
     for op in ops:
-        cells = []
-        for c in campaigns:
-            units = [u for u in c.units if u.operator_id == op]
-            cells.append(" ".join(f"{MARKS.get(u.status, '?')}{u.label}" for u in units) or "–")
-        rows.append([op, *cells])
+        cells = [op]
+        for c in cs:
+            task = c.task(op)
+            runs = " ".join(f"[{r}]" if counted else r for r, counted in run_marks(c, op))
+            cells.append("–" if task is None else f"{TASK_WORDS[task.recovered]}: {runs}")
+        cells += [discordance(x, op) or "–" for x in report.comparisons]
+        rows.append(cells)
+    return _rows(rows)
+
+
+TASK_WORDS = {True: "recovered", False: "not recovered", None: "undecided"}
+
+
+def run_marks(c: CampaignMetrics, op: str) -> list[tuple[str, bool]]:
+    """Each run of an operator as ✓label, and whether it alone decides the task (a debug task's first near-miss)."""
+    task = c.task(op)
+    units = [u for u in c.units if u.operator_id == op]
+    alone = c.kind == "debug" and len(units) > 1
+    return [(f"{MARKS.get(u.status, '?')}{u.label}", alone and task is not None and u.label in task.decided_by)
+            for u in units]
+
+
+def _rows(rows: list[list[str]]) -> list[str]:
+    rows = [rows[0], ["---"] * len(rows[0]), *rows[1:]]
     return ["| " + " | ".join(r) + " |" for r in rows]

@@ -1,15 +1,22 @@
 """The numbers of a campaign report, computed from campaign ledgers (never from the run directories)."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from repair.campaign import Ledger
-from repair.report.stats import PairedTable, pass_at_k, wilson_interval
+from repair.report.stats import pass_at_k, wilson_interval
 
-REPORT_SCHEMA = "repair.report/v1"
+FINISHED = ("repaired", "failed", "crashed")
+
+# How each kind of campaign gives one outcome per task (operator): stated in every report that pairs them.
+TASK_RULES = {
+    "debug": "its first near-miss by name (natural order) is repaired; its other near-misses are set aside",
+    "regenerate": "any of its K trials passes (Pass@K, all K finished)",
+}
 
 
 class Rate(BaseModel):
@@ -33,6 +40,23 @@ class Unit(BaseModel):
     operator_id: str
     label: str  # candidate stem or trial-N
     status: str  # repaired, failed, crashed, pending, running
+    tokens: int = 0  # prompt + completion tokens of the run
+    generation_tokens: int | None = None  # debug: what generating the near-miss cost, when the manifest said
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED
+
+
+class Task(BaseModel):
+    """One task (operator) of a campaign with its one outcome under TASK_RULES[kind]."""
+
+    operator_id: str
+    decided_by: list[str]  # the labels of the runs that decide it: the first near-miss, or the K trials
+    recovered: bool | None  # None while a deciding run has not finished
+    tokens: int  # debug: the counted repair's tokens; regenerate: its trials' up to the first success (a user stops there)
+    generation_tokens: int | None = None  # debug: generating the counted near-miss, when the manifest said
+    set_aside: int = 0  # debug: the task's near-misses that do not count
 
 
 class CampaignMetrics(BaseModel):
@@ -43,6 +67,7 @@ class CampaignMetrics(BaseModel):
     model: str | None = None
     ablations: list[str] = Field(default_factory=list)
     snapshot: str | None = None
+    cohort_sha256: str | None = None  # the cohort manifest's hash (None: a single problem)
     trials: int = 1
     operators: int
     runs: int
@@ -51,10 +76,17 @@ class CampaignMetrics(BaseModel):
     crashed: int
     pass_at_1: Rate
     pass_at_k: Rate | None = None  # regenerate: Pass@K with K = trials
+    task_rate: Rate  # tasks recovered under TASK_RULES[kind], of the tasks decided
     tokens: int
     uncached_tokens: int
-    tokens_per_success: float | None
+    tokens_per_success: float | None  # this campaign's own tokens: a debug campaign's repairs only
     uncached_tokens_per_success: float | None
+    generation_given: int  # debug: finished runs whose near-miss's generation cost the manifest gave
+    generation_tokens: int | None  # debug: their sum, when given for every finished run
+    generation_models: list[str] = Field(default_factory=list)
+    # End to end: debug, its repairs plus generating its near-misses (None unless given for every finished run);
+    # regenerate, the same as tokens_per_success (every token of it is a generation).
+    end_to_end_tokens_per_success: float | None
     mean_attempts: float | None
     mean_wall_s: float | None
     workflow_accepted: int
@@ -68,39 +100,30 @@ class CampaignMetrics(BaseModel):
     patterns_cited_per_success: float | None
     stop_reasons: dict[str, int]
     units: list[Unit]
+    tasks: list[Task]
 
-    def outcomes(self) -> dict[str, bool]:
-        return {u.key: u.status == "repaired" for u in self.units if u.status in ("repaired", "failed", "crashed")}
+    def task(self, operator_id: str) -> Task | None:
+        return next((t for t in self.tasks if t.operator_id == operator_id), None)
 
-    def operator_outcomes(self) -> dict[str, bool]:
-        """Per operator: any finished unit repaired (for a regeneration: the Pass@K indicator)."""
-        out: dict[str, bool] = {}
-        for u in self.units:
-            if u.status in ("repaired", "failed", "crashed"):
-                out[u.operator_id] = out.get(u.operator_id, False) or u.status == "repaired"
-        return out
-
-
-class Comparison(BaseModel):
-    a: str
-    b: str
-    level: str  # run: same runs in both; task: each near-miss against its operator's regeneration; operator
-    pairs: int
-    both: int
-    only_a: int
-    only_b: int
-    neither: int
-    mcnemar_p: float
-    tokens_per_success_a: float | None
-    tokens_per_success_b: float | None
-    tokens_per_success_diff: float | None  # a - b
-    tokens_per_success_reduction: float | None  # 1 - a/b: "a needs this share fewer tokens per success"
+    def cost_curve(self, generation: bool = False) -> list[tuple[int, int]] | None:
+        """(cumulative tokens, tasks recovered) after each decided task in name order, from (0, 0); with
+        `generation`, a debug campaign's counted near-misses' generation added (None where not given)."""
+        decided = [t for t in self.tasks if t.recovered is not None]
+        if generation and (self.kind != "debug" or not decided or any(t.generation_tokens is None for t in decided)):
+            return None
+        points, spent, won = [(0, 0)], 0, 0
+        for t in decided:
+            spent += t.tokens + ((t.generation_tokens or 0) if generation else 0)
+            won += t.recovered
+            points.append((spent, won))
+        return points
 
 
 def load_campaign(path: Path) -> CampaignMetrics:
     ledger = Ledger(Path(path), read_only=True)
     config = ledger.config()
     rows = ledger.runs()
+    costs = ledger.generation_costs()
     finished = [r.outcome for r in rows if r.outcome is not None]
     successes = [o for o in finished if o.status == "repaired"]
     tokens = sum(o.total_tokens for o in finished)
@@ -110,17 +133,29 @@ def load_campaign(path: Path) -> CampaignMetrics:
     full = sum(o.full_rejected for o in finished)
     either = sum(o.gate_rejected for o in finished)
     units = [Unit(key=r.key, operator_id=r.operator_id, label=r.key.split("/", 1)[-1],
-                  status=r.outcome.status if r.outcome else ("running" if r.starts else "pending")) for r in rows]
+                  status=r.outcome.status if r.outcome else ("running" if r.starts else "pending"),
+                  tokens=r.outcome.total_tokens if r.outcome else 0,
+                  generation_tokens=costs[r.key].tokens if r.key in costs else None) for r in rows]
+    units.sort(key=lambda u: (u.operator_id, natural_key(u.label)))
+    given = [costs[o.key] for o in finished if o.key in costs]
+    generation = sum(g.tokens for g in given) if finished and len(given) == len(finished) else None
+    per_success = (lambda n: n / len(successes) if successes and n is not None else None)
     p1, pk = _pass_rates(config.kind, config.trials, units)
+    tasks = task_outcomes(config.kind, config.trials, units)
+    decided = [t for t in tasks if t.recovered is not None]
     return CampaignMetrics(
         name=Path(path).resolve().name, path=str(path), kind=config.kind, worker=config.worker, model=config.model,
         ablations=config.ablations, snapshot=config.snapshot, trials=config.trials,
+        cohort_sha256=config.manifest_sha256 if config.manifest else None,
         operators=len({r.operator_id for r in rows}), runs=len(rows), finished=len(finished),
         repaired=len(successes), crashed=sum(o.status == "crashed" for o in finished),
-        pass_at_1=p1, pass_at_k=pk,
+        pass_at_1=p1, pass_at_k=pk, task_rate=Rate.of(sum(t.recovered for t in decided), len(decided)),
         tokens=tokens, uncached_tokens=uncached,
-        tokens_per_success=tokens / len(successes) if successes else None,
-        uncached_tokens_per_success=uncached / len(successes) if successes else None,
+        tokens_per_success=per_success(tokens), uncached_tokens_per_success=per_success(uncached),
+        generation_given=len(given), generation_tokens=generation,
+        generation_models=sorted({g.model for g in given if g.model}),
+        end_to_end_tokens_per_success=per_success(tokens if config.kind == "regenerate"
+                                                  else None if generation is None else tokens + generation),
         mean_attempts=_mean([o.attempts for o in finished]), mean_wall_s=_mean([o.wall_s for o in finished]),
         workflow_accepted=accepted, integrity_rejected=integrity, full_rejected=full, gate_rejected=either,
         integrity_rejection=Rate.of(integrity, accepted), full_tier_rejection=Rate.of(full, accepted),
@@ -128,12 +163,39 @@ def load_campaign(path: Path) -> CampaignMetrics:
         full_tier_shadow="no-full-tier" in config.ablations,
         patterns_cited_per_success=_mean([len(o.cited) for o in successes]),
         stop_reasons=dict(sorted(Counter(o.stop_reason for o in finished).items())),
-        units=units,
+        units=units, tasks=tasks,
     )
 
 
+def task_outcomes(kind: str, trials: int, units: list[Unit]) -> list[Task]:
+    """One Task per operator, in name order, decided by TASK_RULES[kind]."""
+    per_op: dict[str, list[Unit]] = {}
+    for u in units:
+        per_op.setdefault(u.operator_id, []).append(u)
+    tasks = []
+    for op in sorted(per_op):
+        mine = sorted(per_op[op], key=lambda u: natural_key(u.label))
+        if kind == "regenerate":
+            done = [u for u in mine if u.finished]
+            recovered = any(u.status == "repaired" for u in done) if len(done) >= trials else None
+            first = next((i for i, u in enumerate(mine) if u.status == "repaired"), len(mine) - 1)
+            tasks.append(Task(operator_id=op, decided_by=[u.label for u in mine], recovered=recovered,
+                              tokens=sum(u.tokens for u in mine[: first + 1])))
+        else:
+            head = mine[0]
+            tasks.append(Task(operator_id=op, decided_by=[head.label],
+                              recovered=head.status == "repaired" if head.finished else None,
+                              tokens=head.tokens, generation_tokens=head.generation_tokens, set_aside=len(mine) - 1))
+    return tasks
+
+
+def natural_key(label: str) -> list:
+    """Sort key that reads digit runs as numbers: nearmiss_2 before nearmiss_10."""
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", label)]
+
+
 def _pass_rates(kind: str, trials: int, units: list[Unit]) -> tuple[Rate, Rate | None]:
-    done = [u for u in units if u.status in ("repaired", "failed", "crashed")]
+    done = [u for u in units if u.finished]
     wins = sum(u.status == "repaired" for u in done)
     if kind != "regenerate":
         return Rate.of(wins, len(done)), None
@@ -147,65 +209,6 @@ def _pass_rates(kind: str, trials: int, units: list[Unit]) -> tuple[Rate, Rate |
     pk_wins = sum(any(v) for v in complete.values())
     pk = Rate.of(pk_wins, len(complete), sum(pk_values) / len(pk_values) if pk_values else None)
     return Rate.of(wins, len(done), p1), pk
-
-
-def compare(a: CampaignMetrics, b: CampaignMetrics) -> Comparison | None:
-    """Paired outcomes on the runs (or operators) both campaigns finished; None when they share none."""
-    level, oa, ob = _paired(a, b)
-    if not oa:
-        return None
-    table = PairedTable.from_outcomes(oa, ob)
-    ta, tb = a.tokens_per_success, b.tokens_per_success
-    return Comparison(
-        a=a.name, b=b.name, level=level, pairs=len(set(oa) & set(ob)),
-        both=table.both, only_a=table.only_a, only_b=table.only_b, neither=table.neither, mcnemar_p=table.mcnemar_p,
-        tokens_per_success_a=ta, tokens_per_success_b=tb,
-        tokens_per_success_diff=ta - tb if ta is not None and tb is not None else None,
-        tokens_per_success_reduction=1 - ta / tb if ta is not None and tb else None,
-    )
-
-
-def _paired(a: CampaignMetrics, b: CampaignMetrics) -> tuple[str, dict[str, bool], dict[str, bool]]:
-    if a.kind == b.kind == "debug" or (a.kind == b.kind and a.trials == b.trials):
-        oa, ob = a.outcomes(), b.outcomes()
-        shared = set(oa) & set(ob)
-        if shared:
-            return "run", {k: oa[k] for k in shared}, {k: ob[k] for k in shared}
-    if a.kind != b.kind:
-        debug, regen = (a, b) if a.kind == "debug" else (b, a)
-        ops = regen.operator_outcomes()
-        d = {k: v for k, v in debug.outcomes().items() if k.split("/", 1)[0] in ops}
-        r = {k: ops[k.split("/", 1)[0]] for k in d}
-        return "task", *((d, r) if a is debug else (r, d))
-    oa, ob = a.operator_outcomes(), b.operator_outcomes()
-    shared = set(oa) & set(ob)
-    return "operator", {k: oa[k] for k in shared}, {k: ob[k] for k in shared}
-
-
-class Report(BaseModel):
-    schema_: str = Field(REPORT_SCHEMA, alias="schema")
-    campaigns: list[CampaignMetrics]
-    comparisons: list[Comparison] = Field(default_factory=list)
-    unpaired: list[str] = Field(default_factory=list)  # later campaigns sharing no run or operator with the first
-
-    model_config = {"populate_by_name": True}
-
-    def to_json(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2)
-
-
-def build_report(paths: list[Path]) -> Report:
-    """Every campaign's metrics and, for each later campaign, its paired comparison with the first one."""
-    campaigns = [load_campaign(p) for p in paths]
-    names = [c.name for c in campaigns]
-    for i, c in enumerate(campaigns):  # two directories with the same name: tell them apart by position
-        if names.count(c.name) > 1:
-            c.name = f"{c.name}#{i + 1}"
-    comparisons, unpaired = [], []
-    for c in campaigns[1:]:
-        cmp = compare(campaigns[0], c)
-        (comparisons.append(cmp) if cmp is not None else unpaired.append(c.name))
-    return Report(campaigns=campaigns, comparisons=comparisons, unpaired=unpaired)
 
 
 def _mean(values: list[float]) -> float | None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from repair.report.metrics import Report, build_report
+from repair.report.build import Report, build_report
 
 
 def write_report(paths, html=None) -> tuple[Report, str]:

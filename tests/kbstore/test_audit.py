@@ -2,15 +2,14 @@
 shared lines and the longest run highlighted), says so when a cohort file has changed, escapes everything, and
 renders in a real headless browser; `kb overlap` gives the freeze's own verdict for a file not yet ingested."""
 import json
-import os
 import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from browser import LAYOUT, Browser, needs_chromium
 from freeze_corpus import bugged
 from ingest.synthetic import make_record, write_record
 from kbstore.audit import audit
@@ -135,77 +134,45 @@ def test_html_is_self_contained_and_escaped(audited, tmp_path):
     assert refs == [] and page.count('<table class="sbs">') >= 2
 
 
-def _chromium() -> str | None:
-    return next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
-
-
-PROBE = """<script>
-for (const m of document.querySelectorAll('table.sbs mark')) {
+# Each highlight's text, computed background, box and side (entry or cohort), read in the laid-out page.
+MARKS = """[...document.querySelectorAll('table.sbs mark')].map(m => {
   const r = m.getBoundingClientRect(), td = m.closest('td');
-  m.dataset.bg = getComputedStyle(m).backgroundColor;
-  m.dataset.box = [r.left, r.top, r.width, r.height].map(Math.round).join(',');
-  m.dataset.side = td.classList.contains('entry') ? 'entry' : td.classList.contains('cohort') ? 'cohort' : '';
-}
-document.body.dataset.probed = 'yes';
-</script>"""
+  return {text: m.textContent, class: m.className, bg: getComputedStyle(m).backgroundColor,
+          box: [r.left, r.top, r.width, r.height].map(Math.round),
+          side: td.classList.contains('entry') ? 'entry' : td.classList.contains('cohort') ? 'cohort' : ''};
+})"""
 
 
-class _Marks(HTMLParser):
-    """Every <mark> of the dumped DOM: its attributes and text."""
-
-    def __init__(self):
-        super().__init__()
-        self.marks, self.tables, self.probed, self._open = [], 0, False, None
-
-    def handle_starttag(self, tag, attrs):
-        d = dict(attrs)
-        if tag == "mark" and "data-side" in d:
-            self._open = {**d, "text": ""}
-        elif tag == "table" and d.get("class") == "sbs":
-            self.tables += 1
-        elif tag == "body":
-            self.probed = d.get("data-probed") == "yes"
-
-    def handle_data(self, data):
-        if self._open is not None:
-            self._open["text"] += data
-
-    def handle_endtag(self, tag):
-        if tag == "mark" and self._open is not None:
-            self.marks.append(self._open)
-            self._open = None
-
-
-@pytest.mark.skipif(_chromium() is None, reason="no Chromium on PATH (.ci/run installs it: apt-get install -y chromium)")
+@needs_chromium
 def test_audit_page_renders_the_copied_line_highlighted_on_both_sides_in_chromium(audited, tmp_path):
-    """One headless Chromium launch: the page as written plus a probe script that records each highlight's computed
-    background and box; the copied line must be laid out, highlighted as the run, on the entry side and the cohort side."""
+    """One headless Chromium launch, 1280 px wide: the page never runs off the right edge, its charts are drawn, a
+    screenshot lands in tmp_path, and the copied line is laid out, highlighted as the run, on the entry side and the
+    cohort side of one row."""
     a = audited
     page = audit(a["snap"].snapshot_id, a["kb"]).html()
     assert "<script" not in page
-    probe = tmp_path / "probe.html"
-    probe.write_text(page.replace("</body>", PROBE + "</body>"), encoding="utf-8")
-    res = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                          f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,900", "--dump-dom",
-                          probe.as_uri()], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "HOME": str(tmp_path)})
-    assert res.returncode == 0, res.stderr[-2000:]
-    dom = _Marks()
-    dom.feed(res.stdout)
-    assert dom.probed and dom.tables >= 2, res.stdout[:500]
-    copied = [m for m in dom.marks if m["text"] == COPIED and m["class"] == "run"]
-    sides = {m["data-side"] for m in copied}
-    assert sides == {"entry", "cohort"}, copied
+    path = tmp_path / "audit.html"
+    path.write_text(page, encoding="utf-8")
+    with Browser(tmp_path) as browser:
+        browser.open(path.as_uri(), width=1280)
+        layout = browser.evaluate(LAYOUT)
+        marks = browser.evaluate(MARKS)
+        tables = browser.evaluate("document.querySelectorAll('table.sbs').length")
+        browser.screenshot(tmp_path / "audit.png")
+    assert layout["scroll_width"] <= layout["viewport"] == 1280, layout  # no horizontal overflow of the page
+    assert layout["svgs"] and all(s["width"] > 0 and s["height"] > 0 and s["right"] <= 1280 for s in layout["svgs"])
+    assert tables >= 2 and (tmp_path / "audit.png").stat().st_size > 0
+    copied = [m for m in marks if m["text"] == COPIED and m["class"] == "run"]
+    assert {m["side"] for m in copied} == {"entry", "cohort"}, copied
     for m in copied:
-        left, top, width, height = map(int, m["data-box"].split(","))
-        assert width > 0 and height > 0, m  # laid out, visible
-        assert m["data-bg"] not in ("rgba(0, 0, 0, 0)", "transparent"), m  # highlighted
-    shared = {m["data-bg"] for m in dom.marks if m["class"] == "shared"}
-    run = {m["data-bg"] for m in dom.marks if m["class"] == "run"}
+        assert m["box"][2] > 0 and m["box"][3] > 0, m  # laid out, visible
+        assert m["bg"] not in ("rgba(0, 0, 0, 0)", "transparent"), m  # highlighted
+    shared = {m["bg"] for m in marks if m["class"] == "shared"}
+    run = {m["bg"] for m in marks if m["class"] == "run"}
     assert len(run) == 1 and run.isdisjoint(shared)  # the longest run is marked distinctly
-    entry = next(m for m in copied if m["data-side"] == "entry")
-    cohort = next(m for m in copied if m["data-side"] == "cohort" and m["data-box"].split(",")[1] == entry["data-box"].split(",")[1])
-    assert int(entry["data-box"].split(",")[0]) < int(cohort["data-box"].split(",")[0])  # side by side, on one row
+    entry = next(m for m in copied if m["side"] == "entry")
+    cohort = next(m for m in copied if m["side"] == "cohort" and m["box"][1] == entry["box"][1])
+    assert entry["box"][0] < cohort["box"][0]  # side by side, on one row
 
 
 def test_kb_overlap_gives_the_freezes_verdict_and_scores(audited, capsys):

@@ -123,7 +123,7 @@ def test_report_numbers_match_a_hand_count(resumed, tmp_path):
     assert c["patterns_cited_per_success"] == 0
     assert c["stop_reasons"] == {"attempts": 1, "repaired": 1}
     page = (tmp_path / "r.html").read_text()
-    assert page.count("<svg") == 3 and "leaky_relu/nearmiss_1" in page
+    assert page.count("<svg") == 4 and "leaky_relu/nearmiss_1" in page
 
 
 def test_regeneration_baseline_and_paired_report(resumed, tmp_path):

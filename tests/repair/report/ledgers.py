@@ -3,16 +3,20 @@ from pathlib import Path
 
 from repair.campaign.ledger import Ledger
 from repair.campaign.outcome import FindingRow, PatternRow, RunOutcome
-from repair.campaign.spec import CampaignConfig, RunSpec
+from repair.campaign.spec import CampaignConfig, GenerationCost, RunSpec
 
 
-def make_ledger(out: Path, kind: str, outcomes: dict[str, dict], *, trials: int = 1, ablations=(), pending=()) -> Path:
-    """A campaign ledger written directly: {key: RunOutcome fields}; keys listed in `pending` stay unfinished."""
-    config = CampaignConfig(kind=kind, manifest=f"/m/{out.name}.yaml", trials=trials, ablations=list(ablations))
+def make_ledger(out: Path, kind: str, outcomes: dict[str, dict], *, trials: int = 1, ablations=(), pending=(),
+                generation: dict[str, tuple[int, str | None]] | None = None, cohort: str | None = None) -> Path:
+    """A campaign ledger written directly: {key: RunOutcome fields}; keys listed in `pending` stay unfinished;
+    `generation`: {key: (tokens, model)} as a cohort manifest's generation_cost gives it; `cohort`: its hash."""
+    config = CampaignConfig(kind=kind, manifest=f"/m/{out.name}.yaml", manifest_sha256=cohort, trials=trials,
+                            ablations=list(ablations))
     keys = list(outcomes) + list(pending)
+    gen = {k: GenerationCost(tokens=t, model=m) for k, (t, m) in (generation or {}).items()}
     specs = [RunSpec(k, k.split("/")[0], "fam", Path("/p/problem.py"),
                      None if kind == "regenerate" else Path(f"/p/{k.split('/')[1]}.py"),
-                     int(k.split("-")[-1]) if kind == "regenerate" else 0) for k in keys]
+                     int(k.split("-")[-1]) if kind == "regenerate" else 0, gen.get(k)) for k in keys]
     ledger = Ledger(out)
     ledger.open_campaign(config, specs)
     done = []
