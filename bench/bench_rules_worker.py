@@ -1,26 +1,44 @@
-"""The `rules` worker on the example suite's near-misses: how many it repairs, evaluations and wall time each.
+"""The `rules` worker on the example suite and the held-out transfer suite, side by side, at zero tokens.
 
 The starter records are ingested into a fresh KB (the packaged MiniLM embedder unless --embedder hash),
-then `repair run` runs on every labelled near-miss with `--worker rules`, retrieving k patterns from
-that KB per checkpoint, judged by the real harness at a fixed seed. `--offer-all` skips retrieval and
-offers every starter pattern (what the rules can do when retrieval is perfect).
+then `repair run --worker rules` runs on every labelled near-miss, retrieving from that KB (k patterns
+for a model to see; the worker itself tries every rule-carrying pattern whose rules match), judged by
+the real harness at a fixed seed. `--offer-all` skips retrieval and offers every starter pattern.
 
-    .venv/bin/python bench/bench_rules_worker.py [--k 5] [--attempts 8] [--embedder hash] [--offer-all]
+The held-out suite (heldout/transfer) was written by people who had not read the rules: it is
+reported in aggregate only (per bug class: repaired of total), never per file.
+
+    .venv/bin/python bench/bench_rules_worker.py [--suite examples|heldout|both] [--k 5] [--attempts 8]
+                                                [--embedder hash] [--offer-all] [--json FILE]
+    .venv/bin/python bench/bench_rules_worker.py --distill-loo
+
+`--distill-loo` measures distillation instead, leave one operator out, on the example suite and the rules'
+development set (no evaluation, no held-out file): for each operator, rules are distilled from the other
+operators' fixes of a class, one fix at a time (ingest.rules.distill) or generalised over all of them
+(ingest.rules.generalize, checked against the other operators' correct kernels), and applied to the left-out
+operator's near-misses of that class: repaired when some rewrite (up to two) gives its correct kernel.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+SUITES = {"examples": ROOT / "examples", "heldout": ROOT / "heldout" / "transfer",
+          "dev": ROOT / "tests" / "repair" / "rules" / "data" / "dev"}  # dev: the rules' own development set
 
 
 class CountingJudge:
@@ -39,83 +57,273 @@ class CountingJudge:
         return self.inner.evaluate(candidate, tier)
 
 
-def nearmisses(examples: Path):
-    for meta_path in sorted(examples.glob("*/meta.yaml")):
+@dataclass
+class Row:
+    suite: str
+    name: str  # operator/file; printed for the example suite only
+    bug_class: str
+    starter: bool  # the class has a starter record
+    status: str
+    attempts: int
+    evaluations: int
+    violations: int  # attempts whose gate or runtime verdict was a violation
+    wall_s: float
+    cited: str
+
+
+def nearmisses(suite_dir: Path):
+    for meta_path in sorted(suite_dir.glob("*/meta.yaml")):
         meta = yaml.safe_load(meta_path.read_text())
         for name, info in meta["candidates"].items():
             if info.get("kind") == "near-miss":
                 yield meta_path.parent, name, info["bug_class"]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     from provenance.offline import apply_offline_env
 
     apply_offline_env()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--examples", type=Path, default=ROOT / "examples")
+    ap.add_argument("--suite", choices=["examples", "heldout", "both", "dev", "all"], default="both",
+                    help="both: examples and heldout; all: examples, dev and heldout")
+    ap.add_argument("--examples", type=Path, default=None, help="another directory in the example suite's format")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--attempts", type=int, default=8)
     ap.add_argument("--embedder", default=None, help="KB_EMBEDDER for the temporary KB (default: the packaged MiniLM)")
     ap.add_argument("--offer-all", action="store_true")
-    args = ap.parse_args()
+    ap.add_argument("--json", type=Path, default=None, help="also write every row (held-out rows without names)")
+    ap.add_argument("--distill-loo", action="store_true", help="leave-one-operator-out figures for distilled rules")
+    args = ap.parse_args(argv)
+    if args.distill_loo:
+        return distill_loo()
     if args.embedder:
         os.environ["KB_EMBEDDER"] = args.embedder
+    suites = {"both": ["examples", "heldout"], "all": ["examples", "dev", "heldout"]}.get(args.suite, [args.suite])
+    dirs = {s: SUITES[s] for s in suites}
+    if args.examples is not None:
+        dirs = {"examples": args.examples}
     tmp = Path(tempfile.mkdtemp(prefix="bench-rules-"))
     try:
-        return _run(args, tmp)
+        with _shared_server():
+            return _run(args, dirs, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _run(args, tmp: Path) -> int:
-    from repair.loop.bounds import Bounds
-    from repair.loop.judge import HarnessJudge
-    from repair.loop.algorithm import RunConfig, run_repair
+@contextmanager
+def _shared_server():
+    """One warm fork server for every evaluation of the bench (as a campaign does), in a private directory."""
+    from repair.engine import shared_server
+    from repair.errors import BadInput, EnvironmentMissing
+
+    d = tempfile.mkdtemp(prefix="bench-rw-", dir="/tmp" if os.path.isdir("/tmp") else None)
+    old = os.environ.get("REPAIR_SERVER_DIR")
+    try:
+        try:
+            shared_server.start(None, idle_s=120.0, directory=d, with_caller=True)
+            os.environ["REPAIR_SERVER_DIR"] = d
+        except (BadInput, EnvironmentMissing):
+            pass  # each evaluation starts its own
+        yield
+    finally:
+        shared_server.stop(directory=d)
+        if old is None:
+            os.environ.pop("REPAIR_SERVER_DIR", None)
+        else:
+            os.environ["REPAIR_SERVER_DIR"] = old
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _retriever_factory(args, tmp: Path):
     from repair.loop.retrieve import FixedRetriever, KBRetriever
     from repair.rules.build_starter import STARTER_DIR, pattern_id
     from repair.rules.catalog import STARTER
     from repair.workers.base import Pattern
-    from repair.workers.rules_worker import RulesWorker
 
     if args.offer_all:
         pats = [Pattern(id=pattern_id(p), score=1.0, title=p.title, bug_class=p.bug_class, fix=p.fix,
                         rules=tuple(r.to_dict() for r in p.rules)) for p in STARTER]
-        make_retriever, k = (lambda: FixedRetriever(pats)), len(pats)
-        where = f"every starter pattern offered ({len(pats)})"
-    else:
-        from ingest.api import ingest
+        return (lambda: FixedRetriever(pats)), len(pats), f"every starter pattern offered ({len(pats)})"
+    from ingest.api import ingest
 
-        t0 = time.perf_counter()
-        report = ingest([STARTER_DIR], tmp / "kb")
-        where = (f"starter KB: {report.count('admitted')} records admitted in {time.perf_counter() - t0:.1f} s, "
-                 f"k={args.k}")
-        make_retriever, k = (lambda: KBRetriever(tmp / "kb")), args.k
+    t0 = time.perf_counter()
+    report = ingest([STARTER_DIR], tmp / "kb")
+    where = f"starter KB: {report.count('admitted')} records admitted in {time.perf_counter() - t0:.1f} s, k={args.k}"
+    return (lambda: KBRetriever(tmp / "kb")), args.k, where
+
+
+def _run(args, dirs: dict[str, Path], tmp: Path) -> int:
+    from repair.rules.catalog import STARTER
+
+    make_retriever, k, where = _retriever_factory(args, tmp)
     starter_classes = {p.bug_class for p in STARTER}
+    print(f"# rules worker ({where}; bounds: {args.attempts} attempts; tokens 0)")
+    rows: list[Row] = []
+    touched = {}
+    for suite, suite_dir in dirs.items():
+        rows += _run_suite(suite, suite_dir, args, k, make_retriever, starter_classes)
+        touched[suite] = _correct_touched(suite_dir)
+    _summary(rows, list(dirs), touched)
+    if args.json:
+        args.json.write_text(json.dumps([asdict(r) | ({"name": ""} if r.suite == "heldout" else {}) for r in rows],
+                                        indent=1) + "\n")
+    return 0
 
-    print(f"# rules worker on the example suite ({where}; bounds: {args.attempts} attempts)")
-    print(f"{'near-miss':32} {'bug class':24} {'starter':7} {'status':17} {'attempts':>8} {'evals':>5} "
-          f"{'wall s':>7}  cited")
+
+def _run_suite(suite, suite_dir, args, k, make_retriever, starter_classes) -> list[Row]:
+    from repair.loop.algorithm import RunConfig, run_repair
+    from repair.loop.bounds import Bounds
+    from repair.loop.judge import HarnessJudge
+    from repair.workers.rules_worker import RulesWorker
+
+    named = suite != "heldout"
+    print(f"\n## {suite} ({suite_dir.relative_to(ROOT) if suite_dir.is_relative_to(ROOT) else suite_dir})")
+    if named:
+        print(f"{'near-miss':32} {'bug class':24} {'starter':7} {'status':17} {'attempts':>8} {'evals':>5} "
+              f"{'wall s':>7}  cited")
     rows = []
-    for op_dir, name, bug_class in nearmisses(args.examples):
+    for n, (op_dir, name, bug_class) in enumerate(nearmisses(suite_dir), 1):
         problem = op_dir / "problem.py"
         judge = CountingJudge(HarnessJudge(problem, seed=0))
         t0 = time.perf_counter()
-        outcome = run_repair(RunConfig(problem, op_dir / name, bounds=Bounds(attempts=args.attempts), k=k),
-                             RulesWorker(), make_retriever(), judge)
+        try:
+            outcome = run_repair(RunConfig(problem, op_dir / name, bounds=Bounds(attempts=args.attempts), k=k),
+                                 RulesWorker(), make_retriever(), judge)
+            status, attempts = outcome.status, outcome.attempts
+        except Exception as e:  # one broken run is a row, not the end of the bench
+            status, attempts = f"error:{type(e).__name__}", []
         wall = time.perf_counter() - t0
-        cited = sorted({c for a in outcome.attempts for c in a.cited if a.outcome == "accepted"})
-        cited = [c if len(c) < 40 else c[:12] for c in cited]
-        rows.append((outcome.status, len(outcome.attempts), judge.evaluations, wall, bug_class in starter_classes))
-        print(f"{op_dir.name + '/' + name:32} {bug_class:24} {'yes' if bug_class in starter_classes else 'no':7} "
-              f"{outcome.status:17} {len(outcome.attempts):>8} {judge.evaluations:>5} {wall:>7.1f}  {','.join(cited)}")
-    repaired = [r for r in rows if r[0] == "repaired"]
-    covered = [r for r in rows if r[4]]
-    print(f"\nrepaired {len(repaired)}/{len(rows)} near-misses ({sum(r[0] == 'repaired' for r in covered)}/"
-          f"{len(covered)} of starter classes); tokens 0")
-    if repaired:
-        print(f"per repair: attempts mean {sum(r[1] for r in repaired) / len(repaired):.2f}, evaluations mean "
-              f"{sum(r[2] for r in repaired) / len(repaired):.2f}, wall mean {sum(r[3] for r in repaired) / len(repaired):.1f} s "
-              f"(max {max(r[3] for r in repaired):.1f} s)")
+        cited = sorted({c for a in attempts for c in a.cited if a.outcome == "accepted"})
+        row = Row(suite, f"{op_dir.name}/{name}", bug_class, bug_class in starter_classes, status, len(attempts),
+                  judge.evaluations, sum(a.verdict == "violation" for a in attempts), round(wall, 2),
+                  ",".join(c if len(c) < 40 else c[:12] for c in cited))
+        rows.append(row)
+        if named:
+            print(f"{row.name:32} {bug_class:24} {'yes' if row.starter else 'no':7} {status:17} {row.attempts:>8} "
+                  f"{row.evaluations:>5} {wall:>7.1f}  {row.cited}")
+        else:
+            print(f"\r{n} near-misses run", end="", flush=True)
+    if not named:
+        print()
+    return rows
+
+
+def _correct_touched(suite_dir: Path) -> tuple[int, int]:
+    """(correct kernels some starter rule rewrites, correct kernels): a rule must never touch a passing kernel."""
+    from ingest.rules import apply_rule, equivalent
+    from repair.rules.catalog import starter_rules
+
+    rules, touched, total = starter_rules(), 0, 0
+    for meta_path in sorted(suite_dir.glob("*/meta.yaml")):
+        meta = yaml.safe_load(meta_path.read_text())
+        reference = (meta_path.parent / "problem.py").read_text()
+        for name, info in meta["candidates"].items():
+            if info.get("kind") != "correct":
+                continue
+            text = (meta_path.parent / name).read_text()
+            total += 1
+            touched += any(not equivalent(a.patched_source, text) for r in rules
+                           for a in apply_rule(r, text, reference=reference))
+    return touched, total
+
+
+def _summary(rows: list[Row], suites: list[str], touched: dict | None = None) -> None:
+    def stats(rs: list[Row]) -> dict[str, str]:
+        rep = [r for r in rs if r.status == "repaired"]
+        cov = [r for r in rs if r.starter]
+        evals = sum(r.evaluations for r in rep)
+        return {
+            "near-misses": str(len(rs)),
+            "repaired": f"{len(rep)}/{len(rs)} ({100 * len(rep) / max(len(rs), 1):.0f}%)",
+            "  of starter classes": f"{sum(r.status == 'repaired' for r in cov)}/{len(cov)}",
+            "  of other classes": f"{sum(r.status == 'repaired' for r in rs if not r.starter)}/{len(rs) - len(cov)}",
+            "evaluations per accepted repair": f"{evals / len(rep):.2f}" if rep else "-",
+            "  max for one repair": str(max((r.evaluations for r in rep), default=0)),
+            "evaluations, all runs / repaired": f"{sum(r.evaluations for r in rs) / len(rep):.2f}" if rep else "-",
+            "attempts per accepted repair": f"{sum(r.attempts for r in rep) / len(rep):.2f}" if rep else "-",
+            "integrity violations": str(sum(r.violations for r in rs)),
+            "correct kernels a rule rewrites": "{}/{}".format(*(touched or {}).get(rs[0].suite if rs else "", (0, 0))),
+            "errors": str(sum(r.status.startswith("error") for r in rs)),
+            "tokens": "0",
+            "wall s (total)": f"{sum(r.wall_s for r in rs):.1f}",
+            "wall s per run (mean / max)": (f"{sum(r.wall_s for r in rs) / len(rs):.1f} / "
+                                            f"{max(r.wall_s for r in rs):.1f}") if rs else "-",
+        }
+
+    by = {s: [r for r in rows if r.suite == s] for s in suites}
+    table = {s: stats(rs) for s, rs in by.items()}
+    print(f"\n## summary\n{'':34}" + "".join(f"{s:>18}" for s in suites))
+    for key in next(iter(table.values())):
+        print(f"{key:34}" + "".join(f"{table[s][key]:>18}" for s in suites))
+    classes = sorted({r.bug_class for r in rows})
+    print(f"\n## per bug class (repaired/total)\n{'bug class':34}" + "".join(f"{s:>18}" for s in suites))
+    for c in classes:
+        cells = []
+        for s in suites:
+            rs = [r for r in by[s] if r.bug_class == c]
+            cells.append(f"{sum(r.status == 'repaired' for r in rs)}/{len(rs)}" if rs else "-")
+        print(f"{c:34}" + "".join(f"{x:>18}" for x in cells))
+    statuses = {s: Counter(r.status for r in by[s]) for s in suites}
+    print("\n## run statuses\n" + "\n".join(f"{s}: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses[s].items()))
+                                          for s in suites))
+
+
+def distill_loo() -> int:
+    """Leave one operator out: do rules distilled from the other operators' fixes repair this one's near-misses?"""
+    from ingest.rules import apply_rules, distill, equivalent
+    from ingest.rules.generalize import generalize
+
+    fixes = []  # (bug class, operator dir, near-miss text, correct text)
+    for suite in (SUITES["examples"], SUITES["dev"]):
+        for op_dir, name, bug_class in nearmisses(suite):
+            fixes.append((bug_class, op_dir, (op_dir / name).read_text(), (op_dir / "correct.py").read_text()))
+    corrects = {d: (d / "correct.py").read_text() for d in {f[1] for f in fixes}}
+
+    def canon(text: str) -> str:  # one spelling of infinity, so that -float("inf") is float("-inf")
+        text = re.sub(r"""float\((["'])-inf\1\)""", '-float("inf")', text)
+        return re.sub(r"""float\('inf'\)""", 'float("inf")', text)
+
+    def reaches(rules, source, target) -> bool:
+        frontier = [source]
+        for _ in range(2):
+            frontier = [a.patched_source for s in frontier for a in apply_rules(rules, s)][:64]
+            if any(equivalent(canon(s), canon(target)) for s in frontier):
+                return True
+        return False
+
+    print("# distilled rules, leave one operator out (examples + dev; a repair = the correct kernel reached)")
+    print(f"{'bug class':26} {'fixes':>5} {'ops':>4} {'single-fix':>10} {'generalised':>11} {'both':>5} "
+          f"{'rules':>5} {'breaks':>6}  wall s")
+    totals = Counter()
+    for bug_class in sorted({f[0] for f in fixes}):
+        mine = [f for f in fixes if f[0] == bug_class]
+        ops = sorted({f[1] for f in mine}, key=str)
+        if len(ops) < 2:
+            continue
+        t0, row = time.perf_counter(), Counter()
+        for op in ops:
+            train = [(b, a) for _, d, b, a in mine if d != op]
+            single = [r for b, a in train for r in distill(b, a, "triton", bug_class=bug_class)]
+            corpus = [text for d, text in corrects.items() if d != op]
+            general = generalize(train, "triton", bug_class=bug_class, corpus=corpus)
+            row["rules"] += len(general)
+            row["breaks"] += sum(1 for r in general for a in apply_rules([r], corrects[op])
+                                 if not equivalent(a.patched_source, corrects[op]))
+            for _, d, before, after in mine:
+                if d != op:
+                    continue
+                row["held-out"] += 1
+                one, gen = reaches(single, before, after), reaches(general, before, after)
+                row["single"] += one
+                row["general"] += gen
+                row["both"] += one or gen
+        totals.update(row)
+        print(f"{bug_class:26} {row['held-out']:>5} {len(ops):>4} {row['single']:>10} {row['general']:>11} "
+              f"{row['both']:>5} {row['rules']:>5} {row['breaks']:>6}  {time.perf_counter() - t0:.1f}")
+    print(f"{'total':26} {totals['held-out']:>5} {'':>4} {totals['single']:>10} {totals['general']:>11} "
+          f"{totals['both']:>5} {totals['rules']:>5} {totals['breaks']:>6}")
+    print("breaks: rewrites a generalised rule makes on the left-out operator's correct kernel "
+          "(never seen in training)")
     return 0
 
 

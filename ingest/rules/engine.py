@@ -85,6 +85,7 @@ def compile_rule(rule: Rule) -> dict:
     if rule.requires_any:
         extra.append({"any": [_in_function(p) for p in rule.requires_any]})
     extra += [{"not": _in_function(p)} for p in rule.forbids]
+    extra += [{"not": {"inside": {"pattern": p, "stopBy": "end"}}} for p in rule.not_inside]
     core = {"pattern": {"context": rule.pattern, "selector": rule.selector} if rule.selector else rule.pattern}
     config: dict = {"rule": {"all": [core, *extra]} if extra else core}
     constraints = {name: _constraint(c, rule.language) for name, c in rule.where.items() if c != type(c)()}
@@ -97,11 +98,22 @@ def check_rule(rule: Rule) -> None:
     """Raise BadRule when the pattern does not parse or the config does not compile."""
     from ast_grep_py import SgRoot
 
+    from ingest.rules.meaning import FACTS
+
+    flow_patterns = [p for f in rule.flows for end in (f.source, f.sink, f.not_sink, f.then) if isinstance(end, list)
+                     for p in end]
     for label, text in [("pattern", rule.pattern), *[(f"requires {p!r}", p) for p in rule.requires + rule.requires_any],
-                        *[(f"forbids {p!r}", p) for p in rule.forbids]]:
+                        *[(f"forbids {p!r}", p) for p in rule.forbids],
+                        *[(f"not_inside {p!r}", p) for p in rule.not_inside],
+                        *[(f"flow {p!r}", p) for p in flow_patterns]]:
         plain = _SINGLE.sub(lambda m: m.group(1), _MULTI.sub("", text))
         if SgRoot(plain, rule.language).root().find(kind="ERROR") is not None:
             raise BadRule(f"rule {rule.id}: {label} does not parse as {rule.language}")
+    for name, spec in rule.derive.items():
+        if spec.fact not in FACTS:
+            raise BadRule(f"rule {rule.id}: ${name}: unknown fact {spec.fact!r} (known: {', '.join(sorted(FACTS))})")
+    if (rule.flows or rule.derive) and rule.language != "python":
+        raise BadRule(f"rule {rule.id}: flows and facts are read from Python (Triton) sources only")
     _find(rule, SgRoot("", rule.language).root())
 
 
@@ -117,9 +129,10 @@ def _find(rule: Rule, root) -> list:
 _TOKEN = re.compile(r"(\$\$\$[A-Z_][A-Z0-9_]*|\$[A-Z_][A-Z0-9_]*)")
 
 
-def _expand(template: str, match, source: str, indent: str) -> str:
-    """Fill the rewrite template from the match; later lines get the site's indentation."""
+def _expand(template: str, match, source: str, indent: str, derived: dict[str, str] | None = None) -> str:
+    """Fill the rewrite template from the match (and derived metavariables); later lines get the site's indentation."""
     out = []
+    derived = derived or {}
     for piece in _TOKEN.split(template):
         if piece.startswith("$$$"):
             nodes = match.get_multiple_matches(piece[3:])
@@ -127,6 +140,8 @@ def _expand(template: str, match, source: str, indent: str) -> str:
             if text.startswith(",") and out:  # "f($X $$$REST)": no space before the bound comma
                 out[-1] = out[-1].rstrip(" ")
             out.append(text)
+        elif piece.startswith("$") and piece[1:] in derived:
+            out.append(derived[piece[1:]])
         elif piece.startswith("$"):
             node = match.get_match(piece[1:])
             out.append(node.text() if node is not None else "")
@@ -134,6 +149,33 @@ def _expand(template: str, match, source: str, indent: str) -> str:
             out.append(piece)
     lines = "".join(out).split("\n")
     return "\n".join([lines[0], *[(indent + ln) if ln else ln for ln in lines[1:]]])
+
+
+_OPERAND_OF = {"binary_operator", "unary_operator", "comparison_operator", "boolean_operator", "not_operator",
+               "attribute", "subscript", "await"}
+_LOOSE = (ast.BinOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Lambda, ast.UnaryOp, ast.NamedExpr)
+
+
+def _parenthesise(match, text: str, language: str) -> str:
+    """A rewrite that is a looser expression than the operand it replaces keeps its meaning in parentheses."""
+    parent = match.parent()
+    if language != "python" or parent is None or parent.kind() not in _OPERAND_OF or "\n" in text:
+        return text
+    try:
+        expr = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return text
+    if not isinstance(expr, _LOOSE):
+        return text
+    if isinstance(expr, ast.BinOp) and parent.kind() == "binary_operator" and match.kind() == "binary_operator":
+        same = [c.text() for c in match.children() if not c.is_named()] == [_OPS.get(type(expr.op), "")]
+        if same and parent.field("left") is not None and parent.field("left").range().start.index == \
+                match.range().start.index:
+            return text  # the same operator on the left of its parent: precedence is unchanged
+    return f"({text})"
+
+
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**"}
 
 
 def parses(source: str, language: str) -> bool:
@@ -159,21 +201,34 @@ def changed_lines(before: str, after: str) -> int:
     return sum(1 for ln in diff if ln[:1] in "+-" and not ln.startswith(("+++", "---")))
 
 
-def _splice(source: str, edits: list[tuple[int, int, str]]) -> str:
+def _splice(source: str, edits: list[tuple[int, int, str]]) -> str | None:
+    """Source with the edits made; None when two of them overlap."""
     out, pos = [], 0
-    for start, end, text in sorted(edits):
+    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1])):
+        if start < pos:
+            return None
         out += [source[pos:start], text]
         pos = end
     return "".join(out + [source[pos:]])
 
 
-def apply_rule(rule: Rule, source: str) -> list[RuleApplication]:
-    """Every candidate patch the rule yields on source: one per site, then one with all sites."""
+def apply_rule(rule: Rule, source: str, *, reference: str | None = None) -> list[RuleApplication]:
+    """Every candidate patch the rule yields on source: one per site (and way to fire there), then one with all sites.
+
+    `reference` is the problem's source, for rules that say what the reference must (not) do; None skips
+    those checks.
+    """
     from ast_grep_py import SgRoot
+
+    from ingest.rules.meaning import options_at, reference_fits
+    from ingest.rules.program import parse_module
 
     if not isinstance(source, str):
         raise BadSource(f"rule {rule.id}: source must be text, got {type(source).__name__}")
-    matches = _find(rule, SgRoot(source, rule.language).root())
+    if not reference_fits(rule, reference):
+        return []
+    root = SgRoot(source, rule.language).root()
+    matches = _find(rule, root)
     if not matches:
         return []
     # a patch may not break the parse; C++ sources may carry CUDA/AscendC qualifiers the grammar
@@ -181,43 +236,52 @@ def apply_rule(rule: Rule, source: str) -> list[RuleApplication]:
     source_errors = 0 if rule.language == "python" and parses(source, "python") else None
     if rule.language != "python":
         source_errors = _errors(source, rule.language)
-    edits = []
+    module = parse_module(root) if (rule.derive or rule.flows) and rule.language == "python" else None
+    sites = []  # (edits, line, col, plain): plain = one edit at the site itself, nothing elsewhere
     for m in matches:
         r = m.range()
         line_start = source.rfind("\n", 0, r.start.index) + 1
         indent = re.match(r"[ \t]*", source[line_start:]).group(0)
-        edits.append((r.start.index, r.end.index, _expand(rule.rewrite, m, source, indent), r.start.line + 1,
-                      r.start.column + 1))
+        ways = options_at(rule, m, source, root, module) if rule.uses_v2() else [({}, ())]
+        for derived, extra in ways:
+            text = _parenthesise(m, _expand(rule.rewrite, m, source, indent, derived), rule.language)
+            edits = ([(r.start.index, r.end.index, text)] if text != source[r.start.index:r.end.index] else [])
+            edits += list(extra)
+            if edits:
+                sites.append((edits, r.start.line + 1, r.start.column + 1, not extra))
     out: list[RuleApplication] = []
     seen = {source}
 
-    def add(patched: str, location: str, sites: tuple[int, ...]) -> None:
-        if patched in seen:
+    def add(edits: list[tuple[int, int, str]], location: str) -> None:
+        patched = _splice(source, edits)
+        if patched is None or patched in seen:
             return
         if source_errors is not None and (
                 not parses(patched, "python") if rule.language == "python" else _errors(patched, rule.language) > source_errors):
             return
         seen.add(patched)
-        out.append(RuleApplication(rule.id, patched, location, sites, changed_lines(source, patched)))
+        lines = tuple(sorted({source.count("\n", 0, e[0]) + 1 for e in edits}))
+        out.append(RuleApplication(rule.id, patched, location, lines, changed_lines(source, patched)))
 
-    for start, end, text, line, col in sorted(edits):
-        add(_splice(source, [(start, end, text)]), f"{line}:{col}", (line,))
-    chosen, last_end = [], -1
-    for start, end, text, line, _col in sorted(edits, key=lambda e: (e[0], -e[1])):
-        if start >= last_end:  # outermost of overlapping matches wins
-            chosen.append((start, end, text, line))
+    for edits, line, col, _plain in sorted(sites, key=lambda s: (s[1], s[2])):
+        add(edits, f"{line}:{col}")
+    chosen, last_end, lines = [], -1, []
+    for edits, line, _col, _plain in sorted((s for s in sites if s[3]), key=lambda s: (s[0][0][0], -s[0][0][1])):
+        start, end, _text = edits[0]
+        if start >= last_end:  # outermost of overlapping matches wins (and the first way to fire there)
+            chosen.append(edits[0])
+            lines.append(line)
             last_end = end
     if len(chosen) > 1:
-        lines = tuple(c[3] for c in chosen)
-        add(_splice(source, [c[:3] for c in chosen]), "all:" + ",".join(map(str, lines)), lines)
+        add(chosen, "all:" + ",".join(map(str, lines)))
     return out
 
 
-def apply_rules(rules: list[Rule], source: str) -> list[RuleApplication]:
+def apply_rules(rules: list[Rule], source: str, *, reference: str | None = None) -> list[RuleApplication]:
     """Candidates of several rules, cheapest first (fewest changed lines), duplicates dropped."""
     seen: set[str] = set()
     out: list[RuleApplication] = []
-    for order, app in sorted(((i, a) for i, r in enumerate(rules) for a in apply_rule(r, source)),
+    for order, app in sorted(((i, a) for i, r in enumerate(rules) for a in apply_rule(r, source, reference=reference)),
                              key=lambda ia: (ia[1].changed_lines, len(ia[1].sites), ia[0])):
         key = program_key(app.patched_source, rules[order].language)
         if key not in seen:  # two rules writing the same program (modulo formatting) cost one evaluation

@@ -68,4 +68,6 @@ def rules_for_record(record) -> list[dict]:
                         bug_class=record.diagnosis.bug_class, title=record.diagnosis.title)
     except RuleError:
         return []
-    return [r.to_dict() for r in rules]
+    # the symptom the fix was made for: a rules worker tries first the rules whose symptoms it sees again
+    cues = [c for c in (record.symptom.label, record.symptom.location) if c and c != "none"]
+    return [Rule.model_validate({**r.to_dict(), "symptoms": cues}).to_dict() if cues else r.to_dict() for r in rules]

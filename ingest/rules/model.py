@@ -3,6 +3,11 @@
 A rule is an ast-grep pattern with metavariables (`$X` one node, `$$$XS` a run of nodes) and a
 rewrite template over the same metavariables, plus optional constraints. Rules are pydantic
 models with a schema version; their canonical JSON is what the entry hashes.
+
+Version 2 adds conditions over meaning, still as data: `flows` (the matched value reaches, or is
+reached from, other code: ingest.rules.flow), `derive` (metavariables bound by a named fact about the
+program: ingest.rules.facts) and `reference` (what the reference problem says). A rule that uses none
+of them is written, and hashed, exactly as a version 1 rule.
 """
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ from provenance.canonical import canonical_json, content_hash
 from ingest.rules.errors import BadRule
 
 RULE_SCHEMA = "repair.rule/v1"
+RULE_SCHEMA_V2 = "repair.rule/v2"
+_V2_FIELDS = ("flows", "derive", "reference", "not_inside", "symptoms")
 
 #: record/backend language -> the ast-grep language the rule is written in
 LANGUAGES = {
@@ -40,12 +47,65 @@ class MetaConstraint(BaseModel):
     not_regex: str | None = None  # the bound text must not match
 
 
+class Flow(BaseModel):
+    """The value at `source` reaches `sink` inside the matched node's function (and reaches no `not_sink`).
+
+    Each end is the matched node (None), a metavariable of the match ("$X"), or a list of patterns:
+    every match of a source pattern is a source; a sink pattern's `$SINK` binding is the sink (else its
+    whole match). With `then`, a reached sink pattern's whole match must itself reach one of those
+    (exp whose result is summed: sink tl.exp($SINK), then tl.sum).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str | list[str] | None = None
+    sink: str | list[str] | None = None
+    not_sink: list[str] = Field(default_factory=list)
+    then: list[str] = Field(default_factory=list)
+
+    @field_validator("source", "sink")
+    @classmethod
+    def _end(cls, v):
+        if isinstance(v, str) and not re.fullmatch(r"\$[A-Z_][A-Z0-9_]*", v):
+            raise ValueError(f"a flow end is a metavariable ($X) or a list of patterns, got {v!r}")
+        return v
+
+
+class Fact(BaseModel):
+    """A named fact about the program (ingest.rules.facts) that binds a metavariable, or only filters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    fact: str
+    of: str | None = None  # the metavariable the fact is about
+    args: dict[str, str | int | float | bool | list[str]] = Field(default_factory=dict)
+
+
+class Reference(BaseModel):
+    """Regexes over the reference problem's source; checked only where the caller knows the problem."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    requires_any: list[str] = Field(default_factory=list)
+    forbids: list[str] = Field(default_factory=list)
+
+    @field_validator("requires_any", "forbids")
+    @classmethod
+    def _compiles(cls, v: list[str]) -> list[str]:
+        for rx in v:
+            try:
+                re.compile(rx)
+            except re.error as e:
+                raise ValueError(f"regex {rx!r}: {e}") from None
+        return v
+
+
 class Rule(BaseModel):
     """One structural rewrite: `pattern` -> `rewrite`, where constraints hold."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
 
-    schema_: Literal["repair.rule/v1"] = Field(RULE_SCHEMA, alias="schema")
+    schema_: Literal["repair.rule/v1", "repair.rule/v2"] = Field(RULE_SCHEMA, alias="schema")
     id: str
     language: Literal["python", "cpp"] = "python"
     bug_class: str = ""
@@ -63,6 +123,14 @@ class Rule(BaseModel):
     requires_any: list[str] = Field(default_factory=list)  # at least one of these must occur there
     forbids: list[str] = Field(default_factory=list)
     origin: Literal["hand", "distilled"] = "hand"
+    # version 2: conditions over meaning
+    flows: list[Flow] = Field(default_factory=list)  # each must hold at the match
+    derive: dict[str, Fact] = Field(default_factory=dict)  # metavariables bound by facts, in order
+    reference: Reference | None = None
+    not_inside: list[str] = Field(default_factory=list)  # patterns no ancestor of the match may match
+    # the failure cues its bug class shows (diagnosis labels and locations, `nan`, `layout`, `param`): a worker
+    # tries first the rules whose cues the failing evaluation shows
+    symptoms: list[str] = Field(default_factory=list)
 
     @field_validator("id")
     @classmethod
@@ -76,24 +144,41 @@ class Rule(BaseModel):
         bound = metavariables(self.pattern)
         for extra in (*self.requires, *self.requires_any):  # metavariables bound by a required pattern
             bound |= metavariables(extra)
+        for flow in self.flows:
+            for end in (flow.source, flow.sink):
+                if isinstance(end, str) and end[1:] not in bound:
+                    raise ValueError(f"flow names {end}, which the pattern does not bind")
+        for name, fact in self.derive.items():
+            if fact.of is not None and fact.of.lstrip("$") not in bound:
+                raise ValueError(f"fact {fact.fact} is about ${fact.of.lstrip('$')}, which the pattern does not bind")
+            bound.add(name)
         for name in metavariables(self.rewrite) - bound:
             raise ValueError(f"rewrite uses ${name}, which the pattern does not bind")
         for name in self.where:
             if name not in bound:
                 raise ValueError(f"constraint on ${name}, which the pattern does not bind")
-        if self.pattern.strip() == self.rewrite.strip():
+        if self.pattern.strip() == self.rewrite.strip() and not self.derive:  # a fact may carry the edits
             raise ValueError("rewrite equals pattern")
+        if self.uses_v2():
+            self.schema_ = RULE_SCHEMA_V2
         return self
 
+    def uses_v2(self) -> bool:
+        return bool(self.flows or self.derive or self.reference is not None or self.not_inside or self.symptoms)
+
     def to_dict(self) -> dict:
-        """The JSON form stored in a record's `rules` list."""
-        return self.model_dump(mode="json", by_alias=True)
+        """The JSON form stored in a record's `rules` list (a rule without version 2 fields: exactly version 1's)."""
+        data = self.model_dump(mode="json", by_alias=True)
+        for name in _V2_FIELDS:
+            if data.get(name) in (None, [], {}):
+                data.pop(name, None)
+        return data
 
     def canonical(self) -> str:
-        return canonical_json(self.model_dump(mode="json", by_alias=True))
+        return canonical_json(self.to_dict())
 
     def sha256(self) -> str:
-        return content_hash(self.model_dump(mode="json", by_alias=True))
+        return content_hash(self.to_dict())
 
 
 def metavariables(template: str) -> set[str]:

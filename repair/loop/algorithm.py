@@ -21,7 +21,7 @@ from repair.loop.judge import Judge
 from repair.loop.patch import PatchRejected, apply_proposal, make_guard
 from repair.engine import EvalResult
 from repair.integrity import IntegrityFinding
-from repair.loop.retrieve import RetrievalSource, Retriever
+from repair.loop.retrieve import RetrievalSource, Retriever, rule_patterns
 from repair.loop.trajectory import Trajectory
 from repair.workers import AttemptNote, Pattern, Proposal, Usage, Worker, WorkerContext, WorkerExhausted, WorkerFailed
 
@@ -126,6 +126,8 @@ class _Run:
         self.attempts: list[AttemptLog] = []
         self.retrieved: dict[str, Pattern] = {}
         self._queries: dict[tuple, list[Pattern]] = {}
+        self._rule_patterns: dict[tuple, list[Pattern]] = {}
+        self._free: dict[str, Pattern] = {}  # rule-carrying patterns offered; retrieved once a proposal cites one
 
     # -- the algorithm --------------------------------------------------------------------
     def loop(self) -> str:
@@ -139,14 +141,15 @@ class _Run:
             return "already-passing"
         while True:
             self.budget.check()
-            patterns = self.retrieve()
-            proposal = self.propose(patterns)
+            patterns, free = self.retrieve()
+            proposal = self.propose(patterns, free)
             self.budget.attempts += 1
             if self.attempt(self.budget.attempts, proposal):
                 return "repaired"
 
-    def retrieve(self) -> list[Pattern]:
-        """Query once per checkpoint the worker starts from (its failing evaluation and its code)."""
+    def retrieve(self) -> tuple[list[Pattern], list[Pattern]]:
+        """Query once per checkpoint the worker starts from (its failing evaluation and its code): the top k
+        patterns, and every pattern that carries rules (free to try), both best first."""
         _, failing = forensics.failing_view(self.current.compact, self.current.full)
         key = (self.current.attempt, failing.tier)
         if key not in self._queries:
@@ -154,13 +157,17 @@ class _Run:
             self._queries[key] = hits
             for p in hits:
                 self.retrieved.setdefault(p.id, p)
+            free = rule_patterns(self.retriever, failing, self.current.candidate, self.config.k)
+            self._rule_patterns[key] = free
+            for p in free:
+                self._free.setdefault(p.id, p)
             self.trajectory.log("retrieve", attempt=self.current.attempt, tier=failing.tier,
                                 symptom=forensics.symptom(self.current.compact, self.current.full)["label"],
                                 query=getattr(self.retriever, "last_query", ""),
-                                hits=[{"id": p.id, "score": p.score} for p in hits])
-        return self._queries[key]
+                                hits=[{"id": p.id, "score": p.score} for p in hits], rule_patterns=len(free))
+        return self._queries[key], self._rule_patterns[key]
 
-    def propose(self, patterns: list[Pattern]) -> Proposal:
+    def propose(self, patterns: list[Pattern], free: list[Pattern] = ()) -> Proposal:
         ctx = WorkerContext(
             attempt=self.budget.attempts + 1,
             problem_text=self.problem_text,
@@ -169,10 +176,11 @@ class _Run:
             patterns=tuple(patterns),
             history=tuple(AttemptNote(a.attempt, a.outcome, ",".join(a.rules)) for a in self.attempts),
             tokens_left=self.budget.tokens_left(),
+            rule_patterns=tuple(free),
         )
         proposal = self.worker.propose(ctx)
         self.budget.charge(proposal.turns, proposal.usage)
-        known = {p.id for p in patterns}
+        known = {p.id for p in (*patterns, *ctx.rule_patterns)}
         self.trajectory.log("propose", attempt=ctx.attempt, kind="diff" if proposal.diff is not None else "file",
                             cited=list(proposal.cited), uncited_unknown=[c for c in proposal.cited if c not in known],
                             usage=proposal.usage.as_dict(), turns=proposal.turns, note=proposal.note)
@@ -180,6 +188,9 @@ class _Run:
 
     def attempt(self, n: int, proposal: Proposal) -> bool:
         """Validate, gate, evaluate and checkpoint one proposal; True when it is accepted."""
+        for c in proposal.cited:
+            if c not in self.retrieved and c in self._free:
+                self.retrieved[c] = self._free[c]
         cited = tuple(c for c in proposal.cited if c in self.retrieved)
         log = dict(attempt=n, cited=cited, usage=proposal.usage, diagnosis=proposal.diagnosis)
         try:

@@ -30,12 +30,23 @@ class Retriever(Protocol):
         ...
 
 
+def rule_patterns(retriever, result: EvalResult, code: str, k: int) -> list[Pattern]:
+    """Every rule-carrying pattern the retriever knows, best first (else those of its top k)."""
+    ranked = getattr(retriever, "rule_patterns", None)
+    if ranked is not None:
+        return ranked(result, code)
+    return [p for p in retriever.query(result, code, k) if p.rules]
+
+
 class NoRetriever:
     """No knowledge base: the worker gets no patterns."""
 
     source = RetrievalSource()
 
     def query(self, result: EvalResult, code: str, k: int) -> list[Pattern]:
+        return []
+
+    def rule_patterns(self, result: EvalResult, code: str) -> list[Pattern]:
         return []
 
 
@@ -48,6 +59,9 @@ class FixedRetriever:
 
     def query(self, result: EvalResult, code: str, k: int) -> list[Pattern]:
         return self.patterns[:k]
+
+    def rule_patterns(self, result: EvalResult, code: str) -> list[Pattern]:
+        return [p for p in self.patterns if p.rules]
 
 
 class KBRetriever:
@@ -67,8 +81,20 @@ class KBRetriever:
 
         q = symptom_query(result)  # the same query `kb query --symptom EVAL.json` builds
         self.last_query = q.text
-        return [Pattern(id=h.id, score=h.score, title=h.title, bug_class=h.bug_class, fix=h.fix, before=h.before,
-                        after=h.after, rules=tuple(h.rules)) for h in self._kb.query(q.text, k=k, code=q.code or code)]
+        return [_pattern(h) for h in self._kb.query(q.text, k=k, code=q.code or code)]
+
+    def rule_patterns(self, result: EvalResult, code: str) -> list[Pattern]:
+        """Every entry that carries rules, in the order the same query ranks them (rules cost no tokens)."""
+        from repair.loop.symptom import symptom_query
+
+        q = symptom_query(result)
+        n = len(self._kb.rows)
+        return [_pattern(h) for h in self._kb.query(q.text, k=n, code=q.code or code, depth=n) if h.rules]
+
+
+def _pattern(h) -> Pattern:
+    return Pattern(id=h.id, score=h.score, title=h.title, bug_class=h.bug_class, fix=h.fix, before=h.before,
+                   after=h.after, rules=tuple(h.rules))
 
 
 def check_eval_mode(manifest: dict, operator_id: str, *, where: str = "snapshot manifest") -> None:

@@ -1,11 +1,12 @@
-"""Build the starter KB records: hand-written rules with real evidence from the example suite.
+"""Build the starter KB records: hand-written rules with real evidence from a near-miss of their class.
 
-For each catalogue pattern, the repair engine runs on the pattern's first example near-miss with
-the `rules` worker offered only that pattern, judged by the real harness (fixed seed). The
-accepted run's record is kept, marked hand-written (worker kind "hand", no retrieval) and carrying
-the pattern's rules, so `kb ingest` admits it through the ordinary quality gate.
+For each catalogue pattern, the repair engine runs on the pattern's first example near-miss (the
+example suite's, else the rules' development set's) with the `rules` worker offered only that
+pattern, judged by the real harness (fixed seed). The accepted run's record is kept, marked
+hand-written (worker kind "hand", no retrieval) and carrying the pattern's rules, so `kb ingest`
+admits it through the ordinary quality gate.
 
-    python -m repair.rules.build_starter [--out DIR] [--examples DIR] [--only BUG_CLASS ...]
+    python -m repair.rules.build_starter [--out DIR] [--root DIR] [--only BUG_CLASS ...]
 
 An existing record whose content is unchanged (all but its times and run id) is left as it is,
 so rebuilding gives a clean git tree.
@@ -23,7 +24,7 @@ from provenance.canonical import content_hash
 from repair.rules.catalog import STARTER, StarterPattern
 
 STARTER_DIR = Path(__file__).resolve().parent / "starter"
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
+ROOT = Path(__file__).resolve().parents[2]  # the catalogue's example paths are relative to the repository
 HAND_NOTE = "hand-written starter pattern; evidence from repair.rules.build_starter on the example suite"
 _VOLATILE = ("run_id", "started_at", "finished_at")
 
@@ -36,14 +37,14 @@ def pattern_id(p: StarterPattern) -> str:
     return f"starter/{p.bug_class}"
 
 
-def build_record(p: StarterPattern, examples: Path = EXAMPLES_DIR, *, seed: int = 0,
+def build_record(p: StarterPattern, root: Path = ROOT, *, seed: int = 0,
                  workdir: Path | None = None) -> tuple[RepairRecord, dict]:
     """Run the engine with this pattern's rules on its first example; the accepted run's record, hand-marked."""
     from repair.loop import Bounds, FixedRetriever, HarnessJudge, RunConfig, build_record as run_record, run_repair
     from repair.workers import Pattern, RulesWorker
 
-    op, nearmiss = p.examples[0]
-    problem, candidate = examples / op / "problem.py", examples / op / nearmiss
+    candidate = root / p.examples[0]
+    problem, op, nearmiss = candidate.parent / "problem.py", candidate.parent.name, candidate.name
     pattern = Pattern(id=pattern_id(p), score=1.0, title=p.title, bug_class=p.bug_class, fix=p.fix,
                       rules=tuple(r.to_dict() for r in p.rules))
     judge = HarnessJudge(problem, seed=seed)
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     apply_offline_env()
     ap = argparse.ArgumentParser(prog="python -m repair.rules.build_starter", description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=STARTER_DIR)
-    ap.add_argument("--examples", type=Path, default=EXAMPLES_DIR)
+    ap.add_argument("--root", type=Path, default=ROOT, help="the directory the example paths are relative to")
     ap.add_argument("--only", nargs="*", default=None, metavar="BUG_CLASS")
     args = ap.parse_args(argv)
     chosen = [p for p in STARTER if args.only is None or p.bug_class in args.only]
@@ -107,16 +108,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unknown bug class(es): {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
     failed = 0
-    print(f"{'bug class':26} {'example':30} {'attempts':>8} {'wall s':>7}  file")
+    print(f"{'bug class':26} {'example':36} {'attempts':>8} {'wall s':>7}  file")
     for p in chosen:
         try:
-            record, stats = build_record(p, args.examples)
+            record, stats = build_record(p, args.root)
         except StarterBuildFailed as e:
             print(f"error: {e}", file=sys.stderr)
             failed += 1
             continue
         changed = write_record(record, args.out)
-        print(f"{p.bug_class:26} {stats['example']:30} {stats['attempts']:>8} {stats['wall_s']:>7}  "
+        print(f"{p.bug_class:26} {stats['example']:36} {stats['attempts']:>8} {stats['wall_s']:>7}  "
               f"{'written' if changed else 'unchanged'}")
     return 1 if failed else 0
 

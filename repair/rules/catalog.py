@@ -1,19 +1,29 @@
-"""The hand-written starter rules for common Triton near-miss bug classes.
+"""The hand-written starter patterns: one per common near-miss bug class of LLM-written Triton kernels.
 
 Each StarterPattern becomes one repair record (worker kind "hand") whose evidence comes from
-evaluating the rules on a real near-miss of the example suite: see repair.rules.build_starter.
-Rules are reduction-aware where the right value depends on the reduction (other=, initial
-values); where a choice cannot be made from the syntax (1-D or 2-D row max), the pattern
-carries both rewrites and the engine's evaluation picks.
+evaluating its rules on a real near-miss (the example suite, else the rules' own development set in
+tests/repair/rules/data/dev): see repair.rules.build_starter. The classes are the failure modes kernel
+benchmarks report for LLM-written kernels: reduction identities and initial values, masks and loop
+bounds that stop a block or an element short, fp16 accumulation and missing upcasts, unstable exp,
+eps placement, biased vs unbiased variance, the online-softmax rescale, ignored constructor
+parameters, swapped arguments, strides and row offsets. Each rule carries the symptoms its class
+shows (the diagnosis labels of repair.engine.diagnose, or `layout` / `param` for failures only on
+transposed inputs or non-default constructor arguments), which the rules worker ranks by.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ingest.rules.model import MetaConstraint, Rule
+from ingest.rules.model import Rule
+from repair.rules import bounds, layout, masking, numerics, params
 
-NEG_INF = '-float("inf")'
-POS_INF = 'float("inf")'
+# symptom cues: diagnosis labels and locations (repair.engine.diagnose), `nan`, `layout`, `param`
+TAIL = ("tail-localized", "tail-columns", "tail-rows", "last-block")
+SCALED = ("scaled-output", "row-scaled-output", "offset-output")
+WRONG = ("all-wrong", "partially-wrong", "everywhere", "scattered", "sparse-outliers", "sparse", "single-row",
+         "row-localized")
+NAN = ("nan-introduced", "nan")
+DRIFT = ("uniform-drift",)
 
 
 @dataclass(frozen=True)
@@ -23,205 +33,147 @@ class StarterPattern:
     root_cause: str
     fix: str
     rules: tuple[Rule, ...]
-    examples: tuple[tuple[str, str], ...]  # (operator dir, near-miss file) the rules must repair
+    examples: tuple[str, ...]  # near-miss files (relative to the repository) the rules must repair
+    symptoms: tuple[str, ...] = ()  # the cues this class shows; stored with each of its rules
 
 
-def _r(id: str, bug_class: str, pattern: str, rewrite: str, **kw) -> Rule:
-    return Rule(id=f"starter/{bug_class}/{id}", bug_class=bug_class, pattern=pattern, rewrite=rewrite, **kw)
+def _pattern(bug_class, title, root_cause, fix, rules, examples, symptoms) -> StarterPattern:
+    tagged = tuple(Rule.model_validate({**r.to_dict(), "symptoms": list(symptoms)}) for r in rules)
+    return StarterPattern(bug_class, title, root_cause, fix, tagged, tuple(examples), tuple(symptoms))
 
 
-def _uses(fn: str, pair_fn: str | None, var: str) -> list[str]:
-    """Patterns meaning "var feeds reduction fn (or its elementwise pair)"."""
-    uses = [f"tl.{fn}({var} $$$)", f"tl.arg{fn}({var} $$$)"]
-    if pair_fn:
-        uses += [f"tl.{pair_fn}($ACC_, {var})", f"tl.{pair_fn}({var}, $ACC_)"]
-    return uses
-
-
-def _mask_rules() -> tuple[Rule, ...]:
-    c = "mask-off-by-one"
-    return (
-        _r("kwarg-le", c, "f(mask=$A <= $B)", "mask=$A < $B", selector="keyword_argument",
-           title="mask= compares with <= : the last lane reads one past the end", context="kernel"),
-        _r("kwarg-plus-one", c, "f(mask=$A < $B + 1)", "mask=$A < $B", selector="keyword_argument",
-           title="mask= bound is n + 1", context="kernel"),
-        _r("assign-le", c, "$M = $A <= $B", "$M = $A < $B", where={"M": MetaConstraint(kind="identifier", regex="mask")},
-           title="a mask variable compares with <=", context="kernel", requires=["tl.load($$$)"]),
-    )
-
-
-def _other_rules() -> tuple[Rule, ...]:
-    c = "missing-other"
-    out = []
-    for name, fn, pair, value in (("max", "max", "maximum", NEG_INF), ("min", "min", "minimum", POS_INF)):
-        out.append(_r(name, c, "$V = tl.load($P, mask=$M)", f"$V = tl.load($P, mask=$M, other={value})",
-                      title=f"masked load feeding a {fn} has no other={value}", context="kernel",
-                      requires_any=_uses(fn, pair, "$V")))
-    out.append(_r("sum", c, "$V = tl.load($P, mask=$M)", "$V = tl.load($P, mask=$M, other=0.0)",
-                  title="masked load feeding a sum or dot has no other=0.0", context="kernel",
-                  requires_any=["tl.sum($V $$$)", "$ACC_ += $V", "tl.dot($V, $B_ $$$)", "tl.dot($A_, $V $$$)"],
-                  forbids=["tl.max($V $$$)", "tl.min($V $$$)"]))
-    return tuple(out)
-
-
-def _init_rules() -> tuple[Rule, ...]:
-    c = "reduction-init"
-    out = []
-    for name, pair, fn, value in (("max", "maximum", "max", NEG_INF), ("min", "minimum", "min", POS_INF)):
-        uses = _uses(fn, pair, "$ACC")[2:]  # the running elementwise form: acc = tl.maximum(acc, x)
-        out += [
-            _r(f"{name}-zeros", c, "$ACC = tl.zeros($S, $T)", f"$ACC = tl.full($S, {value}, $T)",
-               title=f"running {fn} starts at 0", context="kernel", requires_any=uses),
-            _r(f"{name}-zeros-dtype", c, "$ACC = tl.zeros($S, dtype=$T)", f"$ACC = tl.full($S, {value}, dtype=$T)",
-               title=f"running {fn} starts at 0", context="kernel", requires_any=uses),
-            _r(f"{name}-scalar", c, "$ACC = 0.0", f"$ACC = {value}",
-               title=f"running {fn} starts at 0", context="kernel", requires_any=uses),
-        ]
-    out.append(_r("prod-zeros", c, "$ACC = tl.zeros($S, $T)", "$ACC = tl.full($S, 1.0, $T)",
-                  title="running product starts at 0", context="kernel", requires=["$ACC *= $X_"]))
-    return tuple(out)
-
-
-def _grid_rules() -> tuple[Rule, ...]:
-    c = "grid-floor-div"
-    # (n + BLOCK - 1) // BLOCK already rounds up; leave it alone
-    n = {"N": MetaConstraint(not_regex=r"-\s*1\s*\)?\s*$")}
-    return (
-        _r("1d", c, "($N // $B,)", "(triton.cdiv($N, $B),)", where=n, context="host",
-           title="grid rounds the program count down"),
-        _r("first", c, "($N // $B, $$$REST)", "(triton.cdiv($N, $B), $$$REST)", where=n, context="host",
-           title="grid rounds the first axis down"),
-        _r("second", c, "($A, $N // $B)", "($A, triton.cdiv($N, $B))", where=n, context="host",
-           title="grid rounds the second axis down"),
-    )
-
-
-def _loop_rules() -> tuple[Rule, ...]:
-    c = "loop-tail"
-    return (
-        _r("range-minus-block", c, "range($S, $N - $B + 1, $B)", "range($S, $N, $B)", context="kernel",
-           title="chunk loop stops before the partial last chunk"),
-        _r("range-floor", c, "range($S, $N // $B)", "range($S, tl.cdiv($N, $B))", context="kernel",
-           title="block-count loop rounds down and skips the tail block"),
-        _r("range-floor-1arg", c, "range($N // $B)", "range(tl.cdiv($N, $B))", context="kernel",
-           title="block-count loop rounds down and skips the tail block"),
-    )
-
-
-def _fp16_rules() -> tuple[Rule, ...]:
-    c = "fp16-accumulation"
-    return (
-        _r("zeros", c, "tl.zeros($S, tl.float16)", "tl.zeros($S, tl.float32)", context="kernel",
-           title="accumulator allocated in fp16"),
-        _r("zeros-dtype", c, "tl.zeros($S, dtype=tl.float16)", "tl.zeros($S, dtype=tl.float32)", context="kernel",
-           title="accumulator allocated in fp16"),
-        _r("cast-before-add", c, "$ACC += ($E).to(tl.float16)", "$ACC += $E", context="kernel",
-           title="each term is rounded to fp16 before it is accumulated"),
-        _r("cast-before-add-bare", c, "$ACC += $E.to(tl.float16)", "$ACC += $E", context="kernel",
-           title="each term is rounded to fp16 before it is accumulated"),
-    )
-
-
-def _softmax_rules() -> tuple[Rule, ...]:
-    c = "missing-max-subtraction"
-    no_max = ["tl.max($V $$$)"]
-    return (
-        _r("row-1d", c, "$V = tl.load($$$ARGS)", "$V = tl.load($$$ARGS)\n$V = $V - tl.max($V, axis=0)",
-           context="kernel", requires=["tl.exp($V)"], forbids=no_max,
-           title="exp of unshifted inputs overflows (1-D row)"),
-        _r("row-2d", c, "$V = tl.load($$$ARGS)", "$V = tl.load($$$ARGS)\n$V = $V - tl.max($V, axis=1)[:, None]",
-           context="kernel", requires=["tl.exp($V)"], forbids=no_max,
-           title="exp of unshifted inputs overflows (2-D tile, rows on axis 0)"),
-        _r("logsumexp", c, "tl.log(tl.sum(tl.exp($V) $$$R))",
-           "tl.max($V, axis=0) + tl.log(tl.sum(tl.exp($V - tl.max($V, axis=0)) $$$R))",
-           context="kernel", forbids=no_max, title="log-sum-exp without the max shift overflows"),
-    )
-
-
-def _exp_rules() -> tuple[Rule, ...]:
-    c = "exp-overflow"
-    return (
-        _r("sigmoid", c, "$Y = $E / (1.0 + $E)", "$Y = tl.where($X >= 0, 1.0 / (1.0 + tl.exp(-$X)), $E / (1.0 + $E))",
-           context="kernel", requires=["$E = tl.exp($X)"],
-           title="sigmoid as e/(1+e) gives inf/inf = nan for large inputs"),
-    )
-
-
-def _stride_rules() -> tuple[Rule, ...]:
-    c = "wrong-stride"
-    out = []
-    letters = "mnk"
-    for x in letters:
-        for y in letters:
-            if x == y:
-                continue
-            where = {"A": MetaConstraint(kind="identifier", regex=f"{x}s?$"),
-                     "B": MetaConstraint(kind="identifier", regex=f"{y}s?$"),
-                     "S1": MetaConstraint(kind="identifier", regex=f"stride\\w*{y}$"),
-                     "S2": MetaConstraint(kind="identifier", regex=f"stride\\w*{x}$")}
-            for form, lhs in (("ptr", "$P + "), ("offs", "")):
-                out.append(_r(
-                    f"swap-{x}{y}-{form}", c,
-                    f"{lhs}$A[:, None] * $S1 + $B[None, :] * $S2",
-                    f"{lhs}$A[:, None] * $S2 + $B[None, :] * $S1",
-                    where=where, context="kernel",
-                    title=f"the {x} index is scaled by the {y} stride and vice versa"))
-    return tuple(out)
-
-
-def _divisor_rules() -> tuple[Rule, ...]:
-    c = "wrong-divisor"
-    return (
-        _r("mean-block", c, "tl.sum($X $$$R) / $B", "tl.sum($X $$$R) / $N", context="kernel",
-           where={"B": MetaConstraint(kind="identifier", regex="^BLOCK"), "N": MetaConstraint(kind="identifier")},
-           requires=["$C < $N"], title="mean divides by the block size, not the element count"),
-    )
-
+DEV = "tests/repair/rules/data/dev"
 
 STARTER: tuple[StarterPattern, ...] = (
-    StarterPattern("mask-off-by-one", "Mask compares with <= (or n + 1): one lane past the end is live",
-                   "The boundary mask admits offset n, so the tail lane reads and writes out of bounds.",
-                   "Compare offsets with a strict < against the element count.",
-                   _mask_rules(), (("sum_lastdim", "nearmiss_2.py"),)),
-    StarterPattern("missing-other", "Masked load without the reduction's identity as other=",
-                   "Masked-off lanes read 0 (or garbage), which wins a max/min or pollutes a sum on partial blocks.",
-                   "Give the masked load other= the identity of the reduction it feeds: -inf for max, "
-                   "+inf for min, 0.0 for sum and dot.",
-                   _other_rules(), (("max_lastdim", "nearmiss_1.py"), ("softmax", "nearmiss_2.py"))),
-    StarterPattern("reduction-init", "Running max/min/product accumulator starts at 0",
-                   "The accumulator starts at 0 instead of the reduction's identity, so all-negative (max) or "
-                   "all-positive (min) rows report 0.",
-                   "Initialise the accumulator with tl.full(shape, identity, dtype): -inf for max, +inf for min, "
-                   "1 for product.",
-                   _init_rules(), (("max_lastdim", "nearmiss_2.py"),)),
-    StarterPattern("grid-floor-div", "Launch grid rounds the program count down",
-                   "n // BLOCK programs leave the last partial block unprocessed.",
-                   "Launch triton.cdiv(n, BLOCK) programs (and mask the tail inside the kernel).",
-                   _grid_rules(), (("add_relu", "nearmiss_1.py"), ("min_lastdim", "nearmiss_1.py"))),
-    StarterPattern("loop-tail", "Chunk loop skips the partial last chunk",
-                   "The loop bound rounds down (n // BLOCK, n - BLOCK + 1), so the tail chunk is never processed.",
-                   "Loop over range(0, n, BLOCK) or tl.cdiv(n, BLOCK) chunks with a masked tail.",
-                   _loop_rules(), (("log_softmax", "nearmiss_1.py"), ("matmul", "nearmiss_1.py"))),
-    StarterPattern("fp16-accumulation", "Accumulating in fp16",
-                   "An fp16 accumulator (or terms rounded to fp16 before the add) loses about three digits.",
-                   "Accumulate in tl.float32 and add the unrounded terms; cast once at the store if needed.",
-                   _fp16_rules(), (("rowwise_dot", "nearmiss_1.py"),)),
-    StarterPattern("missing-max-subtraction", "Softmax/log-sum-exp without subtracting the row max",
-                   "exp of large inputs overflows to inf, giving nan after the normalisation.",
-                   "Subtract the row max before exp (and add it back for log-sum-exp).",
-                   _softmax_rules(), (("softmax", "nearmiss_1.py"),)),
-    StarterPattern("exp-overflow", "Sigmoid as e/(1+e) overflows",
-                   "exp(x) is inf for large x and inf/inf is nan.",
-                   "Take exp only of non-positive arguments: 1/(1+exp(-x)) for x >= 0.",
-                   _exp_rules(), (("sigmoid", "nearmiss_1.py"),)),
-    StarterPattern("wrong-stride", "Index scaled by the other axis's stride",
-                   "A 2-D tile offset multiplies each index by the stride of the other axis (swapped strides).",
-                   "Scale each index by its own axis's stride.",
-                   _stride_rules(), (("matmul", "nearmiss_2.py"),)),
-    StarterPattern("wrong-divisor", "Mean divides by the block size",
-                   "The row mean divides by the padded BLOCK instead of the number of valid elements.",
-                   "Divide by the element count the mask compares against.",
-                   _divisor_rules(), (("mean_lastdim", "nearmiss_1.py"),)),
+    _pattern("mask-off-by-one", "Mask admits one lane too many or too few",
+             "The boundary mask compares with <= (or against n + 1, n - 1, or offset + 1), so the lane at the end is "
+             "read and written out of bounds, or the last element is dropped; a causal mask includes or excludes "
+             "the diagonal by one comparison.",
+             "Compare offsets with a strict < against the element count (offs < n), whatever the mask is called.",
+             masking.mask_off_by_one(),
+             ["examples/sum_lastdim/nearmiss_2.py", f"{DEV}/bias_add_rows/nearmiss_mask.py",
+              f"{DEV}/block_sum/nearmiss_mask.py"], TAIL + SCALED + WRONG),
+    _pattern("missing-other", "Masked load without the reduction's identity as other=",
+             "Masked-off lanes read 0 (or garbage), which wins a max/min, or adds exp(0 - max) to a softmax "
+             "denominator, on partial blocks; upcasting or scaling the loaded value does not change this.",
+             "Give the masked load other= the identity of the reduction its value reaches: -inf for max and "
+             "anything exponentiated, +inf for min, 0.0 for sum and dot, 1.0 for product.",
+             masking.missing_other(),
+             ["examples/max_lastdim/nearmiss_1.py", "examples/softmax/nearmiss_2.py",
+              f"{DEV}/logsumexp_rows/nearmiss_other.py"], TAIL + SCALED + WRONG),
+    _pattern("wrong-fill-value", "Masked lanes are filled with the wrong value for the reduction",
+             "A masked load's other= or a tl.where fill is 0 where the value reaches a max or exp (it must be -inf), "
+             "0 where it reaches a min (+inf), or -inf where it is summed (0).",
+             "Fill masked lanes with the identity of the reduction they reach: -inf for max/softmax, +inf for min, "
+             "0 for sum.",
+             masking.wrong_fill(),
+             [f"{DEV}/logsumexp_rows/nearmiss_fill.py", f"{DEV}/min_max_norm/nearmiss_fill.py"],
+             TAIL + SCALED + WRONG),
+    _pattern("unmasked-padding", "Padded lanes are not re-masked before a reduction",
+             "Padding lanes hold 0 after the load, but a later step (x - mean, exp) makes them non-zero, and they are "
+             "summed with the real elements: a variance or softmax denominator grows with the padding.",
+             "Re-mask the derived value before reducing: tl.where(mask, x - mean, 0.0).",
+             masking.unmasked_padding(), [f"{DEV}/layernorm_rows/nearmiss_pad.py"], SCALED + WRONG + DRIFT),
+    _pattern("reduction-init", "Running max/min/product accumulator starts at 0",
+             "The accumulator starts at 0 instead of the reduction's identity, so all-negative (max) or "
+             "all-positive (min) rows report 0, and a running softmax max of 0 underflows far-negative rows.",
+             "Initialise the accumulator with the identity: tl.full(shape, -inf/+inf/1, dtype), or -float('inf').",
+             numerics.reduction_init(),
+             ["examples/max_lastdim/nearmiss_2.py", f"{DEV}/online_softmax/nearmiss_init.py",
+              f"{DEV}/min_max_norm/nearmiss_init.py"], WRONG + SCALED + NAN + ("zero-output",)),
+    _pattern("grid-floor-div", "Launch grid rounds the program count down",
+             "n // BLOCK programs (however the count is spelt or stored) leave the last partial block unprocessed.",
+             "Launch triton.cdiv(n, BLOCK) programs (and mask the tail inside the kernel).",
+             bounds.grid_floor_div(),
+             ["examples/add_relu/nearmiss_1.py", "examples/min_lastdim/nearmiss_1.py",
+              f"{DEV}/col_mean/nearmiss_grid.py", f"{DEV}/clamp_scale/nearmiss_grid.py"], TAIL + NAN),
+    _pattern("loop-tail", "Chunk loop skips the partial last chunk",
+             "The loop bound rounds down (n // BLOCK, n - BLOCK, n - BLOCK + 1, n - 1), directly or through a "
+             "variable, so the tail chunk is never processed.",
+             "Loop over range(0, n, BLOCK), or tl.cdiv(n, BLOCK) chunks, with a masked tail.",
+             bounds.loop_tail(),
+             ["examples/log_softmax/nearmiss_1.py", "examples/matmul/nearmiss_1.py",
+              f"{DEV}/col_mean/nearmiss_loop.py", f"{DEV}/sum_half/nearmiss_ktail.py"], TAIL + NAN + SCALED + WRONG),
+    _pattern("fp16-accumulation", "Accumulating in fp16",
+             "An fp16/bf16 accumulator (or terms rounded to half precision before the add, or a dot with a half "
+             "out_dtype) loses about three digits and overflows past 65504.",
+             "Accumulate in tl.float32 and add the unrounded terms; cast once at the store if needed.",
+             numerics.fp16_accumulation(),
+             ["examples/rowwise_dot/nearmiss_1.py", f"{DEV}/sum_half/nearmiss_acc.py"], DRIFT + NAN + WRONG),
+    _pattern("missing-upcast", "Half-precision input reduced without an fp32 upcast",
+             "fp16/bf16 values are squared, summed, exponentiated or divided in half precision: digits are lost "
+             "and squares overflow past 65504.",
+             "Upcast at the load: tl.load(...).to(tl.float32); cast back at the store.",
+             numerics.missing_upcast(), [f"{DEV}/rmsnorm_half/nearmiss_upcast.py"], DRIFT + NAN + WRONG),
+    _pattern("missing-max-subtraction", "Softmax/log-sum-exp without subtracting the row max",
+             "exp of large inputs overflows to inf, giving nan after the normalisation.",
+             "Subtract the row max before exp (and add it back for log-sum-exp).",
+             numerics.missing_max_subtraction(),
+             ["examples/softmax/nearmiss_1.py", f"{DEV}/logsumexp_rows/nearmiss_maxsub.py"], NAN),
+    _pattern("exp-overflow", "exp-based formula overflows (sigmoid, tanh, softplus, SiLU)",
+             "exp(x) is inf for x > 88: e/(1+e), (e-1)/(e+1) and log(1+e) become inf/inf = nan or inf.",
+             "Use the stable forms: tl.sigmoid(x); tanh = 1 - 2/(exp(2x)+1); softplus = max(x,0) + log(1+exp(-|x|)).",
+             numerics.exp_overflow(),
+             ["examples/sigmoid/nearmiss_1.py", f"{DEV}/gelu_tanh/nearmiss_tanh.py",
+              f"{DEV}/softplus_beta/nearmiss_overflow.py"], NAN),
+    _pattern("missing-online-rescale", "Online softmax does not rescale its running sum",
+             "When a later block raises the running max, the running sum (and output accumulator) computed against "
+             "the old max is not multiplied by exp(m_old - m_new).",
+             "l = l * exp(m_old - m_new) + sum(exp(x - m_new)); acc = acc * alpha[:, None] + ...",
+             numerics.online_rescale(), [f"{DEV}/online_softmax/nearmiss_rescale.py"], SCALED + WRONG),
+    _pattern("eps-placement", "eps added in the wrong place",
+             "eps is added to the standard deviation instead of the variance (or the reverse of what the reference "
+             "does), or added to a norm the reference clamps: visible when the variance or norm is small.",
+             "Put eps where the reference does: rsqrt(var + eps) for LayerNorm/RMSNorm/BatchNorm.",
+             numerics.eps_placement(),
+             [f"{DEV}/layernorm_rows/nearmiss_eps.py", f"{DEV}/rmsnorm_half/nearmiss_eps.py"],
+             DRIFT + SCALED + WRONG + ("param",)),
+    _pattern("variance-divisor", "Biased vs unbiased variance",
+             "The variance divides by n - 1 where the reference is biased (LayerNorm, BatchNorm, unbiased=False), "
+             "or by n where it is unbiased (torch.var/std default).",
+             "Divide the sum of squared deviations by n for normalisation layers, by n - 1 for torch.var/std.",
+             numerics.variance_divisor(),
+             [f"{DEV}/layernorm_rows/nearmiss_unbiased.py", f"{DEV}/row_var/nearmiss_biased.py"],
+             SCALED + DRIFT + WRONG),
+    _pattern("wrong-divisor", "Mean divides by the wrong count",
+             "The mean divides by the padded BLOCK, or by the size of another dimension, instead of the number of "
+             "elements reduced.",
+             "Divide by the element count the reduction's mask compares against on the reduced axis.",
+             numerics.wrong_divisor(),
+             ["examples/mean_lastdim/nearmiss_1.py", f"{DEV}/layernorm_rows/nearmiss_divblock.py",
+              f"{DEV}/col_mean/nearmiss_div.py"], SCALED + WRONG),
+    _pattern("one-pass-variance", "Variance as E[x^2] - E[x]^2",
+             "The one-pass formula cancels catastrophically when the mean is large against the spread.",
+             "Compute the mean first, then the mean of tl.where(mask, x - mean, 0) squared.",
+             numerics.one_pass_variance(), [f"{DEV}/layernorm_rows/nearmiss_onepass.py"], DRIFT + WRONG + NAN),
+    _pattern("wrong-stride", "Pointer offset uses the wrong stride",
+             "A tile index is scaled by the other axis's stride, by a size (n_cols, BLOCK) where the tensor's stride "
+             "belongs, or the kernel indexes an input as contiguous while the forward never makes it so.",
+             "Scale each index by its own axis's stride (passed from x.stride(d)), or make the input contiguous.",
+             layout.wrong_stride(),
+             ["examples/matmul/nearmiss_2.py", "examples/sum_lastdim/nearmiss_1.py",
+              f"{DEV}/scale_rows_2d/nearmiss_contig.py", f"{DEV}/scale_rows_2d/nearmiss_shape.py"],
+             ("layout",) + WRONG + SCALED),
+    _pattern("missing-offset", "A row or block offset is missing from the pointer",
+             "One pointer leaves out the program's row offset (row * stride) or block offset (pid * BLOCK), so every "
+             "program reads the first row or block.",
+             "Add the program id times the row stride (or block size) to the offsets.",
+             layout.missing_offset(),
+             [f"{DEV}/bias_add_rows/nearmiss_rowoff.py", f"{DEV}/block_sum/nearmiss_blockoff.py"], WRONG + SCALED),
+    _pattern("ignored-parameter", "A constructor parameter is ignored",
+             "The kernel or the launch hard-codes the default of a constructor parameter (eps, slope, beta, scale) "
+             "instead of using it: right only for models built with the default.",
+             "Pass the constructor's value (self.<param>) to the kernel and use it there.",
+             params.ignored_parameter(),
+             ["examples/batchnorm_inference/nearmiss_1.py", "examples/leaky_relu/nearmiss_1.py",
+              f"{DEV}/softplus_beta/nearmiss_beta.py", f"{DEV}/clamp_scale/nearmiss_scale.py",
+              f"{DEV}/layernorm_rows/nearmiss_epsconst.py"], ("param",) + WRONG + SCALED + DRIFT),
+    _pattern("swapped-parameters", "Two arguments are passed in each other's place",
+             "A launch passes two arguments in the other's position (b for a, max for min, rows for columns).",
+             "Pass each argument in its parameter's position (match the kernel's signature by name).",
+             params.swapped_parameters(),
+             ["examples/tanh_scaled/nearmiss_1.py", f"{DEV}/clamp_scale/nearmiss_swap.py"],
+             WRONG + SCALED + ("param",)),
 )
 
 

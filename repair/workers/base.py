@@ -77,6 +77,9 @@ class WorkerContext:
     patterns: tuple[Pattern, ...] = ()
     history: tuple[AttemptNote, ...] = ()
     tokens_left: int | None = None
+    # every pattern the retriever knows that carries executable rules, best retrieval first: a worker whose
+    # proposals cost no tokens (rules) may try them all; `patterns` (the top k) is what a model is shown
+    rule_patterns: tuple[Pattern, ...] = ()
 
 
 @dataclass(frozen=True)

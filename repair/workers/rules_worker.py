@@ -1,18 +1,28 @@
-"""The `rules` worker: apply the retrieved patterns' executable rules, one candidate per proposal, zero tokens.
+"""The `rules` worker: apply every rule-carrying pattern's executable rules, one candidate per proposal, zero tokens.
 
-Candidates come cheapest first (fewest changed lines, then retrieval rank). The engine evaluates
-each one; the worker only tracks which kernel to rewrite next: after an improving attempt it
-builds on the improved kernel (a fix that needs two rules), otherwise it goes on with the
-remaining candidates of the kernel it started from. `rules+litellm` hands over to the LLM once
-the rules have nothing left to propose.
+Rules cost nothing to try, so the worker offers every pattern that carries rules (the loop hands it the
+retriever's whole ranking as `rule_patterns`; -k bounds what a model is shown, not which free rules
+run), and the attempt bound stops it as before. Candidates are ordered by how well the failing
+evaluation's symptoms fit the rule's bug class (the cues each rule carries), then by retrieval rank,
+then by size (fewest changed lines). The engine evaluates each one; the worker only tracks which
+kernel to rewrite next: after an improving attempt it builds on the improved kernel (a fix that needs
+two rules), otherwise it goes on with the remaining candidates of the kernel it started from.
+`rules+litellm` hands over to the LLM once the rules have nothing left to propose.
 """
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import dataclass
 
 from ingest.rules import BadRule, RuleApplication, apply_rule, rules_of
 from ingest.rules.engine import changed_lines, program_key
 from repair.workers.base import Pattern, Proposal, Usage, WorkerContext, WorkerExhausted, WorkerInfo
+
+# how much an observed failure cue says about a bug class: specific cues weigh more than generic ones
+CUE_WEIGHTS = {"nan": 3, "layout": 3, "param": 3, "nan-introduced": 3, "zero-output": 2, "tail-localized": 2,
+               "tail-columns": 2, "tail-rows": 2, "last-block": 2, "uniform-drift": 2}
+_GENERIC = 1
 
 
 @dataclass(frozen=True)
@@ -20,10 +30,65 @@ class Candidate:
     application: RuleApplication
     pattern: Pattern
     rank: int  # retrieval rank of the pattern
+    fit: int = 0  # how well the failure cues fit the rule's bug class
 
 
-def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], language: str = "python") -> list[Candidate]:
-    """Every rule application of every pattern on source, cheapest first, one per distinct program."""
+def failure_cues(forensics: str, problem_text: str = "") -> set[str]:
+    """Cues of the failing evaluation: diagnosis labels and locations, `nan`, `layout` (a transposed or strided
+    input case fails), `param` (a case that sets a constructor argument fails)."""
+    cues: set[str] = set()
+    init_only = _init_only_params(problem_text)
+    for line in forensics.splitlines():
+        if not line.startswith("- case"):
+            continue
+        cues.update(re.findall(r"\bsymptom=(\S+)", line))
+        cues.update(re.findall(r"\blocation=(\S+)", line))
+        if re.search(r"\bnan=[1-9]|\binf=[1-9]", line):
+            cues.add("nan")
+        params = _case_params(line)
+        if any(re.search(r"transpos|layout|stride|permut|contig", f"{k} {v}") for k, v in params.items()):
+            cues.add("layout")
+        if init_only & set(params):
+            cues.add("param")
+    return cues - {"none"}
+
+
+def _case_params(line: str) -> dict:
+    m = re.match(r"- case \S+ (\{.*?\})\s+status=", line)
+    if not m:
+        return {}
+    try:
+        value = ast.literal_eval(m.group(1))
+    except (ValueError, SyntaxError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _init_only_params(problem_text: str) -> set[str]:
+    """Constructor arguments a case may set: get_init_inputs's named parameters that get_inputs does not take."""
+    try:
+        tree = ast.parse(problem_text or "")
+    except SyntaxError:
+        return set()
+    names: dict[str, set[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in ("get_init_inputs", "get_inputs"):
+            names[node.name] = {a.arg for a in node.args.args + node.args.kwonlyargs}
+    return names.get("get_init_inputs", set()) - names.get("get_inputs", set())
+
+
+def fit(rule_symptoms, cues: set[str]) -> int:
+    """Weighted overlap of a rule's symptoms with the observed cues (0 when the rule names none)."""
+    return sum(CUE_WEIGHTS.get(c, _GENERIC) for c in cues if c in set(rule_symptoms))
+
+
+def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], language: str = "python", *,
+               reference: str | None = None, cues: set[str] = frozenset()) -> list[Candidate]:
+    """Every rule application of every pattern on source, best first, one per distinct program.
+
+    Best: the highest symptom fit, then the best retrieval rank, then a rule's every-site rewrite, then the
+    fewest changed lines.
+    """
     found: list[tuple[tuple, Candidate]] = []
     for rank, pattern in enumerate(patterns):
         try:
@@ -34,11 +99,14 @@ def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], langu
             if rule.language != language:
                 continue
             try:
-                apps = apply_rule(rule, source)
+                apps = apply_rule(rule, source, reference=reference)
             except BadRule:
                 continue
+            score = fit(rule.symptoms, cues)
             for site, app in enumerate(apps):
-                found.append(((app.changed_lines, rank, len(app.sites), index, site), Candidate(app, pattern, rank)))
+                # a rule that fires at several sites fixes them all at once first (a bug repeated in each pass)
+                key = (-score, rank, not app.location.startswith("all:"), app.changed_lines, index, site)
+                found.append((key, Candidate(app, pattern, rank, score)))
     out, seen = [], set()
     for _, cand in sorted(found, key=lambda kc: kc[0]):
         key = program_key(cand.application.patched_source, language)
@@ -46,6 +114,17 @@ def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], langu
             seen.add(key)
             out.append(cand)
     return out
+
+
+def offered(ctx: WorkerContext) -> tuple[Pattern, ...]:
+    """The patterns whose rules the worker tries: every rule-carrying one the loop offers, best first."""
+    seen: set[str] = set()
+    out = []
+    for p in (*ctx.rule_patterns, *ctx.patterns):
+        if p.rules and p.id not in seen:
+            seen.add(p.id)
+            out.append(p)
+    return tuple(out)
 
 
 class RulesWorker:
@@ -59,11 +138,14 @@ class RulesWorker:
 
     def propose(self, ctx: WorkerContext) -> Proposal:
         self._track(ctx)
-        ids = tuple(p.id for p in ctx.patterns)
+        patterns = offered(ctx)
+        ids = tuple(p.id for p in patterns)
+        cues = failure_cues(ctx.forensics, ctx.problem_text)
         for base in reversed(self.bases):
             key = (base, ids)
             if key not in self._cache:
-                self._cache[key] = candidates(base, ctx.patterns, self.language)
+                self._cache[key] = candidates(base, patterns, self.language, reference=ctx.problem_text or None,
+                                              cues=cues)
             for cand in self._cache[key]:
                 text = cand.application.patched_source
                 pkey = program_key(text, self.language)
@@ -73,7 +155,7 @@ class RulesWorker:
                 self.last = text
                 return _proposal(cand, base)
         raise WorkerExhausted(f"no untried rule application left ({len(self.proposed)} proposed from "
-                              f"{sum(1 for p in ctx.patterns if p.rules)} patterns with rules)")
+                              f"{len(patterns)} patterns with rules)")
 
     def _track(self, ctx: WorkerContext) -> None:
         current = ctx.candidate_text
@@ -97,7 +179,8 @@ def _proposal(cand: Candidate, base: str) -> Proposal:
             "root_cause": f"matched rule {app.rule_id} of pattern {pattern.id}",
             "fix": pattern.fix or f"applied rule {app.rule_id}",
         },
-        note=f"rule {app.rule_id} at {app.location} ({changed_lines(base, app.patched_source)} lines)",
+        note=f"rule {app.rule_id} at {app.location} ({changed_lines(base, app.patched_source)} lines, "
+             f"symptom fit {cand.fit})",
     )
 
 

@@ -68,3 +68,17 @@ def test_gate_refuses_broken_or_wrong_rules_and_admits_right_ones():
     assert [r.code for r in gate(wrong)] == ["rules-do-not-reproduce"]
     right = _with_rules([Rule(id="x", pattern="($N // $B,)", rewrite="(triton.cdiv($N, $B),)").to_dict()])
     assert gate(right) == []
+
+
+def test_a_kb_retriever_offers_every_rule_carrying_entry_ranked_for_the_symptom(kb):
+    from ingest.api import ingest
+    from repair.loop.retrieve import KBRetriever
+    from repair.loop.symptom import make_eval_result
+
+    ingest([STARTER_DIR], kb)
+    retriever = KBRetriever(kb)
+    result = make_eval_result("grid-floor-div")
+    top = retriever.query(result, "", 3)
+    free = retriever.rule_patterns(result, "")
+    assert len(top) == 3 and len(free) == len(STARTER) and all(p.rules for p in free)
+    assert [p.id for p in free[:3]] == [p.id for p in top]  # the same ranking, continued past k

@@ -37,13 +37,20 @@ def ctx(text=SOURCE, patterns=(), history=()) -> WorkerContext:
                          patterns=tuple(patterns), history=tuple(history))
 
 
-def test_candidates_are_cheapest_first_and_distinct():
+def test_candidates_are_ranked_by_symptom_fit_then_retrieval_then_size_and_distinct():
     insert = Rule(id="ins", pattern="$V = tl.load($P, mask=$M)", rewrite="$V = tl.load($P, mask=$M)\n$V = $V * 1.0")
-    found = candidates(SOURCE, [pattern("p1", WORSE_LE), pattern("p2", insert, OTHER_RULE, WORSE_ZERO)])
-    costs = [c.application.changed_lines for c in found]
-    assert costs == sorted(costs) and found[0].application.rule_id == "ins"
+    pats = [pattern("p1", WORSE_LE), pattern("p2", insert, OTHER_RULE, WORSE_ZERO)]
+    found = candidates(SOURCE, pats)
+    assert [c.pattern.id for c in found] == ["p1", "p2", "p2", "p2"]  # retrieval rank first
+    costs = [c.application.changed_lines for c in found if c.pattern.id == "p2"]
+    assert costs == sorted(costs) and found[1].application.rule_id == "ins"  # then the fewest changed lines
     texts = [c.application.patched_source for c in found]
     assert len(texts) == len(set(texts))
+    # a rule whose bug class shows the observed symptom comes first, whatever its rank
+    tail = Rule(id="tail-other", pattern="$V = tl.load($P, mask=$M)", symptoms=["tail-localized"],
+                rewrite='$V = tl.load($P, mask=$M, other=-float("inf"))')
+    ranked = candidates(SOURCE, [*pats, pattern("p3", tail)], cues={"tail-localized"})
+    assert ranked[0].pattern.id == "p3" and ranked[0].fit > 0 and all(c.fit == 0 for c in ranked[1:])
 
 
 def test_worker_proposes_each_candidate_once_with_zero_tokens_and_a_citation():
@@ -183,3 +190,31 @@ def test_rules_then_litellm_asks_the_model_only_when_the_rules_are_spent(tmp_pat
         assert equivalent(second.candidate, CORRECT)
     finally:
         litellm.custom_provider_map = saved
+
+
+def test_every_rule_carrying_pattern_is_tried_whatever_k(tmp_path):
+    """-k bounds what a model is shown, not which free rules run: the right pattern ranked past k still fires."""
+    (tmp_path / "problem.py").write_text((EXAMPLES / "max_lastdim" / "problem.py").read_text())
+    (tmp_path / "nearmiss.py").write_text(SOURCE)
+    judge = TextJudge([(SOURCE, 2, 1, 3.0), (CORRECT, 2, 4, 0.0)])
+    pats = [pattern("kb-text-only"), pattern("kb-worse", WORSE_LE), pattern("kb-right", OTHER_RULE)]
+    outcome = run_repair(RunConfig(tmp_path / "problem.py", tmp_path / "nearmiss.py", k=1), RulesWorker(),
+                         FixedRetriever(pats), judge)
+    assert outcome.status == "repaired" and outcome.attempts[-1].cited == ("kb-right",)
+    # the record lists what was cited among the retrieved patterns, not every free pattern offered
+    assert {p.id for p in outcome.retrieved} == {"kb-text-only", "kb-worse", "kb-right"}
+    assert [a.cited for a in outcome.attempts] == [("kb-worse",), ("kb-right",)]
+
+
+def test_failure_cues_are_read_from_the_forensics():
+    from repair.workers.rules_worker import failure_cues
+
+    forensics = ("tier full: 2 of 4 cases pass\n"
+                 "- case c4 {'M': 3, 'N': 1025, 'eps': 0.1} status=mismatch max_abs_err=0.7 nan=0 inf=0 "
+                 "symptom=scaled-output location=scattered output is about 0.05 x\n"
+                 "- case c5 {'M': 6, 'N': 300, 'layout': 'transposed'} status=mismatch nan=3 inf=0 "
+                 "symptom=nan-introduced location=tail-columns\n")
+    problem = "def get_init_inputs(N=4, eps=1e-5, **case):\n    return [N, eps]\n\n\ndef get_inputs(M=8, N=4):\n    pass\n"
+    assert failure_cues(forensics, problem) == {"scaled-output", "scattered", "nan-introduced", "tail-columns",
+                                                "nan", "layout", "param"}
+    assert failure_cues("tier compact: 0 of 2 cases pass") == set()

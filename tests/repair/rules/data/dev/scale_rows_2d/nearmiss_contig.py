@@ -1,0 +1,25 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_rows_kernel(x_ptr, s_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    r = tl.program_id(0)
+    c = tl.arange(0, BLOCK)
+    ok = c < n_cols
+    x = tl.load(x_ptr + r * n_cols + c, mask=ok)
+    s = tl.load(s_ptr + r)
+    tl.store(y_ptr + r * n_cols + c, x * s, mask=ok)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x, s):
+        M, N = x.shape
+        y = torch.empty((M, N), device=x.device, dtype=x.dtype)
+        scale_rows_kernel[(M,)](x, s, y, N, BLOCK=triton.next_power_of_2(N))
+        return y
