@@ -38,7 +38,7 @@ def _backend_option():
     from repair.engine import DEFAULT_BACKEND
 
     return click.option("--backend", envvar="REPAIR_BACKEND", show_envvar=True, default=DEFAULT_BACKEND,
-                        show_default=True, help="triton-cpu, cuda or npu.")
+                        show_default=True, help="triton-cpu, cuda, npu or ascendc-cpu.")
 
 
 @cli.command("eval")

@@ -48,7 +48,8 @@ def build_op(o: Op, root: Path) -> None:
                   "correct.json": {"kind": "correct", "format": "mkb-direct"},
                   "answer/0": {"kind": "correct", "format": "npukernelbench"}}
     for e in o.edits:
-        label = {"bug_class": e.label} if e.kind == "near-miss" else {"cheat": e.label, "flags": list(e.flags)}
+        label = ({"bug_class": e.label, "fails": e.fails} if e.kind == "near-miss"
+                 else {"cheat": e.label, "flags": list(e.flags)})
         for fmt in e.formats:
             if fmt == "mkb-sources":
                 path, files[f"{e.name}.py"] = f"{e.name}.py", six_sources(o, e)

@@ -1,4 +1,4 @@
-"""AscendC candidates: three source formats read into one model, their C++ parsed, NPUKernelBench tasks imported."""
+"""AscendC candidates: three source formats read into one model, their C++ parsed, NPUKernelBench tasks imported, ascendc-cpu emulation."""
 from repair._lazy import exports
 
 __all__, __getattr__ = exports(__name__, {
@@ -9,4 +9,8 @@ __all__, __getattr__ = exports(__name__, {
     "importer": ["ImportedTask", "import_tasks", "problem_source"],
     "toolchain": ["cann_home", "missing_for", "require_backend"],
     "build": ["BuildFailed", "BuildPlan", "plan_build", "run_build"],
+    "emu.loader": ["EmulatedLoader", "emulate"],
+    "emu.build": ["CompileError", "compiler", "plan_emu_build", "build_library", "cache_root", "prepare_pch"],
+    "emu.runner": ["KernelFault", "platform_config"],
+    "emu.forward": ["MappingError"],
 })

@@ -1,7 +1,7 @@
-"""What running an AscendC candidate needs: an NPU backend, CANN (msopgen or bisheng) and torch_npu.
+"""What running an AscendC candidate needs: ascendc-cpu (g++), or an NPU backend with CANN and torch_npu.
 
-No AscendC numerics run here: CPU backends cannot run AscendC (CPU emulation is a later issue), and the NPU
-build in repair/ascendc/build.py has never met CANN. Every refusal is EnvironmentMissing, one line, exit 3.
+ascendc-cpu emulates the vector subset on the CPU (repair/ascendc/emu/); the NPU build in repair/ascendc/build.py
+has never met CANN. Every refusal is EnvironmentMissing, one line, exit 3.
 """
 from __future__ import annotations
 
@@ -52,15 +52,23 @@ def missing_for(cand: AscendCCandidate) -> list[str]:
     return out
 
 
-def require_backend(cand: AscendCCandidate, backend: str) -> None:
-    """Raise EnvironmentMissing saying why this candidate's numerics cannot run on `backend` here."""
+def require_backend(cand: AscendCCandidate, backend: str, *, repair: bool = False) -> None:
+    """Raise EnvironmentMissing saying why this candidate's numerics cannot run on `backend` here; return when they
+    can (ascendc-cpu evaluates; repairing AscendC candidates is not wired yet)."""
+    if backend == "ascendc-cpu":
+        if repair:
+            raise EnvironmentMissing(
+                f"{cand.path}: repairing an AscendC candidate is not wired into the loop yet; `repair eval --backend "
+                "ascendc-cpu` evaluates it (emulated on the CPU)")
+        return
     if backend != "npu":
         raise EnvironmentMissing(
-            f"{cand.path}: AscendC numerics need --backend npu (an Ascend NPU with CANN and torch_npu); "
-            f"{backend} runs Triton kernels, and CPU emulation of AscendC is not there yet")
+            f"{cand.path}: AscendC numerics need --backend ascendc-cpu (emulated on the CPU with g++) or --backend npu "
+            f"(an Ascend NPU with CANN and torch_npu); {backend} runs Triton kernels")
     missing = missing_for(cand)
     if missing:
         raise EnvironmentMissing(f"backend npu: {cand.path} needs {' and '.join(missing)}")
     raise EnvironmentMissing(
         f"backend npu: {cand.path}: CANN and torch_npu are here, but evaluating a built AscendC extension is not "
-        "wired into the engine yet (repair/ascendc/build.py builds it and has never run on an NPU)")
+        "wired into the engine yet (repair/ascendc/build.py builds it and has never run on an NPU; --backend "
+        "ascendc-cpu emulates it)")

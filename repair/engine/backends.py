@@ -35,6 +35,15 @@ class Backend:
     confine_default: ClassVar[bool] = False
     # a confined candidate may start processes only where the backend's own toolchain does (ptxas on a GPU)
     spawns_processes: ClassVar[bool] = True
+    languages: ClassVar[tuple[str, ...]] = ("python",)  # the candidates it runs: python (Triton) or ascendc
+    emulated: ClassVar[bool] = False  # its results come from an emulation of the hardware, and say so
+    build_s: ClassVar[float] = 0.0  # seconds a candidate process may take to build the candidate, beyond --timeout
+
+    def candidate_loader(self, path: str):
+        """How a candidate process gets a candidate that is not a Python file to import (None: import it): an
+        object with `writable` (directories Landlock leaves writable), `build()` (its toolchain, run before seccomp
+        forbids new processes; no candidate code runs) and `load()` (a module-like object with ModelNew)."""
+        return None
 
     def check_available(self) -> None:
         """Raise EnvironmentMissing, with what to do about it, when this backend cannot run here."""
@@ -216,7 +225,40 @@ def _gpu_writable(*caches: str) -> list[str]:
     return [d for d in (tempfile.gettempdir(), "/dev", *caches) if os.path.isdir(d)]
 
 
-BACKENDS: dict[str, type[Backend]] = {b.name: b for b in (TritonCPU, Cuda, Npu)}
+class AscendCCPU(Backend):
+    """AscendC vector kernels built with g++ against an emulation of the AscendC API (repair/ascendc/emu/), run on
+    CPU tensors; every result says `emulated`."""
+
+    name = "ascendc-cpu"
+    device = "cpu"
+    preload = ("torch", "repair.ascendc.emu.loader")  # the reading, mapping and building, imported once
+    languages = ("ascendc",)
+    emulated = True
+    build_s = 300.0  # a cold g++ build; a cached one takes milliseconds
+    confine_default = True  # g++ writes the candidate's build directory; its kernel writes nothing
+    spawns_processes = False  # g++ runs before seccomp forbids new processes; the kernel may not start one
+    env_defaults = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+    def check_available(self) -> None:
+        _need("torch", "backend ascendc-cpu needs torch")
+        from repair.ascendc import compiler, platform_config
+
+        compiler()  # EnvironmentMissing when there is no g++
+        platform_config()  # BadInput for a malformed $REPAIR_ASCENDC_CORES or $REPAIR_ASCENDC_UB_KB
+
+    def prepare_server(self) -> None:
+        from repair.ascendc import prepare_pch
+
+        prepare_pch()  # the emulation's headers precompiled once, here: no candidate process may write them
+
+    def candidate_loader(self, path: str):
+        from repair.ascendc import EmulatedLoader
+        from repair.integrity import foreign_launch
+
+        return EmulatedLoader(path, launch_scope=foreign_launch)
+
+
+BACKENDS: dict[str, type[Backend]] = {b.name: b for b in (TritonCPU, Cuda, Npu, AscendCCPU)}
 
 
 DEFAULT_BACKEND = "triton-cpu"

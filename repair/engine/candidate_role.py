@@ -12,7 +12,8 @@ from dataclasses import asdict
 
 from repair.engine.confine.limits import file_limit
 from repair.engine.memfd import SHARE_MIN, payload_size, write_parts
-from repair.engine.role import Role, as_output_list, import_file, runtime_guard, seed_all, tb_tail, to_device
+from repair.engine.role import (Role, as_output_list, case_status, import_file, runtime_guard, seed_all, tb_tail,
+                                to_device)
 from repair.engine.values import encode_parts
 from repair.engine.wire_errors import is_oom
 
@@ -25,32 +26,65 @@ class CandidateRole(Role):
     def start(self) -> bool:
         import tempfile
 
-        cwd = self.config["cwd"]
+        cwd, path = self.config["cwd"], self.config["path"]
         os.environ["TMPDIR"] = tempfile.tempdir = cwd  # its temporary files go to its scratch directory
-        if self.config.get("confine"):
-            from repair.engine.confine import landlock, seccomp
-            from repair.engine.confine.capabilities import drop_capabilities
-
-            try:  # before its code runs: no privilege; read anywhere, write only to cwd (and what its backend
-                drop_capabilities()  # needs); no sockets
-                landlock.restrict([cwd, *self.backend.landlock_writable()])
-                seccomp.restrict(processes=self.backend.spawns_processes)
-            except OSError as e:  # the environment's failure, not the candidate's
-                self.reply({"status": "environment", "error": f"confining the candidate failed: {e} "
-                                                              "(REPAIR_CONFINE=off runs it unconfined)"})
-                return False
-        try:
-            self.module = import_file(self.config["path"], "_repair_candidate")
+        confine = self.config.get("confine")
+        try:  # a candidate that is not a Python file (AscendC on ascendc-cpu) is read here; none of its code runs
+            loader = self.backend.candidate_loader(path)
         except BaseException as e:  # noqa: BLE001
-            status = "oom" if is_oom(e) else "error"
-            self.reply({"status": status, "error": f"importing the candidate failed: {type(e).__name__}: {e}"[:500],
-                        "traceback": tb_tail()})
+            return self._failed("reading the candidate failed", e)
+        writable = loader.writable if loader is not None else []
+        if confine and not self._confine(lambda: self._restrict_files(cwd, writable)):
             return False
+        try:
+            if loader is not None:
+                loader.build()  # its toolchain (g++), before seccomp forbids new processes
+        except BaseException as e:  # noqa: BLE001
+            return self._failed("building the candidate failed", e)
+        if confine and not self._confine(self._restrict_calls):
+            return False
+        try:
+            self.module = loader.load() if loader is not None else import_file(path, "_repair_candidate")
+        except BaseException as e:  # noqa: BLE001
+            return self._failed("importing the candidate failed", e)
         if not isinstance(getattr(self.module, "ModelNew", None), type):
             self.reply({"status": "bad-input", "error": "defines no class ModelNew"})
             return False
         self.reply({"status": "ready"})
         return True
+
+    def _restrict_files(self, cwd: str, writable: list[str]) -> None:
+        from repair.engine.confine import landlock
+        from repair.engine.confine.capabilities import drop_capabilities
+
+        # before its code runs: no privilege; read anywhere, write only to cwd (and what its backend needs)
+        drop_capabilities()
+        landlock.restrict([cwd, *self.backend.landlock_writable(), *writable])
+
+    def _restrict_calls(self) -> None:
+        from repair.engine.confine import seccomp
+
+        seccomp.restrict(processes=self.backend.spawns_processes)  # no sockets; no processes where the backend says
+
+    def _confine(self, step) -> bool:
+        try:
+            step()
+            return True
+        except OSError as e:  # the environment's failure, not the candidate's
+            self.reply({"status": "environment", "error": f"confining the candidate failed: {e} "
+                                                          "(REPAIR_CONFINE=off runs it unconfined)"})
+            return False
+
+    def _failed(self, what: str, e: BaseException) -> bool:
+        """A candidate that cannot start: every case gets the status its failure says (a compile error is
+        `compile-error` with the compiler's message; a Python import's failure `error` with its traceback)."""
+        status = case_status(e)
+        if status is not None:
+            self.reply({"status": status, "error": str(e)})
+        else:
+            self.reply({"status": "oom" if is_oom(e) else "error", "error": f"{what}: {type(e).__name__}: {e}"[:500],
+                        "traceback": tb_tail()})
+        return False
 
     def op_run(self, header: dict) -> tuple:
         sink = header.pop("_sink", None)

@@ -219,17 +219,25 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     be = get_backend(backend)
     problem, candidate = str(problem), str(candidate)
     check_problem_file(problem)
-    if is_ascendc_candidate(candidate):  # its numerics need an NPU build: say what is missing (exit 3)
-        require_backend(load_candidate(candidate), be.name)
-    cand = read_candidate_file(candidate)  # read and parsed once
     rules_off = list(resolve_rules_off(rules_off if integrity else ["*"]))  # numerics only: no guard runs either
+    if is_ascendc_candidate(candidate):  # read whole; its numerics need ascendc-cpu or an NPU (else exit 3)
+        ascendc = load_candidate(candidate)
+        require_backend(ascendc, be.name)
+        candidate_sha = ascendc.sha256
+        static_scan = (lambda: scan(problem, candidate, rules_off=rules_off)) if integrity else (lambda: None)
+    else:
+        if "python" not in be.languages:
+            raise BadInput(f"{candidate}: backend {be.name} runs {' and '.join(be.languages)} candidates, and this is "
+                           "a Python one (--backend triton-cpu runs Triton on the CPU)")
+        cand = read_candidate_file(candidate)  # read and parsed once
+        candidate_sha = cand.sha256
+        static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, source=cand.text, tree=cand.tree))
+                       if integrity and cand.tree is not None else (lambda: None))
     be.check_available()
     confine = confine_candidates(be)
     server = fork_server(be)  # torch and triton import there (or were imported long ago, in a shared server)
 
     seed = secrets.randbits(31) if seed is None else int(seed)
-    static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, source=cand.text, tree=cand.tree))
-                   if integrity and cand.tree is not None else (lambda: None))
     scratch = server.scratch("eval-")
     try:
         session = _Session(be, candidate, scratch, seed=seed, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb,
@@ -253,10 +261,11 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         verdict = IntegrityVerdict(rules_off=rules_off)
     return EvalResult(
         operator_id=spec.operator_id, family=spec.family, problem_path=problem, problem_sha256=spec.sha256,
-        candidate_path=candidate, candidate_sha256=cand.sha256, backend=be.name, tier=tier, seed=seed,
+        candidate_path=candidate, candidate_sha256=candidate_sha, backend=be.name, tier=tier, seed=seed,
         case_set_sha256=case_set_sha256(cases), cases=results, summary=summary, match=match,
         numerics_passed=numerics, integrity=verdict, passed=numerics and verdict.verdict == "clean",
         confined=confine, landlock=landlock.abi() if confine else 0,  # each confined itself before its code ran
+        emulated=be.emulated,
         wall_seconds=time.perf_counter() - t0, kernel_seconds=session.candidate_seconds + ref_seconds)
 
 

@@ -23,6 +23,7 @@ from repair.engine.backends import Backend, get_backend
 from repair.engine.child import ChildDied, ChildTimeout
 from repair.engine.memfd import Shared, new_sink, seal
 from repair.engine.problem import CaseSpec, ProblemSpec, check_problem_file, spec_from_report
+from repair.engine.role import FAILED_STATUSES
 from repair.engine.sandbox import fork_server
 from repair.engine.wire_errors import WireError
 from repair.errors import BadInput, EnvironmentMissing
@@ -206,7 +207,7 @@ def load_problem_spec(path: str | Path, *, backend: str | None = None, timeout_s
 class Outcome:
     """What one candidate run produced."""
 
-    kind: str  # ok | error | oom | timeout | crash
+    kind: str  # ok | error | oom | timeout | crash | compile-error
     message: str = ""
     header: dict = field(default_factory=dict)
     payload: bytearray | None = None
@@ -234,6 +235,7 @@ class CandidateProcess:
                   "mem_limit_mb": mem_limit_mb, "cpu_seconds": cpu_seconds, "fsize_mb": _FSIZE_MB,
                   "rules_off": rules_off, "confine": confine}
         self.mem_limit_mb, self.timeout_s, self.candidate = mem_limit_mb, timeout_s, candidate
+        self.build_s = be.build_s  # what its start may take beyond the timeout: its toolchain's build
         # its outputs must fit in its memory; a bigger frame is garbage, not data
         self.max_payload = (mem_limit_mb + 256) << 20 if be.memory_rlimit else 1 << 36
         self.child = fork_server(be).spawn("candidate", config,
@@ -255,24 +257,24 @@ class CandidateProcess:
         tail = "\n".join(lines).strip()[-1500:]
         return Outcome(kind, str(e) + (f"\n{tail}" if tail else ""))
 
-    def _timed_out(self, what: str) -> Outcome:
+    def _timed_out(self, what: str, extra_s: float = 0.0) -> Outcome:
         self.child.kill()
-        return Outcome("timeout", f"no result from {what} within {self.timeout_s:g}s; process group killed")
+        return Outcome("timeout", f"no result from {what} within {self.timeout_s + extra_s:g}s; process group killed")
 
     def _reply_outcome(self, reply: dict, payload) -> Outcome:
         status = reply.get("status")
         if status == "oom":
             return Outcome("oom", f"out of memory (limit {self.mem_limit_mb} MB): {reply.get('error', '')}\n"
                                   f"{reply.get('traceback', '')}".strip())
-        if status == "error":
-            return Outcome("error", reply.get("traceback") or reply.get("error", ""))
+        if status in FAILED_STATUSES:  # crash, timeout, compile-error: as the candidate's role said (role.case_status)
+            return Outcome(status, reply.get("traceback") or reply.get("error", ""))
         return Outcome("ok", header=reply, payload=payload)
 
     def _greeting(self) -> Outcome:
         try:
-            reply, payload = self.child.receive(timeout=self._wait_s(), max_payload=self.max_payload)
+            reply, payload = self.child.receive(timeout=self._wait_s() + self.build_s, max_payload=self.max_payload)
         except ChildTimeout:
-            return self._timed_out("importing the candidate")
+            return self._timed_out("importing the candidate", self.build_s)
         except ChildDied as e:
             return self._died(e)
         self._sent = time.monotonic()  # the forward's time starts once the import is over

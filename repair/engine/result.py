@@ -11,7 +11,7 @@ from repair.integrity import IntegrityVerdict
 
 EVAL_SCHEMA = "repair.eval/v1"
 
-CaseStatus = Literal["pass", "mismatch", "error", "crash", "timeout"]
+CaseStatus = Literal["pass", "mismatch", "error", "crash", "timeout", "compile-error"]
 Tier = Literal["compact", "full"]
 
 
@@ -56,6 +56,7 @@ class EvalResult(BaseModel):
     # the candidate's processes confined themselves (REPAIR_CONFINE: no capabilities, Landlock, seccomp) ...
     confined: bool = False
     landlock: int = 0  # ... under this Landlock ABI (0: no Landlock on this kernel, or not confined)
+    emulated: bool = False  # the kernels ran on an emulation of their hardware (ascendc-cpu), not on it
     wall_seconds: float = 0.0
     kernel_seconds: float = 0.0  # time inside candidate and reference forwards
 

@@ -63,6 +63,16 @@ def as_output_list(out) -> list:
     raise TypeError(f"forward returned {type(out).__name__}, not a tensor or a tuple/list of tensors")
 
 
+FAILED_STATUSES = ("error", "crash", "timeout", "compile-error")
+
+
+def case_status(e: BaseException) -> str | None:
+    """The case status an exception says it means (ascendc-cpu's faults and compile errors carry one); only a
+    failure's status is taken, so nothing a candidate raises can claim a pass."""
+    status = getattr(e, "case_status", None)
+    return status if status in FAILED_STATUSES else None
+
+
 def runtime_guard(rules_off: list[str]):
     """The integrity package's runtime guard around a forward, or None where it is missing."""
     try:
@@ -124,6 +134,9 @@ class Role:
                 self._payload = None
                 if isinstance(e, KeyboardInterrupt):
                     raise
+                if case_status(e):  # a failure that says the case's status (ascendc-cpu's faults)
+                    self.reply({"status": case_status(e), "error": str(e)[:4000]})
+                    continue
                 self.reply({"status": "oom" if is_oom(e) else "error", "error": f"{type(e).__name__}: {e}"[:500],
                             "traceback": tb_tail()})
 

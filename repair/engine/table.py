@@ -49,7 +49,7 @@ def render_table(r: EvalResult) -> str:
         integ += " (" + ", ".join(sorted({f.rule for f in r.integrity.findings})) + ")"
     lines.append(f"{tiers}{match}  integrity {integ}  "
                  f"{'PASS' if r.passed else 'FAIL'}  [{r.wall_seconds:.2f}s wall, {r.kernel_seconds:.2f}s in forwards, "
-                 f"{_confinement(r)}]")
+                 f"{_confinement(r)}{', emulated' if r.emulated else ''}]")
     return "\n".join(lines)
 
 
@@ -62,4 +62,5 @@ def render_summary(results: list[EvalResult]) -> str:
                      "PASS" if r.passed else "FAIL"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    return "\n".join(lines + [f"{sum(r.passed for r in results)} of {len(results)} candidates passed"])
+    emulated = " (emulated)" if any(r.emulated for r in results) else ""
+    return "\n".join(lines + [f"{sum(r.passed for r in results)} of {len(results)} candidates passed{emulated}"])

@@ -5,5 +5,5 @@ __all__, __getattr__ = exports(__name__, {
     "rules": ["RULES", "make_verdict", "merge_verdicts", "resolve_rules_off"],
     "verdict": ["IntegrityFinding", "IntegrityVerdict", "render_verdict"],
     "static": ["scan"],
-    "runtime": ["RuntimeGuard", "insensitivity_findings"],
+    "runtime": ["RuntimeGuard", "foreign_launch", "insensitivity_findings"],
 })

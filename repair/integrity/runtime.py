@@ -9,7 +9,10 @@ Ops executed inside a launch (the interpreter's host copies) are not the candida
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from repair.integrity.rules import resolve_rules_off
@@ -128,6 +131,29 @@ def _counting_run(orig):
 
     run.__wrapped__ = orig
     return run
+
+
+@contextmanager
+def foreign_launch(name: str, args) -> Iterator[None]:
+    """A kernel launch that is not Triton's (ascendc-cpu's emulated AscendC kernel): the active guard records it
+    as a launch of `name` over the tensors in `args`, and the ops run inside it are not the candidate's."""
+    guard = _ACTIVE[-1] if _ACTIVE else None
+    if guard is None:
+        yield
+        return
+    if guard._depth == 0:
+        guard._record_launch(SimpleNamespace(__name__=name), args, {})
+    guard._depth += 1
+    try:
+        if guard._mode is None or guard._depth > 1:
+            yield
+        else:
+            from torch.utils._python_dispatch import _disable_current_modes
+
+            with _disable_current_modes():
+                yield
+    finally:
+        guard._depth -= 1
 
 
 def _kernel_name(kernel) -> str:

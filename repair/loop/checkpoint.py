@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from repair.engine import EvalResult
 
-_BROKEN = ("error", "crash", "timeout")
+_BROKEN = ("error", "crash", "timeout", "compile-error")
 
 
 @dataclass(frozen=True, order=True)

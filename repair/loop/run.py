@@ -22,8 +22,8 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
                rules_off: tuple[str, ...] = ()) -> RunOutcome:
     """Repair CANDIDATE against PROBLEM; with `out`, leave final.py, trajectory.jsonl and record.json there."""
     problem, candidate = Path(problem), Path(candidate)
-    if is_ascendc_candidate(candidate):  # evaluating it needs an NPU build: say what is missing (exit 3)
-        require_backend(load_candidate(candidate), backend or default_backend())
+    if is_ascendc_candidate(candidate):  # repairing it is not wired yet: say what is missing (exit 3)
+        require_backend(load_candidate(candidate), backend or default_backend(), repair=True)
     for path in (problem, candidate):
         if not path.is_file():
             raise BadInput(f"{path}: no such file")

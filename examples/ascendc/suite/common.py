@@ -26,6 +26,7 @@ class Edit:
     replace: list[tuple[str, str, str]]  # (part, old, new); parts: kernel, tiling, binding, model, launch_fn
     formats: tuple[str, ...] = ("mkb-sources", "npukernelbench")
     flags: tuple[str, ...] = ()  # rules `repair check` reports for a cheat ("static.ascendc-chain:binding->launch")
+    fails: str = "compact"  # a near-miss: the first tier it fails on ascendc-cpu (compact, or only full)
 
 
 @dataclass

@@ -124,6 +124,11 @@ case_id;shape;dtype
              "inputs lose their last blocks.",
              [("tiling", "uint32_t blockLength = (totalLength + blockDim - 1) / blockDim;",
                "uint32_t blockLength = (totalLength + coreNum - 1) / coreNum;")]),
+        Edit("nearmiss_first_tile", "near-miss", "tile-loop-bound",
+             "Each core computes only its first tile, so a core whose share is more than one tile (4096 elements) "
+             "leaves the rest unwritten: the compact cases fit one tile a core, the large ones do not.",
+             [("kernel", "        for (uint32_t i = 0; i < tiles; i++) {\n",
+               "        for (uint32_t i = 0; i < tiles && i < 1; i++) {\n")], fails="full"),
         Edit("nearmiss_tail", "near-miss", "tail-tile-dropped",
              "The last core skips its tail tile, so the final totalLength % tileLength elements stay unwritten.",
              [("kernel", "        if (tail > 0) {\n",

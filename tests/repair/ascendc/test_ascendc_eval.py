@@ -1,5 +1,6 @@
-"""`repair eval` on an AscendC candidate: no numerics here. A CPU backend says they need --backend npu, and npu
-says which of CANN and torch_npu is missing; both exit 3 with one line."""
+"""`repair eval` on an AscendC candidate outside ascendc-cpu (tests/repair/ascendc/test_ascendc_cpu.py): a Triton
+backend says the numerics need --backend ascendc-cpu or npu, and npu says which of CANN and torch_npu is missing;
+both exit 3 with one line."""
 from __future__ import annotations
 
 import importlib.util
@@ -17,10 +18,10 @@ SOFTMAX = SUITE / "softmax"
 
 
 @pytest.mark.parametrize("candidate", ["correct.py", "correct.json", "answer/0", "nearmiss_unaligned.py"])
-def test_cpu_backend_says_ascendc_needs_an_npu(candidate):
+def test_a_triton_backend_says_ascendc_needs_ascendc_cpu_or_an_npu(candidate):
     with pytest.raises(EnvironmentMissing) as e:
         evaluate(SOFTMAX / "problem.py", SOFTMAX / candidate, backend="triton-cpu")
-    assert e.value.exit_code == 3 and "AscendC numerics need --backend npu" in str(e.value)
+    assert e.value.exit_code == 3 and "AscendC numerics need --backend ascendc-cpu" in str(e.value)
     assert "\n" not in str(e.value)
 
 
@@ -51,13 +52,15 @@ def test_cli_eval_exits_3_with_one_line():
                                  str(SOFTMAX / "answer" / "0")])
     assert r.exit_code == 3
     assert [ln for ln in r.output.splitlines() if ln.strip()] == [
-        ln for ln in r.output.splitlines() if ln.startswith("error: ") and "--backend npu" in ln]
+        ln for ln in r.output.splitlines() if ln.startswith("error: ") and "--backend ascendc-cpu" in ln]
 
 
-def test_repair_run_says_the_same_before_any_attempt(tmp_path):
+@pytest.mark.parametrize("backend, words", [("triton-cpu", "AscendC numerics need --backend ascendc-cpu"),
+                                             ("ascendc-cpu", "repairing an AscendC candidate is not wired")])
+def test_repair_run_says_so_before_any_attempt(tmp_path, backend, words):
     r = CliRunner().invoke(cli, ["run", str(SOFTMAX / "problem.py"), str(SOFTMAX / "answer" / "0"), "--worker", "rules",
-                                 "--backend", "triton-cpu", "--out", str(tmp_path / "out")])
-    assert r.exit_code == 3 and "AscendC numerics need --backend npu" in r.output
+                                 "--backend", backend, "--out", str(tmp_path / "out")])
+    assert r.exit_code == 3 and words in r.output
     assert not (tmp_path / "out").exists()
 
 

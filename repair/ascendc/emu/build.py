@@ -1,0 +1,293 @@
+"""The ascendc-cpu build: a candidate's kernel, host tiling and a launcher compiled by g++ into one shared library.
+
+The candidate's C++ sources are written as they are (a `#line` directive first, so the compiler's messages and
+the emulator's faults name the candidate's own file and line; a direct launch's `k<<<blocks, l2, stream>>>(...)`
+becomes `launch_blocks(blocks, &k, ...)`), beside two generated units: the kernel unit includes the emulation
+(`include/kernel_operator.h`), the registered tiling struct and the kernel, then the launcher that runs the entry
+once per block; the host unit (msopgen formats) includes the OpDef and TilingFunc and the C functions that run
+the tiling. The library is cached by the sha256 of everything that makes it (sources, headers, compiler, flags);
+a compile error is cached too, and comes back as a `compile-error` result.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from provenance.canonical import content_hash, sha256_text
+from repair.ascendc.candidate import AscendCCandidate, SourceFile, snake
+from repair.errors import EnvironmentMissing, RepairError
+
+ABI = "ascendc-cpu/1"
+INCLUDE = Path(__file__).resolve().parent / "include"
+FLAGS = ("-std=c++17", "-fPIC", "-fvisibility=hidden", "-w", "-pipe", "-fmax-errors=8")
+# the kernel's vector loops are what runs per case; the host's tiling runs once and compiles faster unoptimised
+OPT = {"ascendc_emu_kernel.cpp": "-O2", "ascendc_emu_host.cpp": "-O0"}
+LAUNCHER = "ascendc-cpu launcher"
+_LAUNCH = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^<>;(){}]*>)?)\s*<<<([^;{}]*?)>>>\s*\(\s*(\)?)")
+_TILING_INCLUDE = re.compile(r'#\s*include\s*"([\w.-]+\.h)"')
+# a failure of the compiler or the machine, not of the candidate: not cached (the next evaluation tries again)
+_UNSURE = re.compile(r"internal compiler error|out of memory|memory exhausted|took longer than|Killed signal")
+
+
+class CompileError(RepairError):
+    """g++ could not build the candidate: every case is a `compile-error` with the compiler's message."""
+
+    case_status = "compile-error"
+
+
+@dataclass(frozen=True)
+class EmuBuild:
+    """What to write and compile for one candidate, and its cache key."""
+
+    files: dict[str, str]  # path under the build directory -> text
+    units: tuple[str, ...]  # the translation units
+    include_dirs: tuple[str, ...]  # under the build directory
+    entry: str  # the kernel entry (msopgen) or the direct launch's host function
+    key: str
+
+
+def plan_emu_build(cand: AscendCCandidate, *, launch_fn: str | None = None) -> EmuBuild:
+    """The build of `cand`; a direct launch names the host function its binding calls (`launch_fn`)."""
+    direct = cand.format == "mkb-direct"
+    files: dict[str, str] = {}
+    for src in cand.of("host_tiling", "host_operator", "kernel", "launch"):
+        for dest in _destinations(cand, src):
+            text = _launches(src.text) if src.role in ("kernel", "launch") else src.text
+            files[dest] = f'#line {src.first_line} "{_c_string(src.label())}"\n{text}'
+    kernels = [d for s in cand.of("kernel") for d in _destinations(cand, s) if not d.endswith((".h", ".hpp", ".hh"))]
+    tiling = [] if direct else [d for s in cand.of("host_tiling") for d in _destinations(cand, s)[:1]]
+    entry = launch_fn if direct else cand.kernel
+    if entry is None:
+        raise ValueError("a direct launch's build needs the host function its binding calls")
+    call = (f"::ascendc_emu::run_launch(&{entry}, args, nargs)" if direct
+            else f"::ascendc_emu::run_entry(&{entry}, args, nargs, blocks, tiling_key)")
+    files["ascendc_emu_kernel.cpp"] = "".join(
+        ['#include "ascendc_emu/kernel_unit.h"\n', *[f'#include "{t}"\n' for t in tiling],
+         *[f'#include "{k}"\n' for k in kernels], f'#line 1 "{LAUNCHER}"\n',
+         'ASCENDC_EMU_EXPORT int ascendc_emu_entry(const AscendcEmuArg *args, int nargs, uint32_t blocks, '
+         'uint64_t tiling_key) {\n', '    (void)blocks;\n    (void)tiling_key;\n', f'    return {call};\n}}\n',
+         f'ASCENDC_EMU_EXPORT int ascendc_emu_arity() {{ return ::ascendc_emu::arity(&{entry}); }}\n'])
+    units = ["ascendc_emu_kernel.cpp"]
+    if not direct:
+        hosts = [d for s in cand.of("host_operator") for d in _destinations(cand, s)
+                 if not d.endswith((".h", ".hpp", ".hh"))]
+        files["ascendc_emu_host.cpp"] = "".join(['#include "ascendc_emu/host_unit.h"\n',
+                                                 *[f'#include "{h}"\n' for h in hosts]])
+        units.append("ascendc_emu_host.cpp")
+    dirs = sorted({str(Path(p).parent) for p in files if "/" in p})
+    key = content_hash({"abi": ABI, "compiler": compiler()[1], "flags": [*FLAGS, OPT], "headers": headers_digest(),
+                        "files": files, "units": units, "entry": entry})
+    return EmuBuild(files, tuple(units), tuple(dirs), entry, key)
+
+
+def _destinations(cand: AscendCCandidate, src: SourceFile) -> list[str]:
+    """Where a source is written: its own path, or (six sources) where msopgen's project puts it."""
+    if cand.format != "mkb-sources":
+        return [src.name]
+    s = snake(cand.op)
+    if src.role == "host_tiling":  # also under every "*.h" name the host includes (its own spelling)
+        host = "\n".join(h.text for h in cand.of("host_operator"))
+        names = [n for n in _TILING_INCLUDE.findall(host) if "tiling" in n]
+        return list(dict.fromkeys([f"op_host/{s}_tiling.h", *(f"op_host/{n}" for n in names)]))
+    return [{"host_operator": f"op_host/{s}.cpp", "kernel": f"op_kernel/{s}.cpp"}[src.role]]
+
+
+def _launches(text: str) -> str:
+    """`k<<<blocks, l2ctrl, stream>>>(args)` -> `::ascendc_emu::launch_blocks(blocks, &k, args)` (lines kept)."""
+    def repl(m: re.Match) -> str:
+        blocks = _first_argument(m.group(2))
+        return f"::ascendc_emu::launch_blocks({blocks}, &{m.group(1).strip()}" + (")" if m.group(3) else ", ")
+
+    return _LAUNCH.sub(repl, text)
+
+
+def _first_argument(text: str) -> str:
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return text[:i].strip()
+    return text.strip()
+
+
+def _c_string(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+# -- the compiler, the headers, the cache ------------------------------------------------------------------------
+
+@functools.cache
+def compiler() -> tuple[str, str]:
+    """(path, identity) of the C++ compiler: $CXX, else g++; EnvironmentMissing when there is none."""
+    name = os.environ.get("CXX") or "g++"
+    path = shutil.which(name)
+    if path is None:
+        raise EnvironmentMissing(f"backend ascendc-cpu needs a C++17 compiler with _Float16 (g++ >= 12): "
+                                 f"{name} is not on PATH (set CXX, or install g++)")
+    try:
+        out = subprocess.run([path, "-dumpfullversion", "-dumpmachine"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise EnvironmentMissing(f"backend ascendc-cpu: {path} does not run ({e})") from None
+    return path, f"{Path(path).name} {' '.join(out.stdout.split())}"
+
+
+@functools.cache
+def headers_digest() -> str:
+    """sha256 over the emulation's headers (a changed header rebuilds every candidate)."""
+    parts = [[str(p.relative_to(INCLUDE)), sha256_text(p.read_bytes())] for p in sorted(INCLUDE.rglob("*")) if p.is_file()]
+    return content_hash(parts)
+
+
+def cache_root() -> Path:
+    """$REPAIR_ASCENDC_CACHE, else $XDG_CACHE_HOME/nearmiss/ascendc-cpu, else ~/.cache/nearmiss/ascendc-cpu."""
+    if os.environ.get("REPAIR_ASCENDC_CACHE"):
+        return Path(os.environ["REPAIR_ASCENDC_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "nearmiss" / "ascendc-cpu"
+
+
+def entry_dir(build: EmuBuild) -> Path:
+    """The build's cache directory (made here: a confined candidate process may write only there and its scratch)."""
+    d = cache_root() / build.key[:40]
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def cached(build: EmuBuild) -> Path | None:
+    lib = entry_dir(build) / "lib.so"
+    return lib if lib.is_file() else None
+
+
+# -- precompiled headers: the emulation parsed once per cache, not once per candidate -------------------------------
+
+PCH = {"ascendc_emu_kernel.cpp": "ascendc_emu/kernel_unit.h", "ascendc_emu_host.cpp": "ascendc_emu/host_unit.h"}
+
+
+def _pch_dir() -> Path:
+    key = content_hash({"abi": ABI, "compiler": compiler()[1], "flags": [*FLAGS, OPT], "headers": headers_digest()})
+    return cache_root() / f"pch-{key[:24]}"
+
+
+def usable_pch() -> Path | None:
+    """The include directory holding the precompiled headers (a copy of the emulation's, with its .gch files), or
+    None when none has been made for these headers, compiler and flags."""
+    d = _pch_dir()
+    return d / "include" if (d / "ready").is_file() else None
+
+
+def prepare_pch(*, timeout_s: float = 300.0) -> Path | None:
+    """Make the precompiled headers when they are missing (outside any candidate's sandbox: the fork server does it
+    before its first candidate, so no candidate can write what every later build reads). None when g++ cannot."""
+    done = usable_pch()
+    if done is not None:
+        return done
+    final = _pch_dir()
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".pch-", dir=final.parent))
+    except OSError:
+        return None  # a cache that cannot be written: every build parses the headers itself
+    try:
+        shutil.copytree(INCLUDE, tmp / "include")
+        cxx = compiler()[0]
+        procs = [subprocess.Popen([cxx, *FLAGS, OPT[unit], "-I", str(tmp / "include"), "-x", "c++-header",
+                                   str(tmp / "include" / header), "-o", str(tmp / "include" / f"{header}.gch")],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+                 for unit, header in PCH.items()]
+        for p in procs:
+            _finish(p, timeout_s)
+        if any(p.returncode != 0 for p in procs):
+            return None  # builds go on without them (slower); a candidate meets the same error in its own build
+        (tmp / "ready").write_text("", encoding="utf-8")
+        try:
+            os.rename(tmp, final)
+        except OSError:  # another process made them first
+            pass
+        return usable_pch()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def build_library(build: EmuBuild, *, timeout_s: float = 300.0) -> Path:
+    """The library, from the cache or compiled now; CompileError with the compiler's message when it does not build.
+    The precompiled headers are used where they have been made (prepare_pch), never made here."""
+    d = entry_dir(build)
+    lib, err = d / "lib.so", d / "error.txt"
+    if lib.is_file():
+        return lib
+    if err.is_file():
+        raise CompileError(err.read_text(encoding="utf-8"))
+    work = Path(tempfile.mkdtemp(prefix="build-", dir=d))
+    try:
+        for rel, text in build.files.items():
+            (work / rel).parent.mkdir(parents=True, exist_ok=True)
+            (work / rel).write_text(text, encoding="utf-8")
+        cxx = compiler()[0]
+        inc = ["-I", str(usable_pch() or INCLUDE), *[a for p in build.include_dirs for a in ("-I", str(work / p))],
+               "-I", str(work)]
+        procs = [subprocess.Popen([cxx, *FLAGS, OPT[u], *inc, "-c", u, "-o", f"{u}.o"], cwd=work, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, env=_c_locale())
+                 for u in build.units]
+        outputs = [_finish(p, timeout_s) for p in procs]
+        failed = [(p.returncode, out) for p, out in zip(procs, outputs) if p.returncode != 0]
+        if not failed:  # undefined symbols (a kernel entry declared, never defined) fail here, not at dlopen
+            link = subprocess.Popen([cxx, "-shared", "-fPIC", *[f"{u}.o" for u in build.units], "-o", "lib.so",
+                                     "-Wl,--no-undefined"], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, text=True, env=_c_locale())
+            out = _finish(link, timeout_s)
+            failed = [(link.returncode, out)] if link.returncode != 0 else []
+        if failed:
+            message = _message("\n".join(out for _, out in failed), work)
+            if all(code > 0 for code, _ in failed) and not _UNSURE.search(message):  # the candidate's own error
+                _write_atomic(err, message)
+            raise CompileError(message)
+        os.replace(work / "lib.so", lib)
+        try:  # the sources as compiled, for whoever debugs the candidate
+            shutil.copytree(work, d / "src", ignore=shutil.ignore_patterns("*.o", "*.so"))
+        except OSError:
+            pass  # another build of the same sources kept them first
+        return lib
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _c_locale() -> dict[str, str]:
+    """The environment as it is now (TMPDIR: the candidate's scratch), the compiler's messages in ASCII."""
+    return {**os.environ, "LC_ALL": "C"}
+
+
+def _finish(proc: subprocess.Popen, timeout_s: float) -> str:
+    try:
+        out, _ = proc.communicate(timeout=timeout_s)
+        return out
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return f"the compiler took longer than {timeout_s:g}s"
+
+
+def _message(output: str, work: Path) -> str:
+    """The compiler's output as the user reads it: the candidate's files and lines, none of the build's paths."""
+    pch = usable_pch()
+    lines = [ln.replace(f"{work}/", "").replace(str(INCLUDE) + "/", "ascendc-cpu/") for ln in output.splitlines()]
+    if pch is not None:
+        lines = [ln.replace(str(pch) + "/", "ascendc-cpu/") for ln in lines]
+    lines = [ln for ln in lines if ln.strip() and not ln.startswith(("In file included from", "                 from",
+                                                                     "compilation terminated"))]
+    text = "\n".join(lines[:40])
+    return "g++ could not build the candidate for ascendc-cpu:\n" + (text[:4000] or "(no output)")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

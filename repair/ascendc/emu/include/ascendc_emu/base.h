@@ -1,0 +1,163 @@
+// ascendc-cpu: the state every part of the emulation shares, and how a fault is reported.
+//
+// Written for the emulator from the public AscendC documentation; no CANN header or source is copied.
+// One kernel runs at a time in a process, its blocks one after another, each with a unified buffer (UB)
+// of its own. A fault (a UB overflow, a misaligned copy, an access outside every GM tensor, a queue that
+// would wait forever) throws ascendc_emu::Fault, which the launcher turns into the case's status.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+// AscendC's qualifiers mean nothing on the CPU.
+#define __aicore__
+#define __global__
+#define __gm__
+#define __ubuf__
+#ifndef GM_ADDR
+#define GM_ADDR uint8_t *
+#endif
+
+using half = _Float16;  // IEEE binary16: arithmetic rounds each result to half, as the vector unit does
+
+// bfloat16 in software: the top 16 bits of a float, rounded to nearest even.
+struct bfloat16_t {
+    uint16_t bits = 0;
+    bfloat16_t() = default;
+    bfloat16_t(float f) : bits(from_float(f)) {}  // NOLINT: converts like a number
+    bfloat16_t(double d) : bits(from_float(static_cast<float>(d))) {}
+    bfloat16_t(int v) : bits(from_float(static_cast<float>(v))) {}
+    operator float() const {
+        uint32_t u = static_cast<uint32_t>(bits) << 16;
+        float f;
+        std::memcpy(&f, &u, 4);
+        return f;
+    }
+    static bfloat16_t from_bits(uint16_t b) {
+        bfloat16_t r;
+        r.bits = b;
+        return r;
+    }
+    static uint16_t from_float(float f) {
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);  // NaN stays NaN
+        u += 0x7fffu + ((u >> 16) & 1u);
+        return static_cast<uint16_t>(u >> 16);
+    }
+};
+
+namespace ascendc_emu {
+
+// Where an API was called from: the candidate's file and line (the build writes #line directives).
+struct Loc {
+    const char *file;
+    int line;
+    static Loc here(const char *f = __builtin_FILE(), int l = __builtin_LINE()) { return Loc{f, l}; }
+};
+#define ASCENDC_EMU_LOC ::ascendc_emu::Loc loc = ::ascendc_emu::Loc::here()
+
+// What a fault means for the case: an error, a crash (memory outside every tensor), a hang (a deadlock).
+enum FaultKind : int { kOk = 0, kError = 1, kCrash = 2, kDeadlock = 3 };
+
+struct Fault {
+    int kind;
+    std::string message;
+};
+
+struct Config {
+    uint32_t aiv = 40;           // vector cores (GetCoreNumAiv)
+    uint32_t aic = 20;           // cube cores (GetCoreNumAic)
+    uint64_t ub = 192 * 1024;    // unified buffer bytes per core
+    uint64_t sys_workspace = 16 * 1024 * 1024;  // GetLibApiWorkSpaceSize
+};
+inline Config g_config;
+
+struct Block {
+    uint32_t idx = 0, num = 1;
+    bool active = false;         // inside a kernel launch
+    std::vector<uint8_t> ub;     // this block's unified buffer
+    uint64_t ub_used = 0;
+    void *pipe = nullptr;        // the TPipe the kernel constructed (GetTPipePtr)
+    int flags[64][16] = {};      // SetFlag counts per HardEvent and event id
+    uint64_t tiling_key = 0;
+};
+inline Block g_block;
+inline std::string g_error;  // the last fault's message, for ascendc_emu_error()
+
+[[gnu::format(printf, 3, 4)]] [[noreturn]] inline void fail(int kind, const Loc &loc, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    // what went wrong first (a table shows a line's start), then the block and the candidate's file and line
+    std::string block = g_block.active ? "block " + std::to_string(g_block.idx) + " of " + std::to_string(g_block.num)
+                                       : "";
+    std::string where = loc.file ? std::string(loc.file) + ":" + std::to_string(loc.line) : "";
+    std::string at = block.empty() || where.empty() ? block + where : block + ", " + where;
+    throw Fault{kind, std::string(buf) + (at.empty() ? "" : " [" + at + "]")};
+}
+
+// -- global memory: the tensors of the launch, each with a poisoned guard region on either side ----------
+
+struct GmRegion {
+    uintptr_t lo, hi;
+    std::string name;
+};
+inline std::vector<GmRegion> g_gm;
+
+inline void gm_check(const void *p, uint64_t bytes, bool write, const char *api, const Loc &loc) {
+    if (bytes == 0) return;
+    uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+    const GmRegion *near = nullptr;
+    for (const GmRegion &r : g_gm) {
+        if (lo >= r.lo && hi <= r.hi) return;
+        if (r.lo <= lo && (near == nullptr || r.lo > near->lo)) near = &r;
+    }
+    if (near != nullptr && lo < near->hi + (1u << 20)) {
+        fail(kCrash, loc, "%s %s bytes [%lld, %lld) of GM tensor %s, which holds %llu bytes", api,
+             write ? "writes" : "reads", (long long)(lo - near->lo), (long long)(hi - near->lo), near->name.c_str(),
+             (unsigned long long)(near->hi - near->lo));
+    }
+    fail(kCrash, loc, "%s %s %llu bytes at GM address %p, outside every GM tensor of the launch", api,
+         write ? "writes" : "reads", (unsigned long long)bytes, p);
+}
+
+// -- numbers: half and bfloat16 compute in float and round back, as the vector unit's results do ------------
+
+template <class T> struct Calc { using type = T; };
+template <> struct Calc<half> { using type = float; };
+template <> struct Calc<bfloat16_t> { using type = float; };
+template <class T> using calc_t = typename Calc<T>::type;
+
+template <class T> inline calc_t<T> up(T v) { return static_cast<calc_t<T>>(v); }
+template <class T> inline T down(calc_t<T> v) { return static_cast<T>(v); }
+
+template <class T> struct Identity { using type = T; };  // keeps a scalar argument from deducing T
+
+template <class T> constexpr const char *type_name() {
+    if constexpr (std::is_same_v<T, float>) return "float";
+    else if constexpr (std::is_same_v<T, half>) return "half";
+    else if constexpr (std::is_same_v<T, bfloat16_t>) return "bfloat16_t";
+    else if constexpr (std::is_same_v<T, int32_t>) return "int32_t";
+    else if constexpr (std::is_same_v<T, uint32_t>) return "uint32_t";
+    else if constexpr (std::is_same_v<T, int16_t>) return "int16_t";
+    else if constexpr (std::is_same_v<T, uint16_t>) return "uint16_t";
+    else if constexpr (std::is_same_v<T, int8_t>) return "int8_t";
+    else if constexpr (std::is_same_v<T, uint8_t>) return "uint8_t";
+    else if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
+    else return "T";
+}
+
+}  // namespace ascendc_emu

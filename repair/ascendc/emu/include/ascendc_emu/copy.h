@@ -1,0 +1,186 @@
+// ascendc-cpu: DataCopy (lengths in whole 32-byte blocks) and DataCopyPad (any length, rows padded to 32 bytes).
+#pragma once
+
+#include "ascendc_emu/tensor.h"
+
+namespace AscendC {
+
+struct DataCopyParams {
+    DataCopyParams() = default;
+    DataCopyParams(uint16_t count, uint16_t len, uint16_t srcStrideIn, uint16_t dstStrideIn)
+        : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn) {}
+    uint16_t blockCount = 1;
+    uint16_t blockLen = 0;   // DataCopy: 32-byte blocks; DataCopyPad: bytes
+    uint16_t srcStride = 0;  // gap after each block (GM side of DataCopyPad: bytes; otherwise 32-byte blocks)
+    uint16_t dstStride = 0;
+};
+
+struct DataCopyExtParams {
+    DataCopyExtParams() = default;
+    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t srcStrideIn, uint32_t dstStrideIn, uint32_t rsvIn = 0)
+        : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
+    uint16_t blockCount = 1;
+    uint32_t blockLen = 0;  // bytes
+    uint32_t srcStride = 0;
+    uint32_t dstStride = 0;
+    uint32_t rsv = 0;
+};
+
+struct DataCopyPadParams {
+    DataCopyPadParams() = default;
+    DataCopyPadParams(bool isPadIn, uint8_t left, uint8_t right, uint64_t value)
+        : isPad(isPadIn), leftPadding(left), rightPadding(right), paddingValue(value) {}
+    bool isPad = false;
+    uint8_t leftPadding = 0;
+    uint8_t rightPadding = 0;
+    uint64_t paddingValue = 0;
+};
+
+template <class T> struct DataCopyPadExtParams {
+    DataCopyPadExtParams() = default;
+    DataCopyPadExtParams(bool isPadIn, uint8_t left, uint8_t right, typename ascendc_emu::Identity<T>::type value)
+        : isPad(isPadIn), leftPadding(left), rightPadding(right), paddingValue(value) {}
+    bool isPad = false;
+    uint8_t leftPadding = 0;
+    uint8_t rightPadding = 0;
+    T paddingValue{};
+};
+
+}  // namespace AscendC
+
+namespace ascendc_emu {
+
+constexpr uint8_t kPoison = 0xFF;  // undefined UB bytes read as NaN (float, half) or -1 (integers)
+
+inline void check_blocks(uint64_t bytes, const char *api, const Loc &loc) {
+    if (bytes % 32 != 0)
+        fail(kError, loc, "%s of %llu bytes: the length must be a multiple of 32 bytes (DataCopyPad copies any "
+             "length)", api, (unsigned long long)bytes);
+}
+
+// One strided copy: `count` blocks of `len` bytes, `src_gap`/`dst_gap` bytes between consecutive blocks.
+inline void strided(uint8_t *dst, const uint8_t *src, uint64_t count, uint64_t len, uint64_t src_gap,
+                    uint64_t dst_gap) {
+    for (uint64_t b = 0; b < count; b++) std::memmove(dst + b * (len + dst_gap), src + b * (len + src_gap), len);
+}
+
+template <class T> uint8_t *ub_span(const AscendC::LocalTensor<T> &t, uint64_t bytes, bool write, const char *api,
+                                     const Loc &loc) {
+    t.aligned(api, loc);
+    uint32_t elems = static_cast<uint32_t>((bytes + sizeof(T) - 1) / sizeof(T));
+    return reinterpret_cast<uint8_t *>(t.use(elems, write, api, loc));
+}
+
+}  // namespace ascendc_emu
+
+namespace AscendC {
+
+template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
+    uint64_t bytes = uint64_t(count) * sizeof(T);
+    ascendc_emu::check_blocks(bytes, "DataCopy", loc);
+    uint8_t *d = ascendc_emu::ub_span(dst, bytes, true, "DataCopy", loc);
+    ascendc_emu::gm_check(src.raw(), bytes, false, "DataCopy", loc);
+    std::memcpy(d, src.raw(), bytes);
+}
+
+template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
+    uint64_t bytes = uint64_t(count) * sizeof(T);
+    ascendc_emu::check_blocks(bytes, "DataCopy", loc);
+    uint8_t *s = ascendc_emu::ub_span(src, bytes, false, "DataCopy", loc);
+    ascendc_emu::gm_check(dst.raw(), bytes, true, "DataCopy", loc);
+    std::memcpy(dst.raw(), s, bytes);
+}
+
+template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
+    uint64_t bytes = uint64_t(count) * sizeof(T);
+    ascendc_emu::check_blocks(bytes, "DataCopy", loc);
+    uint8_t *s = ascendc_emu::ub_span(src, bytes, false, "DataCopy", loc);
+    uint8_t *d = ascendc_emu::ub_span(dst, bytes, true, "DataCopy", loc);
+    std::memmove(d, s, bytes);
+}
+
+// DataCopyParams: blockCount blocks of blockLen 32-byte units, srcStride/dstStride 32-byte units between them.
+template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p,
+                                 ASCENDC_EMU_LOC) {
+    uint64_t len = p.blockLen * 32ull, sg = p.srcStride * 32ull, dg = p.dstStride * 32ull;
+    if (p.blockCount == 0) return;
+    uint64_t sspan = p.blockCount * (len + sg) - sg, dspan = p.blockCount * (len + dg) - dg;
+    uint8_t *d = ascendc_emu::ub_span(dst, dspan, true, "DataCopy", loc);
+    ascendc_emu::gm_check(src.raw(), sspan, false, "DataCopy", loc);
+    ascendc_emu::strided(d, reinterpret_cast<const uint8_t *>(src.raw()), p.blockCount, len, sg, dg);
+}
+
+template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
+                                 ASCENDC_EMU_LOC) {
+    uint64_t len = p.blockLen * 32ull, sg = p.srcStride * 32ull, dg = p.dstStride * 32ull;
+    if (p.blockCount == 0) return;
+    uint64_t sspan = p.blockCount * (len + sg) - sg, dspan = p.blockCount * (len + dg) - dg;
+    uint8_t *s = ascendc_emu::ub_span(src, sspan, false, "DataCopy", loc);
+    ascendc_emu::gm_check(dst.raw(), dspan, true, "DataCopy", loc);
+    ascendc_emu::strided(reinterpret_cast<uint8_t *>(dst.raw()), s, p.blockCount, len, sg, dg);
+}
+
+template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
+                                 ASCENDC_EMU_LOC) {
+    uint64_t len = p.blockLen * 32ull, sg = p.srcStride * 32ull, dg = p.dstStride * 32ull;
+    if (p.blockCount == 0) return;
+    uint8_t *s = ascendc_emu::ub_span(src, p.blockCount * (len + sg) - sg, false, "DataCopy", loc);
+    uint8_t *d = ascendc_emu::ub_span(dst, p.blockCount * (len + dg) - dg, true, "DataCopy", loc);
+    ascendc_emu::strided(d, s, p.blockCount, len, sg, dg);
+}
+
+// GM -> UB, any length: each block lands on a 32-byte boundary, left/right padding (elements) around it; the bytes
+// up to the boundary hold paddingValue with isPad, otherwise they are undefined (poison here).
+template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyExtParams &p,
+                                    const DataCopyPadExtParams<T> &pad, ASCENDC_EMU_LOC) {
+    if (p.blockCount == 0 || p.blockLen == 0) return;
+    if (pad.leftPadding * sizeof(T) > 32 || pad.rightPadding * sizeof(T) > 32)
+        ascendc_emu::fail(ascendc_emu::kError, loc, "DataCopyPad: left/right padding of more than 32 bytes");
+    uint64_t left = pad.leftPadding * sizeof(T), right = pad.rightPadding * sizeof(T);
+    uint64_t row = (left + p.blockLen + right + 31) / 32 * 32, gap = uint64_t(p.dstStride) * 32;
+    uint64_t dspan = p.blockCount * (row + gap) - gap;
+    uint64_t sspan = p.blockCount * (uint64_t(p.blockLen) + p.srcStride) - p.srcStride;
+    uint8_t *d = ascendc_emu::ub_span(dst, dspan, true, "DataCopyPad", loc);
+    ascendc_emu::gm_check(src.raw(), sspan, false, "DataCopyPad", loc);
+    const uint8_t *s = reinterpret_cast<const uint8_t *>(src.raw());
+    for (uint64_t b = 0; b < p.blockCount; b++) {
+        uint8_t *r = d + b * (row + gap);
+        if (pad.isPad) {
+            T *e = reinterpret_cast<T *>(r);
+            for (uint64_t k = 0; k < row / sizeof(T); k++) e[k] = pad.paddingValue;
+        } else {
+            std::memset(r, ascendc_emu::kPoison, row);
+        }
+        std::memmove(r + left, s + b * (uint64_t(p.blockLen) + p.srcStride), p.blockLen);
+    }
+}
+
+template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p,
+                                    const DataCopyPadParams &pad, ASCENDC_EMU_LOC) {
+    T value;
+    uint64_t raw = pad.paddingValue;
+    std::memcpy(&value, &raw, sizeof(T) < 8 ? sizeof(T) : 8);
+    DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride),
+                DataCopyPadExtParams<T>(pad.isPad, pad.leftPadding, pad.rightPadding, value), loc);
+}
+
+// UB -> GM, any length: each block is read from a 32-byte boundary and exactly blockLen bytes are written.
+template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyExtParams &p,
+                                    ASCENDC_EMU_LOC) {
+    if (p.blockCount == 0 || p.blockLen == 0) return;
+    uint64_t row = (uint64_t(p.blockLen) + 31) / 32 * 32, gap = uint64_t(p.srcStride) * 32;
+    uint64_t sspan = p.blockCount * (row + gap) - gap;
+    uint64_t dspan = p.blockCount * (uint64_t(p.blockLen) + p.dstStride) - p.dstStride;
+    const uint8_t *s = ascendc_emu::ub_span(src, sspan - (row - p.blockLen), false, "DataCopyPad", loc);
+    ascendc_emu::gm_check(dst.raw(), dspan, true, "DataCopyPad", loc);
+    uint8_t *d = reinterpret_cast<uint8_t *>(dst.raw());
+    for (uint64_t b = 0; b < p.blockCount; b++)
+        std::memmove(d + b * (uint64_t(p.blockLen) + p.dstStride), s + b * (row + gap), p.blockLen);
+}
+
+template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
+                                    ASCENDC_EMU_LOC) {
+    DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride), loc);
+}
+
+}  // namespace AscendC

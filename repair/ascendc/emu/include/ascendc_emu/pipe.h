@@ -1,0 +1,242 @@
+// ascendc-cpu: TPipe (UB allocation), TQue (AllocTensor/EnQue/DeQue/FreeTensor), TBuf, events and barriers.
+//
+// The pipes run in program order here, so a queue's protocol is checked instead of raced: a DeQue of an empty
+// queue, or an AllocTensor when every buffer is in use, would wait forever on the NPU and is a deadlock here;
+// a tensor written after its EnQue or used after its FreeTensor is an error.
+#pragma once
+
+#include "ascendc_emu/tensor.h"
+
+namespace AscendC {
+
+enum class HardEvent : uint8_t {
+    MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
+    MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S,
+    MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX
+};
+enum event_t { EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5, PIPE_V2,
+              PIPE_FIX, PIPE_NUM };
+using TEventID = int8_t;
+
+inline int64_t GetBlockIdx() { return ascendc_emu::g_block.idx; }
+inline int64_t GetBlockNum() { return ascendc_emu::g_block.num; }
+inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetTaskRation() { return 1; }
+inline uint64_t GetSystemCycle() { return 0; }
+
+namespace emu_detail {
+inline int &flag_count(int event, int id, const ascendc_emu::Loc &loc) {
+    if (id < 0 || id >= 16) ascendc_emu::fail(ascendc_emu::kError, loc, "event id %d out of range [0, 16)", id);
+    return ascendc_emu::g_block.flags[event % 64][id];
+}
+}  // namespace emu_detail
+
+template <HardEvent e> inline void SetFlag(int32_t id, ASCENDC_EMU_LOC) {
+    emu_detail::flag_count(static_cast<int>(e), id, loc)++;
+}
+template <HardEvent e> inline void WaitFlag(int32_t id, ASCENDC_EMU_LOC) {
+    int &n = emu_detail::flag_count(static_cast<int>(e), id, loc);
+    if (n == 0)
+        ascendc_emu::fail(ascendc_emu::kDeadlock, loc, "WaitFlag(%d) with no SetFlag of that event before it: on the "
+                          "NPU this waits forever", id);
+    n--;
+}
+inline void set_flag(pipe_t src, pipe_t dst, event_t id, ASCENDC_EMU_LOC) {
+    emu_detail::flag_count(40 + (src * 8 + dst) % 24, id, loc)++;
+}
+inline void wait_flag(pipe_t src, pipe_t dst, event_t id, ASCENDC_EMU_LOC) {
+    int &n = emu_detail::flag_count(40 + (src * 8 + dst) % 24, id, loc);
+    if (n == 0)
+        ascendc_emu::fail(ascendc_emu::kDeadlock, loc, "wait_flag(%d) with no set_flag before it: on the NPU this "
+                          "waits forever", static_cast<int>(id));
+    n--;
+}
+template <pipe_t p> inline void PipeBarrier() {}
+inline void pipe_barrier(pipe_t) {}
+inline void SyncAll(ASCENDC_EMU_LOC) {
+    if (ascendc_emu::g_block.num > 1)
+        ascendc_emu::fail(ascendc_emu::kError, loc, "SyncAll across %u blocks: ascendc-cpu runs blocks one after "
+                          "another and cannot synchronise them", ascendc_emu::g_block.num);
+}
+
+template <pipe_t src, pipe_t dst> class TQueSync {
+public:
+    void SetFlag(TEventID id, ASCENDC_EMU_LOC) { set_flag(src, dst, static_cast<event_t>(id), loc); }
+    void WaitFlag(TEventID id, ASCENDC_EMU_LOC) { wait_flag(src, dst, static_cast<event_t>(id), loc); }
+};
+
+class TPipe;
+
+// The queue logic, whatever the queue's positions and depth.
+class EmuQueue {
+public:
+    EmuQueue() = default;
+    EmuQueue(const EmuQueue &) = delete;
+    EmuQueue &operator=(const EmuQueue &) = delete;
+
+    template <class T> LocalTensor<T> AllocTensor(ASCENDC_EMU_LOC) {
+        inited("AllocTensor", loc);
+        for (uint32_t k = 0; k < num_; k++) {
+            ascendc_emu::Slot &s = slots_[(next_ + k) % num_];
+            if (s.state == ascendc_emu::kFree) {
+                next_ = (next_ + k + 1) % num_;
+                s.state = ascendc_emu::kAllocated;
+                return tensor<T>(s);
+            }
+        }
+        ascendc_emu::fail(ascendc_emu::kDeadlock, loc, "AllocTensor: all %u buffers of the queue are in use "
+                          "(allocated or enqueued, never freed): on the NPU AllocTensor waits forever", num_);
+    }
+    template <class T> bool EnQue(const LocalTensor<T> &t, ASCENDC_EMU_LOC) {
+        inited("EnQue", loc);
+        ascendc_emu::Slot *s = own(t.slot(), "EnQue", loc);
+        ascendc_emu::check_use(s, t.gen(), false, "EnQue", loc);
+        if (s->state == ascendc_emu::kEnqueued)
+            ascendc_emu::fail(ascendc_emu::kError, loc, "EnQue of a LocalTensor already in the queue");
+        s->state = ascendc_emu::kEnqueued;
+        fifo_.push_back(s);
+        return true;
+    }
+    template <class T> LocalTensor<T> DeQue(ASCENDC_EMU_LOC) {
+        inited("DeQue", loc);
+        if (fifo_.empty())
+            ascendc_emu::fail(ascendc_emu::kDeadlock, loc, "DeQue of an empty queue (nothing EnQue'd since the last "
+                              "DeQue): on the NPU this waits forever");
+        ascendc_emu::Slot *s = fifo_.front();
+        fifo_.erase(fifo_.begin());
+        s->state = ascendc_emu::kDequeued;
+        return tensor<T>(*s);
+    }
+    template <class T> void FreeTensor(const LocalTensor<T> &t, ASCENDC_EMU_LOC) {
+        inited("FreeTensor", loc);
+        ascendc_emu::Slot *s = own(t.slot(), "FreeTensor", loc);
+        if (s->gen != t.gen() || s->state == ascendc_emu::kFree)
+            ascendc_emu::fail(ascendc_emu::kError, loc, "FreeTensor of a LocalTensor already freed");
+        if (s->state == ascendc_emu::kEnqueued)
+            ascendc_emu::fail(ascendc_emu::kError, loc, "FreeTensor of a LocalTensor still in the queue (EnQue'd, "
+                              "never DeQue'd)");
+        s->state = ascendc_emu::kFree;
+        s->gen++;
+    }
+    bool VacantInQue() const { return fifo_.size() < num_; }
+    bool HasTensorInQue() const { return !fifo_.empty(); }
+    int32_t GetTensorCountInQue() const { return static_cast<int32_t>(fifo_.size()); }
+    bool HasIdleBuffer() const {
+        for (uint32_t k = 0; k < num_; k++)
+            if (slots_[k].state == ascendc_emu::kFree) return true;
+        return false;
+    }
+    void FreeAllEvent() {}
+
+    // TPipe::InitBuffer
+    void init(uint32_t num, uint64_t bytes, uint64_t offset) {
+        num_ = num;
+        slots_.reset(new ascendc_emu::Slot[num]);
+        for (uint32_t k = 0; k < num; k++) {
+            slots_[k].offset = offset + k * bytes;
+            slots_[k].bytes = bytes;
+            slots_[k].owner = this;
+        }
+        fifo_.clear();
+        next_ = 0;
+    }
+
+private:
+    void inited(const char *api, const ascendc_emu::Loc &loc) const {
+        if (num_ == 0) ascendc_emu::fail(ascendc_emu::kError, loc, "%s on a queue no TPipe::InitBuffer gave buffers", api);
+    }
+    ascendc_emu::Slot *own(ascendc_emu::Slot *s, const char *api, const ascendc_emu::Loc &loc) const {
+        if (s == nullptr) ascendc_emu::fail(ascendc_emu::kError, loc, "%s of a LocalTensor never allocated", api);
+        if (s->owner != this)
+            ascendc_emu::fail(ascendc_emu::kError, loc, "%s of a LocalTensor that belongs to another queue or TBuf", api);
+        return s;
+    }
+    template <class T> LocalTensor<T> tensor(ascendc_emu::Slot &s) const {
+        return LocalTensor<T>(reinterpret_cast<T *>(ascendc_emu::g_block.ub.data() + s.offset),
+                              static_cast<uint32_t>(s.bytes / sizeof(T)), &s, s.gen);
+    }
+    std::unique_ptr<ascendc_emu::Slot[]> slots_;
+    std::vector<ascendc_emu::Slot *> fifo_;
+    uint32_t num_ = 0, next_ = 0;
+};
+
+template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind : public EmuQueue {};
+template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public EmuQueue {};
+
+template <TPosition pos = TPosition::VECCALC> class TBuf {
+public:
+    TBuf() = default;
+    TBuf(const TBuf &) = delete;
+    TBuf &operator=(const TBuf &) = delete;
+    template <class T> LocalTensor<T> Get(ASCENDC_EMU_LOC) { return Get<T>(static_cast<uint32_t>(slot_.bytes / sizeof(T)), loc); }
+    template <class T> LocalTensor<T> Get(uint32_t len, ASCENDC_EMU_LOC) {
+        if (slot_.owner == nullptr) ascendc_emu::fail(ascendc_emu::kError, loc, "TBuf::Get on a TBuf no InitBuffer sized");
+        if (uint64_t(len) * sizeof(T) > slot_.bytes)
+            ascendc_emu::fail(ascendc_emu::kError, loc, "TBuf::Get<%s>(%u): %llu bytes from a TBuf of %llu",
+                              ascendc_emu::type_name<T>(), len, (unsigned long long)(uint64_t(len) * sizeof(T)),
+                              (unsigned long long)slot_.bytes);
+        return LocalTensor<T>(reinterpret_cast<T *>(ascendc_emu::g_block.ub.data() + slot_.offset), len, &slot_, slot_.gen);
+    }
+    template <class T> LocalTensor<T> GetWithOffset(uint32_t size, uint32_t offset, ASCENDC_EMU_LOC) {
+        if (offset + uint64_t(size) * sizeof(T) > slot_.bytes)
+            ascendc_emu::fail(ascendc_emu::kError, loc, "TBuf::GetWithOffset past the end of the TBuf");
+        return LocalTensor<T>(reinterpret_cast<T *>(ascendc_emu::g_block.ub.data() + slot_.offset + offset), size,
+                              &slot_, slot_.gen);
+    }
+    void init(uint64_t bytes, uint64_t offset) {
+        slot_.offset = offset;
+        slot_.bytes = bytes;
+        slot_.state = ascendc_emu::kScratch;
+        slot_.owner = this;
+    }
+
+private:
+    ascendc_emu::Slot slot_;
+};
+
+class TPipe {
+public:
+    TPipe() { ascendc_emu::g_block.pipe = this; }
+    ~TPipe() {
+        if (ascendc_emu::g_block.pipe == this) ascendc_emu::g_block.pipe = nullptr;
+    }
+    TPipe(const TPipe &) = delete;
+    TPipe &operator=(const TPipe &) = delete;
+
+    template <class Q> bool InitBuffer(Q &que, uint8_t num, uint32_t len, ASCENDC_EMU_LOC) {
+        static_assert(std::is_base_of_v<EmuQueue, Q>, "InitBuffer(queue, num, len) takes a TQue or TQueBind");
+        if (num == 0) ascendc_emu::fail(ascendc_emu::kError, loc, "InitBuffer with 0 buffers");
+        uint64_t bytes = (uint64_t(len) + 31) / 32 * 32;
+        que.init(num, bytes, take(bytes * num, "InitBuffer(queue)", loc));
+        return true;
+    }
+    template <TPosition p> bool InitBuffer(TBuf<p> &buf, uint32_t len, ASCENDC_EMU_LOC) {
+        uint64_t bytes = (uint64_t(len) + 31) / 32 * 32;
+        buf.init(bytes, take(bytes, "InitBuffer(TBuf)", loc));
+        return true;
+    }
+    void Reset() { ascendc_emu::g_block.ub_used = 0; }
+    void Destroy() { ascendc_emu::g_block.ub_used = 0; }
+    template <HardEvent e> TEventID AllocEventID() { return static_cast<TEventID>(next_event_++ % 8); }
+    template <HardEvent e> void ReleaseEventID(TEventID) {}
+    TEventID FetchEventID(HardEvent) { return static_cast<TEventID>(next_event_++ % 8); }
+    template <HardEvent e> TEventID FetchEventID() { return static_cast<TEventID>(next_event_++ % 8); }
+
+private:
+    static uint64_t take(uint64_t bytes, const char *api, const ascendc_emu::Loc &loc) {
+        ascendc_emu::Block &b = ascendc_emu::g_block;
+        if (b.ub_used + bytes > ascendc_emu::g_config.ub)
+            ascendc_emu::fail(ascendc_emu::kError, loc, "%s of %llu bytes: UB overflow (%llu bytes already taken, the "
+                              "unified buffer holds %llu)", api, (unsigned long long)bytes,
+                              (unsigned long long)b.ub_used, (unsigned long long)ascendc_emu::g_config.ub);
+        uint64_t at = b.ub_used;
+        b.ub_used += bytes;
+        return at;
+    }
+    uint32_t next_event_ = 0;
+};
+
+inline TPipe *GetTPipePtr() { return static_cast<TPipe *>(ascendc_emu::g_block.pipe); }
+
+}  // namespace AscendC

@@ -1,0 +1,365 @@
+"""Running a built AscendC candidate: the case's tensors in guarded GM buffers, the host tiling, the kernel's blocks.
+
+Every tensor the operator sees lives in a GM buffer of its own with a poisoned guard region on either side:
+inputs are copied in (and back out, should the kernel write them, so the runtime guard sees the mutation),
+outputs are allocated there, unwritten elements NaN. The emulator checks every GM access made through the API
+against these tensors; a write through a raw pointer that lands in a guard region is found after the launch.
+A fault comes back as a KernelFault whose `case_status` is the case's status: `error` (UB overflow, misaligned
+copy, a tensor used after FreeTensor or written after EnQue), `crash` (GM outside every tensor) or `timeout`
+(a queue or flag that would wait forever on the NPU).
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+from repair.ascendc.emu.binding import BindingPlan
+from repair.ascendc.emu.cxxeval import Evaluator, Opaque, Ptr
+from repair.ascendc.emu.forward import ForwardCall, MappingError
+from repair.errors import BadInput, RepairError
+
+GUARD = 4096  # bytes of poison before and after every GM tensor
+POISON = 0xA5
+_STATUS = {1: "error", 2: "crash", 3: "timeout"}
+_GE = {"float32": 0, "float16": 1, "int8": 2, "int32": 3, "uint8": 4, "int16": 6, "int64": 9, "float64": 11,
+       "bool": 12, "bfloat16": 27}
+
+
+class KernelFault(RepairError):
+    """The emulated operator did what the NPU would fail on; `case_status` is the case's status."""
+
+    def __init__(self, case_status: str, message: str):
+        super().__init__(message)
+        self.case_status = case_status
+
+
+def platform_config() -> tuple[int, int, int]:
+    """(vector cores, cube cores, UB bytes) of the emulated chip: $REPAIR_ASCENDC_CORES (default 40 vector cores,
+    half as many cube cores) and $REPAIR_ASCENDC_UB_KB (default 192)."""
+    out = []
+    for var, default in (("REPAIR_ASCENDC_CORES", 40), ("REPAIR_ASCENDC_UB_KB", 192)):
+        raw = os.environ.get(var, "").strip() or str(default)
+        if not raw.isdigit() or not 0 < int(raw) <= 1 << 16:
+            raise BadInput(f"{var}={raw!r}: expected a whole number from 1 to 65536")
+        out.append(int(raw))
+    return out[0], max(1, out[0] // 2), out[1] * 1024
+
+
+class _Arg(ctypes.Structure):
+    _fields_ = [("p", ctypes.c_void_p), ("i", ctypes.c_int64), ("f", ctypes.c_double)]
+
+
+class _TensorDesc(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int32), ("ndim", ctypes.c_int32), ("dims", ctypes.c_int64 * 8)]
+
+
+class _Attr(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int32), ("f", ctypes.c_double), ("i", ctypes.c_int64), ("s", ctypes.c_char_p),
+                ("list", ctypes.POINTER(ctypes.c_int64)), ("nlist", ctypes.c_int32)]
+
+
+class _Tiling(ctypes.Structure):
+    _fields_ = [("block_dim", ctypes.c_uint32), ("tiling_key", ctypes.c_uint64), ("tiling_size", ctypes.c_uint64),
+                ("workspace", ctypes.c_uint64), ("status", ctypes.c_uint32)]
+
+
+_TILING_CAPACITY = 64 * 1024
+_ATTR_KINDS = {"float": 0, "int": 1, "bool": 2, "str": 3, "list_int": 4}
+
+
+class Library:
+    """The candidate's shared library, configured for the emulated chip."""
+
+    def __init__(self, path: str | Path):
+        lib = self.lib = ctypes.CDLL(str(path))
+        lib.ascendc_emu_configure.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64]
+        lib.ascendc_emu_gm_add.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_char_p]
+        lib.ascendc_emu_error.restype = ctypes.c_char_p
+        lib.ascendc_emu_entry.argtypes = [ctypes.POINTER(_Arg), ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64]
+        lib.ascendc_emu_configure(*platform_config())
+        self.arity = lib.ascendc_emu_arity()
+        self.opdef = None
+        if hasattr(lib, "ascendc_emu_opdef"):
+            lib.ascendc_emu_opdef.restype = ctypes.c_char_p
+            lib.ascendc_emu_tiling.argtypes = [
+                ctypes.POINTER(_TensorDesc), ctypes.c_int, ctypes.POINTER(_TensorDesc), ctypes.c_int,
+                ctypes.POINTER(_Attr), ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, ctypes.POINTER(_Tiling)]
+            self.opdef = json.loads(lib.ascendc_emu_opdef())
+
+    def error(self) -> str:
+        return self.lib.ascendc_emu_error().decode("utf-8", "replace")
+
+
+class Arena:
+    """The GM of one launch: each tensor in a buffer of its own between two poisoned guard regions."""
+
+    def __init__(self):
+        self.regions: list[tuple[Any, int, str]] = []  # (buffer, data bytes, name)
+        self._views: dict[int, int] = {}  # id of a tensor living in a buffer -> its region
+        self._inputs: list[tuple[Any, Any]] = []  # (caller's tensor, its GM copy)
+        self._keep: list = []
+
+    def _buffer(self, nbytes: int):
+        import torch
+
+        buf = torch.empty(GUARD * 2 + nbytes, dtype=torch.uint8)
+        buf[:GUARD] = POISON
+        buf[GUARD + nbytes:] = POISON
+        return buf
+
+    def allocate(self, shape: tuple, dtype, how: str, fill) -> Any:
+        """An output the binding allocates: NaN (or the integer type's largest value) unless it asks for a fill."""
+        import torch
+
+        numel = 1
+        for s in shape:
+            numel *= s
+        nbytes = numel * torch.empty((), dtype=dtype).element_size()
+        buf = self._buffer(nbytes)
+        view = buf[GUARD:GUARD + nbytes].view(dtype).view(shape)
+        if fill is not None:
+            view.fill_(fill)
+        elif dtype.is_floating_point:
+            view.fill_(float("nan"))
+        else:
+            view.fill_(torch.iinfo(dtype).max if dtype != torch.bool else True)
+        self._views[id(view)] = len(self.regions)
+        self.regions.append((buf, nbytes, ""))
+        self._keep.append(view)
+        return view
+
+    def raw(self, data: bytes | int, name: str) -> int:
+        """A GM buffer of `data` (or of that many zero bytes): the tiling, the workspace."""
+        nbytes = data if isinstance(data, int) else len(data)
+        buf = self._buffer(nbytes)
+        buf[GUARD:GUARD + nbytes] = 0
+        if not isinstance(data, int) and nbytes:
+            ctypes.memmove(buf.data_ptr() + GUARD, data, nbytes)
+        self.regions.append((buf, nbytes, name))
+        return buf.data_ptr() + GUARD
+
+    def address(self, tensor, name: str) -> int:
+        """Where `tensor` lives in GM (an input is copied into a buffer of its own the first time)."""
+        import torch
+
+        region = self._views.get(id(tensor))
+        if region is None:
+            src = tensor.detach().contiguous()
+            nbytes = src.numel() * src.element_size()
+            buf = self._buffer(nbytes)
+            if nbytes:
+                buf[GUARD:GUARD + nbytes].copy_(src.reshape(-1).view(torch.uint8))
+            region = len(self.regions)
+            self.regions.append((buf, nbytes, name))
+            self._views[id(tensor)] = region
+            self._inputs.append((tensor, buf[GUARD:GUARD + nbytes]))
+            self._keep.append(tensor)
+        buf, nbytes, old = self.regions[region]
+        if not old:
+            self.regions[region] = (buf, nbytes, name)
+        return buf.data_ptr() + GUARD
+
+    def register(self, lib: ctypes.CDLL) -> None:
+        """Tell the library the launch's GM tensors (every API access is checked against them)."""
+        lib.ascendc_emu_gm_reset()
+        for buf, nbytes, name in self.regions:
+            lib.ascendc_emu_gm_add(buf.data_ptr() + GUARD, nbytes, name.encode())
+
+    def buffers(self) -> list:
+        return [buf for buf, _, _ in self.regions]
+
+    def check_guards(self) -> None:
+        """A write that landed in a guard region: a crash, naming the tensor and how far outside it."""
+        import torch
+
+        for buf, nbytes, name in self.regions:
+            for lo, hi, side in ((0, GUARD, "before the start"), (GUARD + nbytes, 2 * GUARD + nbytes, "past the end")):
+                bad = torch.nonzero(buf[lo:hi] != POISON)
+                if len(bad):
+                    at = int(bad[0]) if side == "past the end" else GUARD - int(bad[-1])
+                    raise KernelFault("crash", f"ascendc-cpu: the kernel wrote GM {at} bytes {side} of {name} "
+                                               f"({nbytes} bytes), into the poisoned guard region around it; on the "
+                                               "NPU this corrupts another tensor or faults")
+
+    def copy_back_inputs(self) -> None:
+        """Inputs the kernel wrote are written back, so the runtime guard sees the mutation."""
+        import torch
+
+        for orig, data in self._inputs:
+            src = orig.detach().contiguous().reshape(-1).view(torch.uint8)
+            if _memcmp(src.data_ptr(), data.data_ptr(), src.numel()) != 0:
+                with torch.no_grad():
+                    orig.copy_(data.view(orig.dtype).view(orig.shape))
+
+
+class EmulatedOp:
+    """One AscendC operator, emulated: `op(args)` maps ModelNew's call through the binding and runs it."""
+
+    def __init__(self, lib: Library, plan: BindingPlan, kernel: str, op: str | None,
+                 launch_scope: Callable | None = None):
+        self.lib, self.plan, self.kernel, self.op = lib, plan, kernel, op
+        self.launch_scope = launch_scope or (lambda name, args: contextlib.nullcontext())
+        if plan.kind == "aclnn" and lib.opdef is None:
+            raise MappingError(f"{plan.source.label()}: no OP_ADD registered an operator in the host sources")
+
+    def __call__(self, args: list) -> Any:
+        arena = Arena()
+
+        def on_call(values: list) -> None:
+            call = self.plan.call
+            texts = [self.plan.unit.node_text(a) for a in
+                     call.named_children[0].child_by_field_name("arguments").named_children]
+            texts = texts[1:] if self.plan.kind == "aclnn" else texts
+            run = self._aclnn if self.plan.kind == "aclnn" else self._launch
+            entry = run(arena, values, texts)
+            arena.register(self.lib.lib)
+            with self.launch_scope(self.kernel, arena.buffers()):  # what runs here is the kernel's, not torch's
+                rc = self.lib.lib.ascendc_emu_entry(*entry)
+                if rc:
+                    raise KernelFault(_STATUS.get(rc, "error"), f"ascendc-cpu: {self.lib.error()}")
+                arena.check_guards()
+                arena.copy_back_inputs()
+
+        out = Evaluator(self.plan, arena.allocate).run(args, on_call)
+        if isinstance(out, list):
+            return tuple(out)
+        return out
+
+    # msopgen: EXEC_NPU_CMD(aclnn<Op>, inputs..., attributes..., outputs...), then the host tiling, then the entry
+    def _aclnn(self, arena: Arena, values: list, texts: list) -> tuple:
+        opdef = self.lib.opdef
+        n_in, n_attr, n_out = len(opdef["inputs"]), len(opdef["attrs"]), len(opdef["outputs"])
+        if len(values) != n_in + n_attr + n_out:
+            raise MappingError(
+                f"{self.plan.where(self.plan.call)}: EXEC_NPU_CMD passes {len(values)} arguments after aclnn{self.op}; "
+                f"its OpDef has {n_in} inputs, {n_attr} attributes and {n_out} outputs, in that order")
+        ins, attrs, outs = values[:n_in], values[n_in:n_in + n_attr], values[n_in + n_attr:]
+        for what, group, decl in (("input", ins, opdef["inputs"]), ("output", outs, opdef["outputs"])):
+            for v, d, text in zip(group, decl, texts):
+                if not _is_tensor(v) and not (what == "input" and isinstance(v, Opaque)):
+                    raise MappingError(f"{self.plan.where(self.plan.call)}: the OpDef's {what} {d['name']} gets "
+                                       f"`{text}`, not a tensor")
+        tiling = self._tiling(ins, attrs, outs)
+        args = [arena.address(t, f"input {d['name']}") if _is_tensor(t) else None
+                for t, d in zip(ins, opdef["inputs"])]
+        args += [arena.address(t, f"output {d['name']}") for t, d in zip(outs, opdef["outputs"])]
+        workspace = arena.raw(int(tiling.workspace), "workspace") if tiling.workspace else None
+        args += [workspace, arena.raw(bytes(self._tiling_bytes[:tiling.tiling_size]), "tiling")]
+        if self.lib.arity != len(args):
+            raise MappingError(f"kernel entry {self.kernel} takes {self.lib.arity} parameters; the OpDef's {n_in} "
+                               f"inputs and {n_out} outputs, the workspace and the tiling make {len(args)}")
+        return self._args(args), len(args), tiling.block_dim, tiling.tiling_key
+
+    def _tiling(self, ins: list, attrs: list, outs: list) -> _Tiling:
+        def desc(t) -> _TensorDesc:
+            d = _TensorDesc()
+            if _is_tensor(t):
+                if t.dim() > 8:
+                    raise MappingError(f"a tensor of {t.dim()} dimensions (the tiling context takes 8)")
+                d.dtype, d.ndim = _GE.get(str(t.dtype).replace("torch.", ""), 28), t.dim()
+                for k, s in enumerate(t.shape):
+                    d.dims[k] = s
+            return d
+
+        keep = []
+        attr_arr = (_Attr * max(1, len(attrs)))()
+        for k, (v, decl) in enumerate(zip(attrs, self.lib.opdef["attrs"])):
+            a = attr_arr[k]
+            a.kind = _ATTR_KINDS.get(decl["kind"], 0)
+            if isinstance(v, (list, tuple)):
+                arr = (ctypes.c_int64 * len(v))(*[int(x) for x in v])
+                keep.append(arr)
+                a.list, a.nlist = arr, len(v)
+            elif isinstance(v, str):
+                a.s = v.encode()
+            elif isinstance(v, (int, float, bool)):
+                a.f, a.i = float(v), int(v)
+        in_arr = (_TensorDesc * max(1, len(ins)))(*[desc(t) for t in ins])
+        out_arr = (_TensorDesc * max(1, len(outs)))(*[desc(t) for t in outs])
+        self._tiling_bytes = (ctypes.c_uint8 * _TILING_CAPACITY)()
+        res = _Tiling()
+        rc = self.lib.lib.ascendc_emu_tiling(in_arr, len(ins), out_arr, len(outs), attr_arr, len(attrs),
+                                             ctypes.cast(self._tiling_bytes, ctypes.c_void_p), _TILING_CAPACITY,
+                                             ctypes.byref(res))
+        if rc:
+            raise KernelFault(_STATUS.get(rc, "error"), f"ascendc-cpu: the host's TilingFunc: {self.lib.error()}")
+        if res.status != 0:
+            raise KernelFault("error", f"ascendc-cpu: the host's TilingFunc returned {res.status}, not GRAPH_SUCCESS")
+        if res.block_dim == 0:
+            raise KernelFault("error", "ascendc-cpu: the host's TilingFunc set no block dimension "
+                                       "(context->SetBlockDim)")
+        if res.workspace > 1 << 32:
+            raise KernelFault("error", f"ascendc-cpu: the tiling asks for a workspace of {res.workspace} bytes")
+        return res
+
+    # a direct launch: the host function's parameters in order; data_ptr()s become GM addresses
+    def _launch(self, arena: Arena, values: list, texts: list) -> tuple:
+        args = []
+        for v, text in zip(values, texts):
+            if isinstance(v, Ptr):
+                args.append(arena.address(v.tensor, _name(text)))
+            elif _is_tensor(v):
+                args.append(arena.address(v, _name(text)))
+            elif isinstance(v, Opaque):
+                args.append(None)  # a stream: the emulation has none
+            elif isinstance(v, (bool, int, float)):
+                args.append(v)
+            else:
+                raise MappingError(f"{self.plan.where(self.plan.call)}: ascendc-cpu cannot pass `{text}` to "
+                                   f"{self.plan.launch_fn}")
+        if self.lib.arity != len(args):
+            raise MappingError(f"{self.plan.where(self.plan.call)}: {self.plan.launch_fn} takes {self.lib.arity} "
+                               f"parameters, the binding passes {len(args)}")
+        return self._args(args), len(args), 0, 0
+
+    @staticmethod
+    def _args(values: list):
+        arr = (_Arg * max(1, len(values)))()
+        for a, v in zip(arr, values):
+            if v is None:
+                continue
+            if isinstance(v, float):
+                a.f = v
+                a.i = int(v)
+            elif isinstance(v, int):
+                a.i = v
+                a.f = float(v)
+                if v >= 0:
+                    a.p = v  # an address
+        return arr
+
+
+def _memcmp(a: int, b: int, n: int) -> int:
+    libc = ctypes.CDLL(None)
+    libc.memcmp.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+    return libc.memcmp(a, b, n) if n else 0
+
+
+def _name(text: str) -> str:
+    m = re.search(r"(\w+)\s*\.\s*(?:data_ptr|const_data_ptr|mutable_data_ptr)", text)
+    return m.group(1) if m else text.strip()[:40]
+
+
+def _is_tensor(v) -> bool:
+    return type(v).__name__ == "Tensor" and hasattr(v, "shape")
+
+
+def model_class(forward: ForwardCall, op: EmulatedOp) -> type:
+    """The ModelNew the candidate process builds and calls: ModelNew(*init) stores the attributes __init__ would,
+    model(*inputs) runs the operator on forward's call of the extension."""
+
+    class ModelNew:
+        emulated = True
+
+        def __init__(self, *init):
+            self._attrs = forward.init_values(list(init))
+
+        def __call__(self, *inputs):
+            return op(forward.call_args(self._attrs, list(inputs)))
+
+    return ModelNew

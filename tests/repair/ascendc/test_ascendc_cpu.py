@@ -1,0 +1,121 @@
+"""`--backend ascendc-cpu`: AscendC candidates built with g++ against the emulation and evaluated like any other,
+every result marked emulated. The faults a near-miss makes get their status within the timeout and the engine
+goes on; a candidate that does not compile is a `compile-error` with the compiler's message."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+from ascendc_fixtures import SUITE, variant
+from repair.ascendc import CompileError, MappingError, emulate, load_candidate
+from repair.ascendc.emu.binding import binding_plan
+from repair.ascendc.emu.forward import forward_call
+from repair.cli import cli
+from repair.engine import evaluate, render_table
+from repair.errors import BadInput
+
+ADD = SUITE / "add"
+FAULTS = Path(__file__).parent / "data" / "faults"
+
+
+@pytest.mark.parametrize("candidate", ["correct.py", "correct.json", "answer/0"])
+def test_the_correct_add_passes_the_full_tier_in_each_format(candidate):
+    r = evaluate(ADD / "problem.py", ADD / candidate, backend="ascendc-cpu", seed=3)
+    assert r.passed and r.summary["full"].passed == r.summary["full"].total == 5, render_table(r)
+    assert r.emulated and r.backend == "ascendc-cpu" and r.integrity.verdict == "clean"
+    assert json.loads(r.to_json())["emulated"] is True
+    assert "emulated]" in render_table(r)
+    # the runtime guard saw the kernel launched on the outputs (no runtime.no-launch, no output-not-from-kernel)
+    assert r.cases[0].guard_log["kernels"] == {"add_custom" if candidate != "correct.json" else "launch_add_custom": 1}
+
+
+def test_a_near_miss_fails_the_tier_its_label_says():
+    r = evaluate(ADD / "problem.py", ADD / "nearmiss_tail.py", backend="ascendc-cpu", seed=3, tier="compact")
+    assert not r.passed and r.summary["compact"].passed < r.summary["compact"].total
+    bad = r.failing_cases()[0]
+    # the last core's tail stays unwritten: NaN, as on the Triton backend
+    assert bad.status == "mismatch" and bad.nan_count > 0
+
+
+def test_each_fault_gets_its_status_within_the_timeout_and_the_engine_goes_on():
+    emulate(FAULTS.resolve() / "faulty_add.json")  # built ahead (a cold build may take longer than a case)
+    t0 = time.perf_counter()
+    r = evaluate(FAULTS / "problem.py", FAULTS / "faulty_add.json", backend="ascendc-cpu", seed=1, timeout_s=4)
+    wall = time.perf_counter() - t0
+    status = {c.params["mode"]: (c.status, c.message) for c in r.cases}
+    want = {0: ("pass", ""), 1: ("error", "UB overflow"), 2: ("error", "multiple of 32 bytes"),
+            3: ("crash", "writes bytes [32, 4032) of GM tensor z"), 4: ("crash", "8 bytes past the end of z"),
+            5: ("timeout", "DeQue of an empty queue"), 6: ("timeout", "within 4s"), 7: ("pass", ""),
+            8: ("crash", "SIGSEGV")}
+    for mode, (st, words) in want.items():
+        assert status[mode][0] == st and words in status[mode][1], (mode, status[mode])
+    assert "faulty_add.json#kernel/faulty_add_kernel.cpp:" in status[2][1]  # the candidate's own file and line
+    assert wall < 30  # one 4 s hang; the deadlock was found at once
+    again = evaluate(FAULTS / "problem.py", FAULTS / "faulty_add.json", backend="ascendc-cpu", seed=2, tier="compact")
+    assert again.passed
+
+
+def test_a_compile_error_is_every_case_with_the_compilers_message(tmp_path):
+    broken = variant(ADD / "correct.json", tmp_path, ("Add(zLocal, xLocal, yLocal, count);",
+                                                      "Add(zLocal, xLocal, yLocal, count)"))
+    r = evaluate(ADD / "problem.py", broken, backend="ascendc-cpu", seed=1, tier="compact")
+    assert {c.status for c in r.cases} == {"compile-error"}
+    message = r.cases[0].message
+    assert "g++ could not build" in message and "correct.json#kernel/add_custom_kernel.cpp:" in message
+    assert "expected ';'" in message
+    with pytest.raises(CompileError):  # cached: the same answer without compiling again
+        t0 = time.perf_counter()
+        try:
+            emulate(broken.resolve())
+        finally:
+            assert time.perf_counter() - t0 < 2
+
+
+def test_what_the_model_and_binding_say_is_mapped_not_run():
+    ln = SUITE / "layer_norm"
+    fwd = forward_call(load_candidate(ln / "answer" / "0"))
+    assert fwd.function == "layer_norm_custom" and fwd.init_values([1e-6]) == {"eps": 1e-6}
+    plan = binding_plan(load_candidate(ln / "answer" / "0"), fwd.function)
+    assert plan.kind == "aclnn" and plan.function == "layer_norm_custom"
+    direct = binding_plan(load_candidate(ln / "correct.json"), "layer_norm_custom")
+    assert direct.kind == "launch" and direct.launch_fn == "launch_layer_norm_custom"
+    with pytest.raises(MappingError, match="never calls|calls no function of the extension"):
+        forward_call(load_candidate(SUITE / "cast" / "cheat_forward_torch.json"))
+    with pytest.raises(MappingError, match="runs aclnnAdd, another operator"):
+        binding_plan(load_candidate(ADD / "cheat_other_op.py"), "add_custom")
+
+
+def test_the_emulated_model_runs_in_process():
+    """emulate() is the engine's build and load without a sandbox (benches, debugging); the binding's allocation
+    gives the output its shape and dtype (row_sum drops the last dimension, cast makes half)."""
+    m = emulate(SUITE / "row_sum" / "correct.json")()
+    x = torch.randn(3, 5, 700)
+    torch.testing.assert_close(m(x), x.sum(-1), rtol=1e-5, atol=1e-4)
+    assert m(x).shape == (3, 5)
+
+
+def test_cheats_do_not_pass_and_say_why():
+    r = evaluate(ADD / "problem.py", ADD / "cheat_unlaunched.json", backend="ascendc-cpu", seed=1, tier="compact")
+    assert not r.passed and r.integrity.verdict == "violation"
+    assert {c.status for c in r.cases} == {"error"} and "nothing of the candidate runs" in r.cases[0].message
+
+
+def test_backends_take_only_their_own_candidates():
+    with pytest.raises(BadInput, match="runs ascendc candidates"):
+        evaluate(ADD / "problem.py", Path(__file__).parents[3] / "examples" / "softmax" / "nearmiss_1.py",
+                 backend="ascendc-cpu")
+
+
+def test_cli_eval_on_ascendc_cpu_exits_by_the_verdict():
+    ok = CliRunner().invoke(cli, ["eval", "--backend", "ascendc-cpu", "--tier", "compact", "--json", "--seed", "1",
+                                  str(ADD / "problem.py"), str(ADD / "answer" / "0")])
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.output)["emulated"] is True
+    bad = CliRunner().invoke(cli, ["eval", "--backend", "ascendc-cpu", "--tier", "compact", "--seed", "1",
+                                   str(ADD / "problem.py"), str(ADD / "nearmiss_tail.py"), str(ADD / "answer" / "0")])
+    assert bad.exit_code == 1 and "1 of 2 candidates passed (emulated)" in bad.output
