@@ -341,6 +341,61 @@ def import_npukernelbench_cmd(tasks, out, candidate, family, cohort, as_json):
         click.echo(f"cohort manifest: {manifest}")
 
 
+@import_group.command("kernelbench")
+@click.argument("files", metavar="PROBLEM_FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Write DIR/<name>/problem.py, the file's copy, meta.yaml and DIR/cohort.yaml here.")
+@click.option("--scale", default="auto", show_default=True,
+              help="auto: scale the compact case to the budget; F in (0, 1]: multiply each size constant by F.")
+@click.option("--full-cases", type=click.IntRange(min=0), default=8, show_default=True,
+              help="At most this many full-tier cases (odd sizes, past a power of two, strided, a size of 1).")
+@_backend_option()
+@click.option("--budget", "elements", type=click.IntRange(min=1), default=None,
+              help="Elements (inputs + outputs) a compact case may have [default: 4194304 on triton-cpu, "
+                   "upstream's shape on cuda/npu].")
+@click.option("--flops", type=click.IntRange(min=1), default=None,
+              help="Reference FLOPs a compact case may take [default: 67108864 on triton-cpu].")
+@click.option("--family", default=None, help="Operator family for every problem (default: kernelbench-<level dir>).")
+@click.option("--cohort", default="kernelbench", show_default=True, help="The cohort manifest's name.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=300.0, show_default=True,
+              help="Seconds to derive and check one problem's cases (its code runs in a probe process).")
+@click.option("--mem-limit", "mem_limit_mb", type=click.IntRange(min=512), default=8192, show_default=True,
+              help="MB of address space the probe process may take.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Problems probed at a time.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per problem (imported or refused).")
+def import_kernelbench_cmd(files, out, scale, full_cases, backend, elements, flops, family, cohort, timeout_s,
+                           mem_limit_mb, jobs, as_json):
+    """Import KernelBench problem files (Model, get_inputs, get_init_inputs, size constants) with derived tiers.
+
+    Each file becomes OUT/<name>/problem.py: the file unchanged, then CASES that set its size constants, found by
+    re-running its get_inputs with each constant changed: a compact case at its shape scaled down to the budget
+    (upstream's own on cuda/npu) and full cases with odd sizes, sizes just past a power of two, strided inputs and
+    a size of 1, each checked against the reference. Beside it: the file's copy (kb freeze matches records made
+    against it by hash) and meta.yaml; OUT/cohort.yaml lists them. Exit 0 all imported, 1 some refused (one line
+    each; the rest written), 2 bad input (nothing written).
+    """
+    from pathlib import Path
+
+    from repair.errors import BadInput
+    from repair.kernelbench import Options, import_problems
+
+    try:
+        factor = None if scale == "auto" else float(scale)
+    except ValueError:
+        raise BadInput(f"--scale must be auto or a number, got {scale!r}") from None
+    options = Options(backend=backend, scale=factor, elements=elements, flops=flops, full_cases=full_cases,
+                      family=family, cohort=cohort, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb, jobs=jobs)
+    done, refused, manifest = import_problems([Path(f) for f in files], Path(out), options)
+    for p in done:
+        click.echo(p.to_json() if as_json else p.line())
+    for r in refused:
+        click.echo(r.to_json() if as_json else r.line())
+    if not as_json:
+        click.echo(f"imported {len(done)}, refused {len(refused)}" + (f"; cohort manifest: {manifest}" if manifest else ""))
+    if refused:
+        sys.exit(1)
+
+
 @cli.group("server", cls=RepairGroup)
 def server_group() -> None:
     """A fork server shared by engine processes: torch and triton imported once, not once per command.

@@ -1,0 +1,27 @@
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    """
+    A 2D convolution, square kernel, no padding.
+    """
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, bias: bool = False):
+        super(Model, self).__init__()
+        self.conv2d = nn.Conv2d(in_channels, out_channels, kernel_size, bias=bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv2d(x)
+
+batch_size = 16
+in_channels = 3
+out_channels = 64
+kernel_size = 3
+height = 512
+width = 768
+
+def get_inputs():
+    x = torch.randn(batch_size, in_channels, height, width)
+    return [x]
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size]

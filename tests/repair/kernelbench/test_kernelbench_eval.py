@@ -1,0 +1,41 @@
+"""The derived tiers do their job on triton-cpu: a correct Triton candidate passes every case, each in under 5 s; one
+with a tail bug passes the compact tier (tidy sizes, like upstream's) and fails the full tier (odd sizes, tails)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelbench_fixtures import CANDIDATES
+
+pytestmark = pytest.mark.slow
+
+
+def _pairs(out: Path, kind: str) -> list[tuple[Path, Path]]:
+    return [(out / d.name / "problem.py", d / f"{kind}.py") for d in sorted(CANDIDATES.iterdir())
+            if (d / f"{kind}.py").is_file()]
+
+
+def test_a_correct_candidate_passes_every_case_in_under_5_s(imported):
+    from repair.harness import evaluate_many
+
+    out = imported[0]
+    pairs = _pairs(out, "correct")
+    assert len(pairs) == 6  # activation, softmax, reduction, norm, matmul, conv
+    for (problem, cand), r in zip(pairs, evaluate_many(pairs, tier="full", backend="triton-cpu", seed=1)):
+        assert r.passed, (problem.parent.name, [(c.params.get("variant"), c.status) for c in r.failing_cases()])
+        slow = [(c.params["variant"], round(c.seconds, 2)) for c in r.cases if c.seconds >= 5.0]
+        assert slow == [], problem.parent.name
+
+
+def test_a_tail_bug_passes_the_compact_tier_and_fails_the_full_tier(imported):
+    from repair.harness import evaluate_many
+
+    out = imported[0]
+    pairs = _pairs(out, "tail")
+    assert len(pairs) == 5
+    for (problem, cand), r in zip(pairs, evaluate_many(pairs, tier="full", backend="triton-cpu", seed=1)):
+        name = problem.parent.name
+        assert r.summary["compact"].passed == r.summary["compact"].total == 1, name
+        failed = {c.params["variant"] for c in r.failing_cases()}
+        assert "odd" in failed and "past-pow2" in failed and "strided" not in failed, (name, failed)
