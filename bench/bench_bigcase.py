@@ -80,7 +80,7 @@ def _status_kb(pid: int, field: str) -> int:
     return 0
 
 
-class _Sampler(threading.Thread):
+class RoleMemorySampler(threading.Thread):
     """Peak resident memory of the processes working beneath a fork server's scratch root, by role (sampled: a
     warm reference process's VmHWM would include its earlier evaluations)."""
 
@@ -146,7 +146,7 @@ def main() -> None:
             for name, scale in (("correct", "1.0"), ("off-by-1%", "1.01")):
                 cand = d / f"relu_{mb}_{name.replace('%', '')}.py"
                 cand.write_text(_CANDIDATE.replace("SCALE", scale))
-                sampler = _Sampler(root)
+                sampler = RoleMemorySampler(root)
                 sampler.start()
                 _reset_peak()
                 t0 = time.perf_counter()

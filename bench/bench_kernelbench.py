@@ -16,43 +16,22 @@ import os
 import shutil
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_bigcase import RoleMemorySampler  # noqa: E402  (peak memory of the reference and candidate, sampled)
 DATA = ROOT / "tests" / "repair" / "kernelbench" / "data"
-
-
-class _Sampler(threading.Thread):
-    """Peak resident memory of the processes working beneath a fork server's scratch root, by role."""
-
-    def __init__(self, root: str):
-        super().__init__(daemon=True)
-        self.root, self.peak, self.done = root, {"reference": 0, "candidate": 0}, threading.Event()
-
-    def run(self) -> None:
-        while not self.done.wait(0.02):
-            for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
-                try:
-                    cwd = os.readlink(f"/proc/{pid}/cwd")
-                    if not cwd.startswith(self.root):
-                        continue
-                    role = "candidate" if "/candidate-" in cwd else "reference" if "/reference-" in cwd else None
-                    with open(f"/proc/{pid}/status") as f:
-                        rss = next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0)
-                except (OSError, StopIteration):
-                    continue
-                if role:
-                    self.peak[role] = max(self.peak[role], rss)
 
 
 def _evaluate(problem: Path, candidate: Path, tier: str, root: str, timeout_s: float) -> dict:
     from repair.engine.harness import evaluate
     from repair.errors import BadInput
 
-    sampler = _Sampler(root)
+    sampler = RoleMemorySampler(root)
     sampler.start()
     t0 = time.perf_counter()
     try:
