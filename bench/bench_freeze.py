@@ -13,7 +13,8 @@ operator (provenance), the last 1% were ingested after frozen_at (temporal). The
 30 files (20 operators of the planted-copy corpus and 10 independent kernels), written as a manifest.
 
 Reported: freeze wall time and its phases, exclusions found against those planted, snapshot size, open,
-query and verify times. Target (issue 5): 100k entries frozen in under 60 s on this 2-core machine.
+query and verify times. Targets: 100k entries frozen in under 60 s on this 2-core machine (issue 5), in 10 s
+(issue 22; not met: 16-18 s here, of which loading 4-5 s, the overlap scan 4-4.5 s, writing the snapshot 7-8 s).
 Detection quality (recall by disguise kind, false-positive rate, next to a token 5-gram Jaccard baseline)
 is bench_overlap's, on the planted-copy corpus; it is printed after the timing table.
 """
@@ -188,8 +189,8 @@ def main() -> None:
         f"kb freeze against a 30-operator cohort (load avg {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs at the end)",
         ["KB entries", "freeze s wall / cpu", "load s", "overlap scan s", "BM25 cache s",
          "found/planted+extra (overlap, provenance, temporal)", "snapshot MiB", "open s", "query p50 ms", "verify s"], rows)
-    print(f"\n  peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; target: 100,000 entries "
-          "frozen in < 60 s")
+    print(f"\n  peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; targets: 100,000 entries "
+          "frozen in < 60 s (issue 5), <= 10 s (issue 22)")
     if not args.skip_quality:
         bench_overlap.bench_quality()
 

@@ -6,6 +6,7 @@ Public names (import them from their modules; this package imports nothing heavy
   kbstore.lock.write_lock                             one writer at a time
   kbstore.embed.get_embedder, HashEmbedder, MiniLMEmbedder, Embedder
   kbstore.retrieve.Retriever, Hit, search             hybrid dense + BM25 retrieval
+  kbstore.server.start, status, stop, query           `kb server`: a warm process per KB that answers queries
   kbstore.index.reindex, kbstore.verify.verify, kbstore.views.log/show, kbstore.export.export
   kbstore.errors.*                                    typed errors with exit codes
 """

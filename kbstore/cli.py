@@ -126,16 +126,16 @@ def export(fmt, output, kb_path) -> None:
 @click.option("--family")
 @click.option("--language")
 @click.option("--backend")
-@click.option("--index", type=click.Choice(["exact", "chroma"]), default="exact", show_default=True,
-              help="Dense search: exact numpy over the stored vectors, or the chromadb index.")
+@click.option("--index", type=click.Choice(["auto", "exact", "chroma"]), default="auto", show_default=True,
+              help="Dense search: exact numpy over the stored vectors, the chromadb HNSW index, or auto (exact up to "
+                   "150,000 entries, $KB_EXACT_MAX).")
 @click.option("--snapshot", "snapshot", metavar="ID", default=None,
               help="Retrieve from this snapshot only (id, id prefix, name or directory; exact search).")
 @kb_option
 @json_option
 def query(text, symptom_path, k, family, language, backend, index, snapshot, kb_path, as_json) -> None:
-    """Hybrid retrieval (dense + BM25, fused by reciprocal rank) with metadata filters."""
-    from kbstore.retrieve import Retriever
-
+    """Hybrid retrieval (dense + BM25, fused by reciprocal rank) with metadata filters (a running `kb server` answers
+    exact queries of the live KB)."""
     if bool(text) == bool(symptom_path):
         raise click.UsageError("give TEXT or --symptom EVAL.json (one of them)")
     code = None
@@ -146,27 +146,40 @@ def query(text, symptom_path, k, family, language, backend, index, snapshot, kb_
 
         q = symptom_query(load_eval(symptom_path), base_dir=Path(symptom_path).parent)
         text, code = q.text, q.code
-    if snapshot:
-        from kbstore.snapshot import open_snapshot
-
-        if index != "exact":
-            raise click.UsageError("--snapshot searches its own vectors exactly; drop --index")
-        hits = open_snapshot(snapshot, kb_path).retriever().query(text, k=k, code=code, family=family,
-                                                                   language=language, backend=backend)
-    else:
-        retriever = Retriever.open(kb_path, index=index)
-        for note in retriever.notes:
-            click.echo(note, err=True)
-        hits = retriever.query(text, k=k, code=code, family=family, language=language, backend=backend)
+    hits, notes = _query_hits(text, code, k, {"family": family, "language": language, "backend": backend}, index,
+                              snapshot, kb_path)
+    for note in notes:
+        click.echo(note, err=True)
     if as_json:
-        return _print_json({"query": text, "hits": [h.as_dict() for h in hits]})
+        return _print_json({"query": text, "hits": hits})
     for n, h in enumerate(hits, 1):
-        pv = h.provenance
-        click.echo(f"{n}. {h.id[:12]}  {h.score:.4f}  {h.title}  [{h.bug_class}]  {h.family}/{h.language}/{h.backend}")
+        pv = h["provenance"]
+        click.echo(f"{n}. {h['id'][:12]}  {h['score']:.4f}  {h['title']}  [{h['bug_class']}]  "
+                   f"{h['family']}/{h['language']}/{h['backend']}")
         click.echo(f"   {pv['evidence']} records; runs {', '.join(pv['runs'][:3])}; models {', '.join(pv['models'][:3])}; "
                    f"since v{pv['first_version']}")
     if not hits:
         click.echo("(no matching entries)")
+
+
+def _query_hits(text, code, k, filters, index, snapshot, kb_path) -> tuple[list[dict], list[str]]:
+    """Hits (as dicts) and notes for the user: from the snapshot, else a running `kb server`, else the KB loaded here."""
+    if snapshot:
+        from kbstore.snapshot import open_snapshot
+
+        if index == "chroma":
+            raise click.UsageError("--snapshot searches its own vectors exactly; drop --index")
+        return [h.as_dict() for h in open_snapshot(snapshot, kb_path).retriever().query(text, k=k, code=code, **filters)], []
+    if index == "auto":
+        from kbstore.server import query as served  # the standard library only: nothing heavy unless no server answers
+
+        answer = served(kb_path, text, k=k, code=code, **filters)
+        if answer is not None:
+            return answer["hits"], answer["notes"]
+    from kbstore.retrieve import Retriever
+
+    retriever = Retriever.open(kb_path, index=index)
+    return [h.as_dict() for h in retriever.query(text, k=k, code=code, **filters)], retriever.notes
 
 
 @cli.command()
@@ -339,6 +352,52 @@ def cohort_hash(manifest, allow_outside, as_json) -> None:
     if as_json:
         return _print_json({"sha256": manifest_hash(m), "manifest": manifest, "record": manifest_record(m)})
     click.echo(manifest_hash(m))
+
+
+@cli.group()
+def server() -> None:
+    """A warm process per KB holding its retrieval state and the embedder: `kb query` asks it when it runs."""
+
+
+@server.command("start")
+@click.option("--idle-s", type=float, default=1800.0, show_default=True, help="Exit after this many idle seconds.")
+@kb_option
+@json_option
+def server_start(idle_s, kb_path, as_json) -> None:
+    """Start the KB's server (or report the one running); returns once it has loaded the KB and answers."""
+    from kbstore.server import start
+
+    info = start(kb_path, idle_s=idle_s)
+    if as_json:
+        return _print_json(info)
+    click.echo(f"kb server for {info['kb']}: pid {info['pid']}, KB v{info['kb_version']}, {info['entries']} entries")
+
+
+@server.command("status")
+@json_option
+def server_status(as_json) -> None:
+    """List this user's KB servers; `current` ones answer `kb query` here (the others run older code or settings)."""
+    from kbstore.server import status
+
+    found = status()
+    if as_json:
+        return _print_json(found)
+    for s in found:
+        state = "current" if s["current"] else "running, stale" if s["alive"] else "dead"
+        click.echo(f"pid {s['pid']}  {state}  {s['kb']}  since {s['started_at']}  {s['socket']}")
+    if not found:
+        click.echo("no kb server")
+
+
+@server.command("stop")
+@click.option("--all", "every", is_flag=True, help="Stop every KB server of this user, not only this KB's.")
+@kb_option
+def server_stop(every, kb_path) -> None:
+    """Stop the KB's servers (commands then load the KB themselves, as without a server)."""
+    from kbstore.server import stop
+
+    stopped = stop(kb_path, every=every)
+    click.echo(f"stopped {len(stopped)} kb server(s)")
 
 
 def main(argv: list[str] | None = None) -> None:

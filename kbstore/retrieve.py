@@ -4,11 +4,13 @@ A Retriever loads the KB once (entries, vectors, BM25 index) and then answers qu
 so a warm process (the repair loop) pays milliseconds per query. Metadata filters (family, language,
 backend) are applied before ranking on both sides. Dense search is exact numpy by default (measured
 faster than chromadb at 10k entries, and deterministic); `index="chroma"` uses the chromadb index,
-read without the KB's write lock (kbstore.vector: readers search a private copy).
+read without the KB's write lock (kbstore.vector: readers search a private copy); `index="auto"` is exact
+up to EXACT_MAX entries and chroma above.
 """
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -22,7 +24,11 @@ from kbstore.vector import ChromaIndex, ExactIndex
 from provenance.parsing import language_key
 
 RRF_K = 60
-INDEXES = ("exact", "chroma")
+INDEXES = ("exact", "chroma", "auto")
+# "auto": exact search up to this many entries, the chromadb HNSW index above. Exact dense search reads every vector
+# (384 float32) per query: 12-15 ms at 100k entries on one core here, past a 20 ms budget at ~150k, 136 ms and 1.5 GB
+# at 1M; a chromadb query costs ~12 ms at any size (its client; recall of the exact top 10: 0.79-0.88, bench_kb.py)
+EXACT_MAX = 150_000
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,8 @@ class Retriever:
         with Store.open(paths) as store:
             corpus = load_corpus(store)
             embedder = embedder or choose_embedder(store.meta("embedder"), store.meta("embedder_fingerprint"))
+        if index == "auto":
+            index = "chroma" if len(corpus.rows) > int(os.environ.get("KB_EXACT_MAX") or EXACT_MAX) else "exact"
         notes: list[str] = []
         chroma = _probed_chroma(paths, corpus, notes) if index == "chroma" else None
         return cls(corpus, embedder, chroma=chroma, notes=notes)

@@ -157,30 +157,10 @@ def _flat_bm25_class():
 
 
 def _lucene_scores(flat, lens, n_vocab: int, k1: float, b: float, dtype: str, int_dtype: str) -> dict:
-    """bm25s's score matrix (CSC over tokens) with its arithmetic: float64 term weights rounded to dtype."""
-    import numpy as np
-    from bm25s.scoring import _score_idf_lucene
+    """bm25s's score matrix (CSC over tokens) with its arithmetic (kbstore.lexical.lucene_scores)."""
+    from kbstore.lexical import lucene_scores
 
-    n_docs = len(lens)
-    avg_doc_len = np.asarray(lens).mean()
-    pairs = flat * n_docs
-    pairs += np.repeat(np.arange(n_docs), lens)
-    pairs.sort()  # (token, document), as the CSC is ordered
-    first = np.ones(len(pairs), dtype=bool)
-    np.not_equal(pairs[1:], pairs[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    tf = np.diff(np.append(starts, len(pairs))).astype(dtype).astype(np.float64)
-    token, doc = pairs[starts] // n_docs, pairs[starts] % n_docs
-    df = np.bincount(token, minlength=n_vocab)
-    idf = np.zeros(n_vocab, dtype=dtype)
-    for t, d in enumerate(df.tolist()):
-        if d:
-            idf[t] = _score_idf_lucene(d, N=n_docs)
-    norm = k1 * ((1 - b) + b * lens[doc].astype(np.float64) / avg_doc_len)
-    weights = idf[token].astype(np.float64) * (tf / (norm + tf))
-    indptr = np.zeros(n_vocab + 1, dtype=np.int64)
-    np.cumsum(df, out=indptr[1:])
-    return {"data": weights.astype(dtype), "indices": doc.astype(int_dtype), "indptr": indptr, "num_docs": n_docs}
+    return lucene_scores(flat, lens, n_vocab, k1, b, dtype, int_dtype)
 
 
 class LexicalBuilder:

@@ -48,7 +48,7 @@ class ExactIndex:
         """[(row, cosine similarity)] best first; `allowed` is a boolean row mask (metadata filters)."""
         if not len(self.ids) or k <= 0:
             return []
-        with _one_blas_thread():
+        with one_blas_thread():
             scores = self.matrix @ np.asarray(query, dtype=np.float32).reshape(-1)
         if allowed is not None:
             scores = np.where(allowed, scores, -np.inf)
@@ -69,7 +69,7 @@ def _blas():
     return ThreadpoolController().select(user_api="blas")
 
 
-def _one_blas_thread():
+def one_blas_thread():
     """A matrix-vector product this small gains nothing from BLAS threads, and on a busy machine their
     hand-offs cost tens of ms at p99 (measured: 31 ms p99 with threads, 9 ms with one, 10k x 384)."""
     blas = _blas()

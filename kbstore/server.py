@@ -1,0 +1,346 @@
+"""`kb server`: a warm process per KB, holding its retrieval state and the embedder, that answers `kb query`.
+
+Loading is most of a cold query: ~0.3 s on the demo KB, ~15 CPU-seconds at 100,000 entries (rows, vectors and
+the BM25 index). A server loads once and answers over a Unix socket, one JSON line each way. It answers from the
+KB as it is now: before each query it compares the database files' size and mtime with what it loaded, and
+reloads when the KB's identity or head version moved. One server per KB directory and code version: the socket
+is named for a key over the KB's resolved path, the Python executable, the embedder settings and the size and
+mtime of every source file of kbstore and provenance, so after an edit clients no longer find the old server
+(`kb server status` lists it as stale). Sockets live in $KB_SERVER_DIR, else $XDG_RUNTIME_DIR/nearmiss/kb,
+else /tmp/nearmiss-UID/kb: a directory only this user can enter. A server exits after an idle timeout.
+Nothing needs one: without it every command does the same work itself (and `KB_SERVER=0` never asks one).
+This module imports nothing heavy at the top: a client must not pay for what the server holds.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kbstore.errors import BadInput, EnvironmentMissing, KBError, NotFound
+from kbstore.paths import KBPaths
+
+DEFAULT_IDLE_S = 1800.0
+CONNECT_S = 1.0
+REPLY_S = 300.0  # a reply can wait for a reload after an ingest (15 s of CPU at 100k entries)
+SOCKET_PATH_MAX = 107  # bytes in a Unix socket's path (sun_path, less its terminating NUL)
+_ENV = ("KB_EMBEDDER", "KB_MINILM_RUNTIME", "KB_EXACT_MAX")  # what changes the answers besides the code
+_PACKAGES = ("kbstore", "provenance")
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+class ServerError(KBError):
+    """The server answered with an error; it carries the exit status the same command would have had."""
+
+    def __init__(self, message: str, exit_code: int = 1):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def server_dir(create: bool = True) -> Path | None:
+    """This user's KB server directory; None (or BadInput when creating) if it is not safely ours."""
+    if os.environ.get("KB_SERVER_DIR"):
+        d = Path(os.environ["KB_SERVER_DIR"])
+    elif os.environ.get("XDG_RUNTIME_DIR"):
+        d = Path(os.environ["XDG_RUNTIME_DIR"]) / "nearmiss" / "kb"
+    else:  # beside `repair server`'s sockets, not among them (its stop removes every socket of its directory)
+        d = Path(tempfile.gettempdir()) / f"nearmiss-{os.getuid()}" / "kb"
+    if create:
+        d.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        d.mkdir(mode=0o700, exist_ok=True)
+    try:
+        st = d.stat()
+    except OSError:
+        return None
+    if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
+        if create:
+            raise BadInput(f"{d}: the KB server directory must belong to this user and be private (mode 700)")
+        return None
+    return d
+
+
+def server_key(kb_root: Path) -> str:
+    """The KB, the interpreter, the embedder settings and this code, hashed: a server whose key differs is not used."""
+    h = hashlib.sha256(f"{Path(kb_root).resolve()}\0{sys.executable}\0".encode())
+    for k in _ENV:
+        h.update(f"{k}={os.environ.get(k, '')}\0".encode())
+    for pkg in _PACKAGES:
+        for p in sorted((_ROOT / pkg).rglob("*.py")):
+            st = p.stat()
+            h.update(f"{p.relative_to(_ROOT)} {st.st_mtime_ns} {st.st_size}\0".encode())
+    return h.hexdigest()[:16]
+
+
+def socket_path(kb_root: Path, create: bool = False) -> Path | None:
+    d = server_dir(create)
+    return None if d is None else d / f"kb-{server_key(kb_root)}.sock"
+
+
+def _info_path(sock: Path) -> Path:
+    return sock.with_suffix(".json")
+
+
+# ---- client side
+
+def request(kb: str | Path | None, payload: dict, *, reply_s: float = REPLY_S) -> dict | None:
+    """Send one request to the KB's current server; its reply, or None when no server answers (nothing is started)."""
+    sock_path = socket_path(KBPaths.of(kb).root)
+    if sock_path is None or not sock_path.exists():
+        return None
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.settimeout(CONNECT_S)
+        try:
+            s.connect(str(sock_path))
+        except OSError:  # left by a killed server, or not listening yet
+            return None
+        s.settimeout(reply_s)
+        s.sendall(json.dumps(payload).encode() + b"\n")
+        reply = _read_line(s)
+    except (OSError, ValueError):  # the server died mid-request, or timed out: the caller does the work itself
+        return None
+    finally:
+        s.close()
+    if not reply.get("ok"):
+        raise ServerError(f"{reply.get('error')} (kb server)", int(reply.get("exit_code") or 1))
+    return reply
+
+
+def query(kb: str | Path | None, text: str, **options) -> dict | None:
+    """{"hits": [Hit.as_dict()], "notes": [...], "source": {...}} from the KB's server, or None (no server)."""
+    if os.environ.get("KB_SERVER", "1") == "0":
+        return None
+    return request(kb, {"op": "query", "text": text, **options})
+
+
+def _read_line(s: socket.socket) -> dict:
+    buf = bytearray()
+    while not buf.endswith(b"\n"):
+        chunk = s.recv(1 << 16)
+        if not chunk:
+            break
+        buf += chunk
+    return json.loads(buf)
+
+
+def start(kb: str | Path | None, *, idle_s: float = DEFAULT_IDLE_S, timeout_s: float = 600.0) -> dict:
+    """Start the KB's server (or find the one running); returns its ping once it answers (the KB loaded)."""
+    if idle_s <= 0:
+        raise BadInput("the idle timeout must be positive")
+    paths = KBPaths.of(kb)
+    if not paths.db.is_file():
+        raise NotFound(f"{paths.root}: no knowledge base here (run `kb ingest` first, or pass --kb / set KB_PATH)")
+    sock = socket_path(paths.root, create=True)
+    if len(os.fsencode(str(sock))) > SOCKET_PATH_MAX:
+        raise EnvironmentMissing(f"{sock}: longer than a Unix socket's path may be; set KB_SERVER_DIR to a shorter one")
+    running = request(paths.root, {"op": "ping"})
+    if running is not None:
+        return running
+    log = sock.with_suffix(".log")
+    with open(log, "ab") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "kbstore.server", str(paths.root.resolve()), str(idle_s)],
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=str(sock.parent),
+                                start_new_session=True)  # no signal to the caller's process group reaches it
+    deadline = time.monotonic() + timeout_s
+    while True:
+        reply = request(paths.root, {"op": "ping"})
+        if reply is not None:
+            return reply
+        if proc.poll() is not None:
+            tail = log.read_text(errors="replace").strip()[-1500:]
+            raise EnvironmentMissing(f"the KB server could not start: {tail or f'exit code {proc.returncode}'}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise EnvironmentMissing(f"the KB server did not answer within {timeout_s:.0f} s")
+        time.sleep(0.05)
+
+
+def status() -> list[dict]:
+    """Every server of this user: its KB, pid, whether it is alive and whether clients here use it (`current`)."""
+    d = server_dir(create=False)
+    out = []
+    for info_file in sorted(d.glob("kb-*.json")) if d else []:
+        try:
+            info = json.loads(info_file.read_text())
+        except (OSError, ValueError):
+            continue
+        alive = _alive(int(info.get("pid", 0)))
+        current = alive and socket_path(Path(info["kb"])) == info_file.with_suffix(".sock")
+        out.append({**info, "alive": alive, "current": current})
+    return out
+
+
+def stop(kb: str | Path | None = None, *, every: bool = False, wait_s: float = 10.0) -> list[dict]:
+    """Stop the KB's servers (every one with `every`): SIGTERM, then SIGKILL; their files removed."""
+    root = None if every else str(KBPaths.of(kb).root.resolve())
+    stopped = []
+    for info in status():
+        if root is not None and info["kb"] != root:
+            continue
+        pid = int(info["pid"])
+        if info["alive"]:
+            os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + wait_s
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        for p in (info["socket"], _info_path(Path(info["socket"]))):
+            Path(p).unlink(missing_ok=True)
+        stopped.append(info)
+    return stopped
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not yet reaped by whoever started it) is gone
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+# ---- server side
+
+class _State:
+    """The loaded Retriever and what it was loaded from (KB identity, head version, database files' stat)."""
+
+    def __init__(self, paths: KBPaths):
+        self.paths, self.retriever, self.identity, self.files = paths, None, None, None
+
+    def fresh(self):
+        """The Retriever of the KB as it is now: reloaded when the database files changed and so did the KB."""
+        from kbstore.retrieve import Retriever
+        from kbstore.store import Store
+
+        files = self._files()
+        if self.retriever is not None and files == self.files:
+            return self.retriever
+        with Store.open(self.paths) as store:
+            identity = (store.meta("kb_id"), store.head_version())
+        if self.retriever is None or identity != self.identity:
+            self.retriever = Retriever.open(self.paths, index="auto")
+            self.identity = identity
+        self.files = files  # read before the identity: a write in between is seen at the next request
+        return self.retriever
+
+    def _files(self) -> tuple:
+        out = []
+        for p in (self.paths.db, Path(f"{self.paths.db}.wal")):
+            try:
+                st = p.stat()
+                out.append((st.st_size, st.st_mtime_ns, st.st_ino))
+            except FileNotFoundError:
+                out.append(None)
+        return tuple(out)
+
+
+def _answer(state: _State, req: dict) -> dict:
+    op = req.get("op")
+    if op == "ping":
+        r = state.fresh()
+        return {"ok": True, "pid": os.getpid(), "kb": str(state.paths.root), "kb_version": r.source.get("kb_version"),
+                "entries": len(r.ids)}
+    if op == "query":
+        r = state.fresh()
+        filters = {k: req.get(k) for k in ("family", "language", "backend")}
+        hits = r.query(req["text"], k=int(req.get("k", 5)), code=req.get("code"), **filters)
+        return {"ok": True, "hits": [h.as_dict() for h in hits], "notes": list(r.notes), "source": r.source}
+    raise BadInput(f"unknown request {op!r}")
+
+
+def serve(kb_root: Path, idle_s: float) -> None:
+    """Load the KB, listen, answer until idle for idle_s or told to stop (SIGTERM); then remove the socket."""
+    paths = KBPaths(Path(kb_root))
+    state = _State(paths)
+    state.fresh()  # the KB loads before the socket exists: a client that finds it is answered at once
+    sock_path = socket_path(paths.root, create=True)
+    tmp = sock_path.with_name(f".t{os.getpid()}")  # no longer than the socket's own name (sun_path is short)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(str(tmp))
+    srv.listen(64)
+    if request(paths.root, {"op": "ping"}, reply_s=CONNECT_S) is not None:  # another start won the race
+        srv.close()
+        tmp.unlink(missing_ok=True)
+        return
+    os.replace(tmp, sock_path)  # atomic: a client never connects to a half-made socket
+    mine = os.stat(sock_path).st_ino
+    info = {"pid": os.getpid(), "kb": str(paths.root), "socket": str(sock_path), "python": sys.executable,
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    _info_path(sock_path).write_text(json.dumps(info, sort_keys=True))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    srv.settimeout(min(idle_s, 30.0))
+    last = time.monotonic()
+    try:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except socket.timeout:
+                if time.monotonic() - last >= idle_s or not _still_ours(sock_path, mine):
+                    return  # idle, or its socket was removed or replaced: no client can reach it any more
+                continue
+            with conn:
+                if _handle(conn, state):
+                    return
+            last = time.monotonic()
+    finally:
+        srv.close()
+        _remove_own(sock_path)
+
+
+def _handle(conn: socket.socket, state: _State) -> bool:
+    """Answer one request; True when it asked the server to stop."""
+    conn.settimeout(30.0)
+    req: dict = {}
+    try:
+        req = _read_line(conn)
+        reply = {"ok": True} if req.get("op") == "stop" else _answer(state, req)
+    except Exception as e:  # one bad request must not end the server: the client gets the error
+        message = str(e) if isinstance(e, KBError) else f"{type(e).__name__}: {e}"
+        reply = {"ok": False, "error": message, "exit_code": getattr(e, "exit_code", 1)}
+    try:
+        conn.sendall(json.dumps(reply, default=str).encode() + b"\n")
+    except OSError:
+        pass
+    return isinstance(req, dict) and req.get("op") == "stop"
+
+
+def _still_ours(sock_path: Path, inode: int) -> bool:
+    try:
+        return os.stat(sock_path).st_ino == inode
+    except OSError:
+        return False
+
+
+def _remove_own(sock_path: Path) -> None:
+    """Remove the socket and info file if they are still this process's (a newer server may have replaced them)."""
+    info = _info_path(sock_path)
+    try:
+        if json.loads(info.read_text()).get("pid") != os.getpid():
+            return
+    except (OSError, ValueError):
+        return
+    sock_path.unlink(missing_ok=True)
+    info.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    from provenance.offline import apply_offline_env
+
+    apply_offline_env()
+    serve(Path(sys.argv[1]), float(sys.argv[2]))
