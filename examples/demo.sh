@@ -61,9 +61,8 @@ run kb ingest repair/rules/starter
 step "Rules worker over every near-miss of the example suite (zero tokens)"
 say "each run: evaluate, retrieve patterns for the symptom, apply their rules, gate and re-evaluate; exit 0 even"
 say "when some runs end unrepaired (\`repair report\` has the numbers)"
-# -k 10: rules cost no tokens, so offer every starter pattern (at -k 5 matmul/nearmiss_1 and
-# softmax/nearmiss_2 miss theirs).
-run repair campaign manifests/examples.yaml --worker rules -k 10 --kb "$KB_PATH" --out "$OUT/rules" --jobs "$JOBS"
+# every rule-carrying pattern whose rule matches is tried (rules cost no tokens); -k limits only what a model sees
+run repair campaign manifests/examples.yaml --worker rules --kb "$KB_PATH" --out "$OUT/rules" --jobs "$JOBS"
 
 step "Scripted worker over the near-misses no starter rule fixes"
 say "replays examples/scripted/<operator>/<candidate>.yaml: unified diffs with a diagnosis, as a user would write"
