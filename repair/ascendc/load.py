@@ -36,7 +36,11 @@ def detect(path: str | Path) -> Format | None:
         return "mkb-direct"
     if p.suffix == ".py" and p.is_file():
         try:
-            tree = ast.parse(p.read_text(encoding="utf-8"))
+            text = p.read_text(encoding="utf-8")
+            # a Triton candidate (every evaluation asks) names none of the six: no need to parse it
+            if not any(name in text for name in MKB_SOURCES):
+                return None
+            tree = ast.parse(text)
         except (SyntaxError, UnicodeDecodeError, OSError, ValueError):
             return None
         return "mkb-sources" if _assigned(tree) & set(MKB_SOURCES) else None

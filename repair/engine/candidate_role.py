@@ -12,10 +12,8 @@ from dataclasses import asdict
 
 from repair.engine.confine.limits import file_limit
 from repair.engine.memfd import SHARE_MIN, payload_size, write_parts
-from repair.engine.role import (Role, as_output_list, case_status, import_file, runtime_guard, seed_all, tb_tail,
-                                to_device)
+from repair.engine.role import Role, as_output_list, failure_reply, import_file, runtime_guard, seed_all, to_device
 from repair.engine.values import encode_parts
-from repair.engine.wire_errors import is_oom
 
 
 class CandidateRole(Role):
@@ -78,12 +76,7 @@ class CandidateRole(Role):
     def _failed(self, what: str, e: BaseException) -> bool:
         """A candidate that cannot start: every case gets the status its failure says (a compile error is
         `compile-error` with the compiler's message; a Python import's failure `error` with its traceback)."""
-        status = case_status(e)
-        if status is not None:
-            self.reply({"status": status, "error": str(e)})
-        else:
-            self.reply({"status": "oom" if is_oom(e) else "error", "error": f"{what}: {type(e).__name__}: {e}"[:500],
-                        "traceback": tb_tail()})
+        self.reply(failure_reply(e, f"{what}: "))
         return False
 
     def op_run(self, header: dict) -> tuple:

@@ -224,7 +224,8 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         ascendc = load_candidate(candidate)
         require_backend(ascendc, be.name)
         candidate_sha = ascendc.sha256
-        static_scan = (lambda: scan(problem, candidate, rules_off=rules_off)) if integrity else (lambda: None)
+        static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, ascendc=ascendc))
+                       if integrity else (lambda: None))
     else:
         if "python" not in be.languages:
             raise BadInput(f"{candidate}: backend {be.name} runs {' and '.join(be.languages)} candidates, and this is "

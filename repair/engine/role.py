@@ -73,6 +73,16 @@ def case_status(e: BaseException) -> str | None:
     return status if status in FAILED_STATUSES else None
 
 
+def failure_reply(e: BaseException, what: str = "") -> dict:
+    """The reply for a failure: the status it says it means with its message (a compile error, an emulated fault),
+    else `oom` or `error` with its traceback."""
+    status = case_status(e)
+    if status is not None:
+        return {"status": status, "error": str(e)[:4000]}
+    return {"status": "oom" if is_oom(e) else "error", "error": f"{what}{type(e).__name__}: {e}"[:500],
+            "traceback": tb_tail()}
+
+
 def runtime_guard(rules_off: list[str]):
     """The integrity package's runtime guard around a forward, or None where it is missing."""
     try:
@@ -134,11 +144,7 @@ class Role:
                 self._payload = None
                 if isinstance(e, KeyboardInterrupt):
                     raise
-                if case_status(e):  # a failure that says the case's status (ascendc-cpu's faults)
-                    self.reply({"status": case_status(e), "error": str(e)[:4000]})
-                    continue
-                self.reply({"status": "oom" if is_oom(e) else "error", "error": f"{type(e).__name__}: {e}"[:500],
-                            "traceback": tb_tail()})
+                self.reply(failure_reply(e))
 
     def start(self) -> bool:
         return True

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from repair.ascendc import AscendCCandidate, SourceFile, load_candidate
+from repair.ascendc import AscendCCandidate, SourceFile
 from repair.integrity.ascendc_chain import check_chain
 from repair.integrity.ascendc_cpp import framework_compute
 from repair.integrity.pyscan import scan_source
@@ -27,9 +27,8 @@ from repair.integrity.verdict import IntegrityFinding
 _BOOTSTRAP_NAMES = {"sys", "os", "Path", "pathlib", "__file__", "str"}
 
 
-def scan_ascendc(candidate_path: Path, problem_path: Path, rules_off=()) -> list[IntegrityFinding]:
-    """Every static finding for an AscendC candidate (BadInput when it cannot be read as one)."""
-    cand = load_candidate(candidate_path)
+def scan_ascendc(cand: AscendCCandidate, problem_path: Path, rules_off=()) -> list[IntegrityFinding]:
+    """Every static finding for an AscendC candidate (BadInput when its ModelNew cannot be read)."""
     tree = _python_tree(cand.model)
     out = _python_findings(cand, tree, problem_path, rules_off)
     out += check_chain(cand, tree)

@@ -107,6 +107,25 @@ def _kernel_classes() -> list[type]:
     return [c for c in found if "run" in c.__dict__]
 
 
+@contextmanager
+def _launching(guard: "RuntimeGuard", kernel, args, kwargs) -> Iterator[None]:
+    """Inside one kernel launch: the outermost is recorded, and the ops it runs itself (the interpreter's host
+    copies) are not the candidate's, so they run outside the guard's mode."""
+    if guard._depth == 0:
+        guard._record_launch(kernel, args, kwargs)
+    guard._depth += 1
+    try:
+        if guard._mode is None or guard._depth > 1:
+            yield
+        else:
+            from torch.utils._python_dispatch import _disable_current_modes
+
+            with _disable_current_modes():
+                yield
+    finally:
+        guard._depth -= 1
+
+
 def _counting_run(orig):
     def run(self, *args, **kwargs):
         guard = _ACTIVE[-1] if _ACTIVE else None
@@ -115,19 +134,8 @@ def _counting_run(orig):
         # integrity history, which the KB's quality gate must be able to trust.
         if guard is None or kwargs.get("warmup"):
             return orig(self, *args, **kwargs)
-        if guard._depth == 0:
-            guard._record_launch(self, args, kwargs)
-        guard._depth += 1
-        try:
-            if guard._mode is None or guard._depth > 1:
-                return orig(self, *args, **kwargs)
-            # the launch's own host copies (interpreter) are not the candidate's: run them outside the mode
-            from torch.utils._python_dispatch import _disable_current_modes
-
-            with _disable_current_modes():
-                return orig(self, *args, **kwargs)
-        finally:
-            guard._depth -= 1
+        with _launching(guard, self, args, kwargs):
+            return orig(self, *args, **kwargs)
 
     run.__wrapped__ = orig
     return run
@@ -141,19 +149,8 @@ def foreign_launch(name: str, args) -> Iterator[None]:
     if guard is None:
         yield
         return
-    if guard._depth == 0:
-        guard._record_launch(SimpleNamespace(__name__=name), args, {})
-    guard._depth += 1
-    try:
-        if guard._mode is None or guard._depth > 1:
-            yield
-        else:
-            from torch.utils._python_dispatch import _disable_current_modes
-
-            with _disable_current_modes():
-                yield
-    finally:
-        guard._depth -= 1
+    with _launching(guard, SimpleNamespace(__name__=name), args, {}):
+        yield
 
 
 def _kernel_name(kernel) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from repair.ascendc import is_ascendc_candidate
+from repair.ascendc import AscendCCandidate, is_ascendc_candidate, load_candidate
 from repair.errors import BadInput
 from repair.integrity.pyscan import scan_source
 from repair.integrity.rules import make_verdict, resolve_rules_off
@@ -17,19 +17,22 @@ from repair.integrity.verdict import IntegrityVerdict
 
 
 def scan(problem_path, candidate_path, rules_off=(), *, source: str | None = None,
-         tree: ast.Module | None = None) -> IntegrityVerdict:
+         tree: ast.Module | None = None, ascendc: AscendCCandidate | None = None) -> IntegrityVerdict:
     """Static verdict for a candidate file against its problem file.
 
-    A caller that has read and parsed the candidate already (the engine) passes its text and tree.
+    A caller that has read and parsed the candidate already (the engine) passes its text and tree, or the AscendC
+    candidate it loaded.
     """
     off = resolve_rules_off(rules_off)
     problem_path, candidate_path = Path(problem_path), Path(candidate_path)
     try:
         problem_path.read_text(encoding="utf-8")
-        if source is None and is_ascendc_candidate(candidate_path):  # an AscendC candidate: its own chain
+        if ascendc is None and source is None and is_ascendc_candidate(candidate_path):
+            ascendc = load_candidate(candidate_path)
+        if ascendc is not None:  # an AscendC candidate: its own chain
             from repair.integrity.ascendc import scan_ascendc
 
-            return make_verdict(scan_ascendc(candidate_path, problem_path, off), off)
+            return make_verdict(scan_ascendc(ascendc, problem_path, off), off)
         if source is None:
             source = candidate_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
