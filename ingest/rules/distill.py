@@ -294,6 +294,12 @@ def _region_rule(region, before: str, after: str, lang: str, level: int, meta: d
     )
 
 
+def _meta(bug_class: str, title: str) -> dict:
+    """What a distilled rule's id and title are made from: the bug class's slug, the class, the title."""
+    slug = re.sub(r"[^a-z0-9]+", "-", bug_class.lower()).strip("-") or "fix"
+    return {"slug": slug, "bug_class": bug_class, "title": title}
+
+
 def _reproduces(rules: list[Rule], before: str, after: str, lang: str) -> bool:
     """Apply the rules in turn, each at the sites that bring the source closest to after."""
     src = before
@@ -319,8 +325,7 @@ def distill(before_code: str, after_code: str, language: str = "triton", *, bug_
     regions = _diff(a_root, b_root, lang)
     if not regions:
         return []
-    slug = re.sub(r"[^a-z0-9]+", "-", bug_class.lower()).strip("-") or "fix"
-    meta = {"slug": slug, "bug_class": bug_class, "title": title}
+    meta = _meta(bug_class, title)
     for level in (0, 1, 2, 3):  # most general first; stop at the first that reproduces the fix
         rules, seen = [], set()
         for region in regions:

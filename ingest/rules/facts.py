@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ingest.rules.flow import named, reaches, scope_of, span
-from ingest.rules.program import Module, number
+from ingest.rules.program import Module, arguments, keyword, number, positional
 
 Edit = tuple[int, int, str]
 
@@ -61,15 +61,12 @@ def _loads_reaching(ctx: FactContext, target) -> list:
 
 
 def mask_of(load):
-    args = load.field("arguments")
-    if args is None:
-        return None
-    kids = named(args)
-    for a in kids:
-        if a.kind() == "keyword_argument" and a.field("name").text() == "mask":
-            return a.field("value")
-    positional = [a for a in kids if a.kind() != "keyword_argument"]
-    return positional[1] if len(positional) > 1 else None
+    args = arguments(load)
+    mask = keyword(args, "mask")
+    if mask is not None:
+        return mask
+    given = positional(args)
+    return given[1] if len(given) > 1 else None
 
 
 def mask_definition(mask):
@@ -114,12 +111,9 @@ def _reduced_axes(target) -> set[int | None]:
     for call in scope.find_all(pattern="tl.sum($$$)"):
         if not reaches(scope, [call], [(target, 0)]):
             continue
-        args = named(call.field("arguments"))
-        axis = next((a.field("value").text() for a in args if a.kind() == "keyword_argument"
-                     and a.field("name").text() == "axis"), None)
-        positional = [a for a in args if a.kind() != "keyword_argument"]
-        if axis is None and len(positional) > 1:
-            axis = positional[1].text()
+        args = arguments(call)
+        axis_node, given = keyword(args, "axis"), positional(args)
+        axis = axis_node.text() if axis_node is not None else given[1].text() if len(given) > 1 else None
         axes.add(int(axis) if axis is not None and axis.lstrip("-").isdigit() else None)
     return axes
 
@@ -164,19 +158,13 @@ def _load_mask(ctx: FactContext, args: dict) -> list[Option]:
     return [Option(m) for m in masks]
 
 
-def _keyword(call, name: str):
-    args = call.field("arguments")
-    return next((a.field("value") for a in named(args) if a.kind() == "keyword_argument"
-                 and a.field("name").text() == name), None) if args is not None else None
-
-
 @fact("masked-no-other")
 def _masked_no_other(ctx: FactContext, args: dict) -> list[Option]:
     """The match is a tl.load with a mask (by keyword or position) and no other= (by keyword or position)."""
-    load = ctx.match
-    positional = [a for a in named(load.field("arguments")) if a.kind() != "keyword_argument"]
-    has_mask = _keyword(load, "mask") is not None or len(positional) > 1
-    has_other = _keyword(load, "other") is not None or len(positional) > 2
+    load_args = arguments(ctx.match)
+    given = len(positional(load_args))
+    has_mask = keyword(load_args, "mask") is not None or given > 1
+    has_other = keyword(load_args, "other") is not None or given > 2
     return PASS if has_mask and not has_other else []
 
 
@@ -198,14 +186,11 @@ def _pads_with(ctx: FactContext, args: dict) -> list[Option]:
     if not loads:
         return []
     for load in loads:
-        other = next((a.field("value") for a in named(load.field("arguments"))
-                      if a.kind() == "keyword_argument" and a.field("name").text() == "other"), None)
+        other = keyword(arguments(load), "other")
         value = 0.0 if other is None else number(other.text())
         if value != want:
             return []
     return PASS
-
-
 
 
 _MAX_OUT = ["tl.max($$$)", "tl.maximum($$$)", "tl.argmax($$$)"]
@@ -213,11 +198,15 @@ _EXPS = ["tl.exp($X)", "tl.exp2($X)", "tl.math.exp($X)", "libdevice.exp($X)"]
 _SUMS = ["tl.sum($$$)", "$_ += $SINK", "tl.cumsum($$$)"]
 
 
+def _maxes(scope) -> list:
+    return [n for p in _MAX_OUT for n in scope.find_all(pattern=p)]
+
+
 @fact("unshifted-exp")
 def _unshifted_exp(ctx: FactContext, args: dict) -> list[Option]:
     """The match's value reaches an exp no max reaches, and that exp's result is summed (softmax, log-sum-exp)."""
     scope = scope_of(ctx.match)
-    maxes = [n for p in _MAX_OUT for n in scope.find_all(pattern=p)]
+    maxes = _maxes(scope)
     sums = [((m.get_match("SINK") or m), 0) for p in _SUMS for m in scope.find_all(pattern=p)]
     for p in _EXPS:
         for call in scope.find_all(pattern=p):
@@ -236,7 +225,7 @@ def _unshifted(ctx: FactContext, args: dict) -> list[Option]:
     """No max (tl.max, tl.maximum, tl.argmax) reaches the node: an exp of it is not stabilised."""
     node = ctx.node(args.get("of"))
     scope = scope_of(node)
-    maxes = [n for p in _MAX_OUT for n in scope.find_all(pattern=p)]
+    maxes = _maxes(scope)
     return [] if maxes and reaches(scope, maxes, [(node, 0)]) else PASS
 
 

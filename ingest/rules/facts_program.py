@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import re
 
-from ingest.rules.facts import FACTS, FactContext, Option, fact, mask_definition, mask_of
+from ingest.rules.facts import FACTS, PASS, Edit, FactContext, Option, fact, mask_definition, mask_of
 from ingest.rules.flow import named, reaches, span
-from ingest.rules.program import Module, first_statement, number
+from ingest.rules.program import Module, first_statement, number, positional
 
-Edit = tuple[int, int, str]
 __all__ = ["FACTS"]
 
 
@@ -89,14 +88,14 @@ def _thread(ctx: FactContext, kernel, launches, attr: str) -> Option | None:
     else:
         return None
     for ln in launches:
-        positional = [a for a in ln.args if a.kind() != "keyword_argument"]
-        if len(positional) != index:  # the constexprs are passed by position too, or the launch is short
-            if len(positional) < index:
+        given = positional(ln.args)
+        if len(given) != index:  # the constexprs are passed by position too, or the launch is short
+            if len(given) < index:
                 return None
-            at = span(positional[index])[0]
+            at = span(given[index])[0]
             edits.append((at, at, f"self.{attr}, "))
-        elif positional:
-            end = span(positional[-1])[1]
+        elif given:
+            end = span(given[-1])[1]
             edits.append((end, end, f", self.{attr}"))
         else:
             return None
@@ -111,20 +110,20 @@ def _arg_name(text: str) -> str:
 @fact("swapped-launch-args")
 def _swapped_launch_args(ctx: FactContext, args: dict) -> list[Option]:
     """The match is a launch whose positional arguments i and j are named as the kernel's parameters j and i."""
-    launch = next((ln for ln in ctx.module.launches if span(ln.call) == span(ctx.match)), None)
+    launch = ctx.module.launch_at(ctx.match)
     if launch is None:
         return []
-    positional = [a for a in launch.args if a.kind() != "keyword_argument"]
+    given = positional(launch.args)
     params = launch.kernel.params
     out = []
-    for i in range(min(len(positional), len(params))):
-        for j in range(i + 1, min(len(positional), len(params))):
-            ai, aj = _arg_name(positional[i].text()), _arg_name(positional[j].text())
+    for i in range(min(len(given), len(params))):
+        for j in range(i + 1, min(len(given), len(params))):
+            ai, aj = _arg_name(given[i].text()), _arg_name(given[j].text())
             pi, pj = _arg_name(params[i].name), _arg_name(params[j].name)
             if ai == aj or pi == pj or not ai.isidentifier() or not aj.isidentifier():
                 continue
             if ai == pj and aj == pi:
-                out.append(_swap_edits(positional[i], positional[j]))
+                out.append(_swap_edits(given[i], given[j]))
     return out
 
 
@@ -137,8 +136,8 @@ def _swap_edits(a, b) -> Option:
 def _contiguous_inputs(ctx: FactContext, args: dict) -> list[Option]:
     """The match is a launch that passes a forward parameter's tensor without its strides, and the forward
     never makes it contiguous: the kernel's indexing assumes a layout the input may not have."""
-    launch = next((ln for ln in ctx.module.launches if span(ln.call) == span(ctx.match)), None)
     mod = ctx.module
+    launch = mod.launch_at(ctx.match)
     if launch is None or mod.forward is None or span(launch.host) != span(mod.forward):
         return []
     params = {p.text() for p in named(mod.forward.field("parameters")) if p.kind() == "identifier"} - {"self"}
@@ -301,14 +300,14 @@ def _program_id(ctx: FactContext, args: dict) -> list[Option]:
     """The node names a value assigned straight from tl.program_id(...)."""
     node = ctx.node(args.get("of"))
     kernel = ctx.module.kernel_of(node)
-    return [Option()] if kernel is not None and node.text() in _program_ids(kernel) else []
+    return PASS if kernel is not None and node.text() in _program_ids(kernel) else []
 
 
 @fact("unpassed-default")
 def _unpassed_default(ctx: FactContext, args: dict) -> list[Option]:
     """The match is a launch that leaves a kernel parameter at its default, which equals the default of a
     constructor parameter stored as self.<attr>: pass `name=self.<attr>` (an edit inside the launch)."""
-    launch = next((ln for ln in ctx.module.launches if span(ln.call) == span(ctx.match)), None)
+    launch = ctx.module.launch_at(ctx.match)
     if launch is None or not launch.args:
         return []
     out = []
@@ -328,4 +327,4 @@ def _kernel_parameter(ctx: FactContext, args: dict) -> list[Option]:
     node = ctx.node(args.get("of"))
     kernel = ctx.module.kernel_of(node)
     param = kernel.param(node.text()) if kernel is not None else None
-    return [Option()] if param is not None and not param.constexpr else []
+    return PASS if param is not None and not param.constexpr else []

@@ -18,9 +18,10 @@ import re
 from dataclasses import dataclass
 
 from provenance.canonical import sha256_text
-from ingest.rules.distill import _COMPOUND, _FRAGMENT, _context, _diff, _docstring, _role_is_concrete
+from ingest.rules.distill import _COMPOUND, _FRAGMENT, _children, _context, _diff, _docstring, _meta, _role_is_concrete
 from ingest.rules.engine import apply_rule, equivalent
 from ingest.rules.errors import RuleError
+from ingest.rules.flow import span
 from ingest.rules.model import Flow, Rule, language_of
 
 MAX_WIDEN = 2  # levels of enclosing syntax a group's regions may take on
@@ -84,9 +85,9 @@ def _common(nodes: list):
     def chain(n):
         return [n, *n.ancestors()]
 
-    spans = [[(x.range().start.index, x.range().end.index) for x in chain(n)] for n in nodes]
-    for anc, span in zip(chain(nodes[0]), spans[0]):
-        if all(span in s for s in spans[1:]):
+    spans = [[span(x) for x in chain(n)] for n in nodes]
+    for anc, where in zip(chain(nodes[0]), spans[0]):
+        if all(where in s for s in spans[1:]):
             return anc
     return None
 
@@ -94,8 +95,7 @@ def _common(nodes: list):
 def _narrow(a, b):
     """Descend a and b together while exactly one child pair differs (argument lists included)."""
     while True:
-        ka = [c for c in a.children() if c.kind() != "comment"]
-        kb = [c for c in b.children() if c.kind() != "comment"]
+        ka, kb = _children(a), _children(b)
         if a.kind() != b.kind() or len(ka) != len(kb) or not ka:
             return a, b
         differing = [(x, y) for x, y in zip(ka, kb) if x.text() != y.text()]
@@ -136,7 +136,7 @@ class _AU:
             return "$" + self.names[texts]
         if bind and not root and all(_pure(n, self.lang) for n in nodes):
             return self.var(texts, bind)  # a user expression (names, operators, numbers): one metavariable
-        kids = [[c for c in n.children() if c.kind() != "comment"] for n in nodes]
+        kids = [_children(n) for n in nodes]
         leaf = not kids[0]
         if leaf:
             if nodes[0].kind() == "identifier" and all(n.kind() == "identifier" for n in nodes) and not any(
@@ -173,8 +173,7 @@ def _pure(node, lang: str) -> bool:
         return node.kind() in ("integer", "float")
     if node.kind() not in _PURE:
         return False
-    return all(_pure(c, lang) if c.is_named() else c.text() in "+-*/%()[]:,//" for c in node.children()
-               if c.kind() != "comment")
+    return all(_pure(c, lang) if c.is_named() else c.text() in "+-*/%()[]:,//" for c in _children(node))
 
 
 def _splice(node, kids: list, parts: list[str]) -> str:
@@ -222,11 +221,8 @@ def _flows(categories: list[str]) -> list[Flow]:
 
 
 def _find_span(root, node):
-    r = node.range()
-    for n in root.find_all(kind=node.kind()):
-        if n.range().start.index == r.start.index and n.range().end.index == r.end.index:
-            return n
-    return None
+    where = span(node)
+    return next((n for n in root.find_all(kind=node.kind()) if span(n) == where), None)
 
 
 def _candidates(fixes: list[_Fix], lang: str, meta: dict):
@@ -302,8 +298,7 @@ def generalize(fixes: list[tuple[str, str]], language: str = "triton", *, bug_cl
     anti-unify, most general first, each reproducing all its fixes and firing on no `corpus` kernel.
     A fix that generalises with no other gets its own most general rule the same way."""
     lang = language_of(language)
-    slug = re.sub(r"[^a-z0-9]+", "-", bug_class.lower()).strip("-") or "fix"
-    meta = {"slug": slug, "bug_class": bug_class, "title": title}
+    meta = _meta(bug_class, title)
     regions = [r for r in (_region(b, a, lang) for b, a in fixes) if r is not None]
     groups: list[tuple[list[_Fix], Rule | None]] = [([r], None) for r in regions]
     merged = True

@@ -11,7 +11,7 @@ from itertools import product
 from ingest.rules.errors import BadRule
 from ingest.rules import facts_program
 from ingest.rules.facts import FACTS, FactContext, Option
-from ingest.rules.flow import reaches, scope_of
+from ingest.rules.flow import reaches, scope_of, span
 from ingest.rules.model import Flow, Rule
 
 assert facts_program.FACTS is FACTS  # importing it registered the launch and constructor facts
@@ -71,8 +71,6 @@ def flow_holds(flow: Flow, match, module=None) -> bool:
 
 def _through_launch(flow: Flow, match, scope, sources, module) -> bool:
     """A host value reaches a launch argument: follow it into the kernel as the parameter it binds."""
-    from ingest.rules.flow import span
-
     for launch in module.launches:
         if span(launch.host) != span(scope):
             continue

@@ -55,13 +55,13 @@ class Launch:
 
     def arg_for(self, name: str):
         """The argument node that binds kernel parameter `name` (the keyword's value for a keyword)."""
-        positional = [a for a in self.args if a.kind() != "keyword_argument"]
-        for a in self.args:
-            if a.kind() == "keyword_argument" and a.field("name").text() == name:
-                return a.field("value")
+        value = keyword(self.args, name)
+        if value is not None:
+            return value
+        given = positional(self.args)
         for i, p in enumerate(self.kernel.params):
             if p.name == name:
-                return positional[i] if i < len(positional) else None
+                return given[i] if i < len(given) else None
         return None
 
 
@@ -88,6 +88,10 @@ class Module:
     def launches_of(self, kernel: Kernel) -> list[Launch]:
         return [ln for ln in self.launches if ln.kernel is kernel]
 
+    def launch_at(self, node) -> Launch | None:
+        """The launch whose call is exactly this node."""
+        return next((ln for ln in self.launches if span(ln.call) == span(node)), None)
+
     def attr_default(self, attr: str) -> str | None:
         param = self.attrs.get(attr)
         return self.init_defaults.get(param) if param else None
@@ -109,7 +113,7 @@ def parse_module(root) -> Module:
         if value is None or value.text() not in mod.kernels:
             continue
         subs = [c for c in named(fn) if c is not None and span(c) != span(value)]
-        args = named(call.field("arguments")) if call.field("arguments") is not None else []
+        args = arguments(call)
         host = next((a for a in call.ancestors() if a.kind() == "function_definition"), root)
         mod.launches.append(Launch(mod.kernels[value.text()], call, subs[0] if subs else None, args, host))
     for cls in root.find_all(kind="class_definition"):
@@ -170,6 +174,22 @@ def _identifiers(node):
                 stack.append(value)
             continue
         stack.extend(named(n))
+
+
+def arguments(call) -> list:
+    """A call's argument nodes, positional and keyword_argument, in order ([] when it has none)."""
+    args = call.field("arguments")
+    return named(args) if args is not None else []
+
+
+def keyword(args: list, name: str):
+    """The value node of keyword argument `name` among argument nodes (None when it is not given by keyword)."""
+    return next((a.field("value") for a in args if a.kind() == "keyword_argument" and a.field("name").text() == name),
+                None)
+
+
+def positional(args: list) -> list:
+    return [a for a in args if a.kind() != "keyword_argument"]
 
 
 def number(text: str) -> float | None:

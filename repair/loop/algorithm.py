@@ -125,8 +125,7 @@ class _Run:
         self.stall = 0
         self.attempts: list[AttemptLog] = []
         self.retrieved: dict[str, Pattern] = {}
-        self._queries: dict[tuple, list[Pattern]] = {}
-        self._rule_patterns: dict[tuple, list[Pattern]] = {}
+        self._queries: dict[tuple, tuple[list[Pattern], list[Pattern]]] = {}  # checkpoint -> (top k, rule-carrying)
         self._free: dict[str, Pattern] = {}  # rule-carrying patterns offered; retrieved once a proposal cites one
 
     # -- the algorithm --------------------------------------------------------------------
@@ -154,18 +153,17 @@ class _Run:
         key = (self.current.attempt, failing.tier)
         if key not in self._queries:
             hits = self.retriever.query(failing, self.current.candidate, self.config.k)
-            self._queries[key] = hits
             for p in hits:
                 self.retrieved.setdefault(p.id, p)
             free = rule_patterns(self.retriever, failing, self.current.candidate, self.config.k)
-            self._rule_patterns[key] = free
+            self._queries[key] = (hits, free)
             for p in free:
                 self._free.setdefault(p.id, p)
             self.trajectory.log("retrieve", attempt=self.current.attempt, tier=failing.tier,
                                 symptom=forensics.symptom(self.current.compact, self.current.full)["label"],
                                 query=getattr(self.retriever, "last_query", ""),
                                 hits=[{"id": p.id, "score": p.score} for p in hits], rule_patterns=len(free))
-        return self._queries[key], self._rule_patterns[key]
+        return self._queries[key]
 
     def propose(self, patterns: list[Pattern], free: list[Pattern] = ()) -> Proposal:
         ctx = WorkerContext(

@@ -34,12 +34,12 @@ class StarterPattern:
     fix: str
     rules: tuple[Rule, ...]
     examples: tuple[str, ...]  # near-miss files (relative to the repository) the rules must repair
-    symptoms: tuple[str, ...] = ()  # the cues this class shows; stored with each of its rules
 
 
 def _pattern(bug_class, title, root_cause, fix, rules, examples, symptoms) -> StarterPattern:
+    """The pattern, each of its rules carrying the cues (symptoms) its class shows."""
     tagged = tuple(Rule.model_validate({**r.to_dict(), "symptoms": list(symptoms)}) for r in rules)
-    return StarterPattern(bug_class, title, root_cause, fix, tagged, tuple(examples), tuple(symptoms))
+    return StarterPattern(bug_class, title, root_cause, fix, tagged, tuple(examples))
 
 
 DEV = "tests/repair/rules/data/dev"

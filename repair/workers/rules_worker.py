@@ -79,7 +79,8 @@ def _init_only_params(problem_text: str) -> set[str]:
 
 def fit(rule_symptoms, cues: set[str]) -> int:
     """Weighted overlap of a rule's symptoms with the observed cues (0 when the rule names none)."""
-    return sum(CUE_WEIGHTS.get(c, _GENERIC) for c in cues if c in set(rule_symptoms))
+    named = set(rule_symptoms)
+    return sum(CUE_WEIGHTS.get(c, _GENERIC) for c in cues if c in named)
 
 
 def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], language: str = "python", *,
