@@ -71,7 +71,7 @@ class AuditReport:
 
     def cut_note(self) -> str:
         n = sum(1 for e in self.manifest.excluded if e.evidence.get("overlap"))
-        shown = len(self.shown_exclusions())
+        shown = min(n, MAX_ENTRIES)
         return f"Fragments of the first {shown} of {n} entries excluded for overlap; the table lists all." if shown < n else ""
 
     def near_rows(self) -> list[list[str]]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from provenance.opwalker import node_text
+
 QUALIFIER = re.compile(r"\b__(?:aicore|global|gm|ubuf)__\b")
 LAUNCH = re.compile(r"<<<([^;{}]*?)>>>")
 # `__aicore__` is AscendC's alone (CUDA has `__global__`, `__device__`); kernel_operator.h is its one header
@@ -116,7 +118,7 @@ class ComputeView:
         self.vector, self.scalar = frozenset(ASCENDC_VECTOR), frozenset(C_CALLS)
         self.floats = {name for d in walk(root)
                        if d.type in ("declaration", "field_declaration", "parameter_declaration")
-                       and _FLOAT_TYPE.match(_text(d.child_by_field_name("type")))
+                       and _FLOAT_TYPE.match(node_text(d.child_by_field_name("type")))
                        for name in declared_names(d)}
         self._memo: dict[int, bool] = {}
         self._computes: dict[int, bool] = {}
@@ -142,7 +144,7 @@ class ComputeView:
         if calls & self.vector:
             return True
         if node.type == "declaration":
-            is_float = _FLOAT_TYPE.match(_text(node.child_by_field_name("type"))) is not None
+            is_float = _FLOAT_TYPE.match(node_text(node.child_by_field_name("type"))) is not None
         else:
             is_float = target is not None and _name(target) in self.floats
         return is_float and (arithmetic or bool(calls & self.scalar))
@@ -155,15 +157,11 @@ class ComputeView:
         return got
 
 
-def _text(node) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
-
-
 def _name(node) -> str:
     """The variable an lvalue names: `acc`, `this->acc`, `mu` -> acc, acc, mu."""
     if node.type == "field_expression":
         node = node.child_by_field_name("field")
-    return _text(node)
+    return node_text(node)
 
 
 def declared_names(decl) -> list[str]:
@@ -173,5 +171,5 @@ def declared_names(decl) -> list[str]:
         while d is not None and d.type not in ("identifier", "field_identifier"):
             d = d.child_by_field_name("declarator")
         if d is not None:
-            out.append(_text(d))
+            out.append(node_text(d))
     return out

@@ -314,17 +314,14 @@ def _is_unit(node, lang: str) -> bool:
     return node.type == "function_definition" and _calls_api(node)
 
 
-def _calls_api(node) -> bool:
-    from provenance.ascendc import callee
+_UNIT_API = frozenset(ASCENDC_VECTOR) | {"DataCopy", "DataCopyPad"}  # the calls that make an AscendC unit a kernel
 
-    api = ASCENDC_VECTOR.keys() | {"DataCopy", "DataCopyPad"}
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type == "call_expression" and callee(n.child_by_field_name("function")) in api:
-            return True
-        stack.extend(n.named_children)
-    return False
+
+def _calls_api(node) -> bool:
+    from provenance.ascendc import callee, walk
+
+    return any(n.type == "call_expression" and callee(n.child_by_field_name("function")) in _UNIT_API
+               for n in walk(node))
 
 
 def _unit_name(node) -> str:

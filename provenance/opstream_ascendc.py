@@ -22,7 +22,7 @@ import re
 
 from provenance.ascendc import PLUMBING_CALLS, callee, declared_names, walk
 from provenance.optables import ASCENDC_VECTOR
-from provenance.opstream_c import CWalker
+from provenance.opstream_c import CWalker, _args
 from provenance.opwalker import const_token, node_text, strip_parens
 
 MAX_DEPTH = 16  # calls followed inside one another
@@ -31,11 +31,6 @@ _API = frozenset(ASCENDC_VECTOR) | _LOADS | {"GetValue", "SetValue"}
 _GM_TYPE = re.compile(r"^(?:AscendC::)?GlobalTensor\b")
 _ACCUMULATE = {"ADD": ("REDUCE_SUM",), "MAX": ("REDUCE_MAX",), "MIN": ("REDUCE_MIN",)}
 _VIEW = re.compile(r"\s+|\bthis->")
-
-
-def _args(call) -> list:
-    a = call.child_by_field_name("arguments")
-    return [x for x in a.named_children if x.type != "comment"] if a is not None else []
 
 
 def _key(node) -> str:
