@@ -9,5 +9,7 @@ __all__, __getattr__ = exports(__name__, {
     "processes": ["load_problem_spec"],
     "backends": ["DEFAULT_BACKEND", "Backend", "default_backend", "get_backend"],
     "sandbox": ["prestart"],
+    "launch": ["sandbox_environ"],
+    "confine.limits": ["apply_limits", "set_parent_death_signal"],
     "table": ["render_summary", "render_table"],
 }, modules=("shared_server",))

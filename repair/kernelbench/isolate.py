@@ -4,8 +4,9 @@ environment, in a scratch directory of its own, killed with its whole process gr
 Not the engine's sandbox: the probe needs the problem imported as a module and its input builders run with
 constants changed, a role the engine's fork server does not have, and its confinement (Landlock, seccomp) is the
 engine's own. What holds the problem's code here: RLIMIT_AS (memory), RLIMIT_CPU, RLIMIT_FSIZE (64 MB a file),
-no core dumps, a new session (its process group is killed on timeout and afterwards), death with its parent, an
-allow-listed environment (no variable that may hold a secret), and a temporary working directory removed after.
+no core dumps, a new session (its process group is killed on timeout and afterwards), death with its parent, the
+engine's allow-listed environment (`sandbox_environ`: no variable that may hold a secret), and a temporary working
+directory removed after.
 """
 from __future__ import annotations
 
@@ -19,12 +20,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-_PASS = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-_FILE_LIMIT = 64 << 20
+from repair.engine import apply_limits as confine, sandbox_environ, set_parent_death_signal
+
+_FILE_LIMIT_MB = 64
 
 
 def _environment(scratch: str) -> dict[str, str]:
-    env = {k: os.environ[k] for k in _PASS if k in os.environ}
+    env = sandbox_environ(dict(os.environ))
     root = str(Path(__file__).resolve().parents[2])  # the checkout holding repair/, for a run from a source tree
     env.update({"HOME": scratch, "TMPDIR": scratch, "PYTHONPATH": root, "PYTHONNOUSERSITE": "1",
                 "PYTHONDONTWRITEBYTECODE": "1", "CUDA_VISIBLE_DEVICES": "", "TORCHINDUCTOR_CACHE_DIR": scratch})
@@ -35,17 +37,10 @@ def _environment(scratch: str) -> dict[str, str]:
 
 def apply_limits(mem_bytes: int, cpu_s: int) -> None:
     """Called by the probe process on itself before it reads the problem (a preexec_fn is unsafe with --jobs'
-    threads)."""
+    threads). The address space is capped at `mem_bytes` in all, not on top of what is loaded as the engine's is."""
     resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (_FILE_LIMIT, _FILE_LIMIT))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the importer
-    except (OSError, AttributeError):
-        pass
+    confine(mem_limit_mb=None, cpu_seconds=cpu_s, fsize_mb=_FILE_LIMIT_MB, memory_rlimit=None, extra_tasks=None)
+    set_parent_death_signal()  # die with the importer
 
 
 def run_probe(request_json: str, *, timeout_s: float, mem_limit_mb: int) -> dict:

@@ -7,10 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from repair.campaign import Ledger
+from repair.campaign import FINISHED, Ledger
 from repair.report.stats import pass_at_k, wilson_interval
-
-FINISHED = ("repaired", "failed", "crashed")
 
 # How each kind of campaign gives one outcome per task (operator): stated in every report that pairs them.
 TASK_RULES = {
