@@ -18,15 +18,14 @@ import json
 import os
 import signal
 import socket
-import stat
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from kbstore.errors import BadInput, EnvironmentMissing, KBError, NotFound
 from kbstore.paths import KBPaths
+from provenance.runtime import private_dir, process_running, runtime_dir, sources_stamp
 
 DEFAULT_IDLE_S = 1800.0
 CONNECT_S = 1.0
@@ -47,20 +46,9 @@ class ServerError(KBError):
 
 def server_dir(create: bool = True) -> Path | None:
     """This user's KB server directory; None (or BadInput when creating) if it is not safely ours."""
-    if os.environ.get("KB_SERVER_DIR"):
-        d = Path(os.environ["KB_SERVER_DIR"])
-    elif os.environ.get("XDG_RUNTIME_DIR"):
-        d = Path(os.environ["XDG_RUNTIME_DIR"]) / "nearmiss" / "kb"
-    else:  # beside `repair server`'s sockets, not among them (its stop removes every socket of its directory)
-        d = Path(tempfile.gettempdir()) / f"nearmiss-{os.getuid()}" / "kb"
-    if create:
-        d.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        d.mkdir(mode=0o700, exist_ok=True)
-    try:
-        st = d.stat()
-    except OSError:
-        return None
-    if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
+    # beside `repair server`'s sockets, not among them (its stop removes every socket of its directory)
+    d = runtime_dir("KB_SERVER_DIR", "kb")
+    if private_dir(d, create=create) is None:
         if create:
             raise BadInput(f"{d}: the KB server directory must belong to this user and be private (mode 700)")
         return None
@@ -72,10 +60,7 @@ def server_key(kb_root: Path) -> str:
     h = hashlib.sha256(f"{Path(kb_root).resolve()}\0{sys.executable}\0".encode())
     for k in _ENV:
         h.update(f"{k}={os.environ.get(k, '')}\0".encode())
-    for pkg in _PACKAGES:
-        for p in sorted((_ROOT / pkg).rglob("*.py")):
-            st = p.stat()
-            h.update(f"{p.relative_to(_ROOT)} {st.st_mtime_ns} {st.st_size}\0".encode())
+    h.update(sources_stamp(_ROOT, _PACKAGES))
     return h.hexdigest()[:16]
 
 
@@ -172,7 +157,7 @@ def status() -> list[dict]:
             info = json.loads(info_file.read_text())
         except (OSError, ValueError):
             continue
-        alive = _alive(int(info.get("pid", 0)))
+        alive = process_running(int(info.get("pid", 0)))
         current = alive and socket_path(Path(info["kb"])) == info_file.with_suffix(".sock")
         out.append({**info, "alive": alive, "current": current})
     return out
@@ -189,30 +174,14 @@ def stop(kb: str | Path | None = None, *, every: bool = False, wait_s: float = 1
         if info["alive"]:
             os.kill(pid, signal.SIGTERM)
             deadline = time.monotonic() + wait_s
-            while _alive(pid) and time.monotonic() < deadline:
+            while process_running(pid) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            if _alive(pid):
+            if process_running(pid):
                 os.kill(pid, signal.SIGKILL)
         for p in (info["socket"], _info_path(Path(info["socket"]))):
             Path(p).unlink(missing_ok=True)
         stopped.append(info)
     return stopped
-
-
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie (exited, not yet reaped by whoever started it) is gone
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True
 
 
 # ---- server side

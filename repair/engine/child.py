@@ -6,7 +6,7 @@ import signal
 import time
 from dataclasses import dataclass
 
-from repair.engine.scratch import process_running
+from provenance.runtime import process_running
 from repair.engine.wire import recv_frame, send_frame
 from repair.engine.wire_errors import WireClosed, WireError, WireTimeout
 from repair.errors import EnvironmentMissing

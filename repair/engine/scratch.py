@@ -5,6 +5,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from provenance.runtime import process_running
+
 ROOT_PREFIX = "repair-sandbox-"  # every engine scratch root starts so (the shared server removes only such)
 
 
@@ -27,11 +29,3 @@ def new_root() -> str:
     return tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-")
 
 
-def process_running(pid: int) -> bool:
-    """The process exists and has not exited (one that exited and was not yet reaped counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            state = f.read().rsplit(b")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in (b"Z", b"X")

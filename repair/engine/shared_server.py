@@ -21,16 +21,14 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
-import stat
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from provenance.runtime import private_dir, process_running, runtime_dir, sources_stamp
 from repair.engine.launch import PKG_ROOT, server_command, server_env
-from repair.engine.scratch import process_running
 from repair.errors import BadInput, EnvironmentMissing
 _PACKAGES = ("repair", "provenance")  # what a fork server and its children import from this checkout
 # variables that change what a child does (not those every entry point sets: provenance.offline)
@@ -42,21 +40,8 @@ DEFAULT_IDLE_S = 1800.0
 def server_dir(create: bool = True, directory: str | Path | None = None) -> Path | None:
     """The directory of this user's server sockets (`directory` when given); None (or BadInput when creating) if
     it is not safely ours."""
-    if directory is not None:
-        d = Path(directory)
-    elif os.environ.get("REPAIR_SERVER_DIR"):
-        d = Path(os.environ["REPAIR_SERVER_DIR"])
-    elif os.environ.get("XDG_RUNTIME_DIR"):
-        d = Path(os.environ["XDG_RUNTIME_DIR"]) / "nearmiss"
-    else:
-        d = Path(tempfile.gettempdir()) / f"nearmiss-{os.getuid()}"
-    if create:
-        d.mkdir(mode=0o700, parents=True, exist_ok=True)
-    try:
-        st = d.stat()
-    except OSError:
-        return None
-    if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
+    d = Path(directory) if directory is not None else runtime_dir("REPAIR_SERVER_DIR")
+    if private_dir(d, create=create) is None:
         if create:
             raise BadInput(f"{d}: the server directory must belong to this user and be private (mode 700)")
         return None
@@ -74,10 +59,7 @@ def server_key(backend) -> str:
     for k in sorted(env):
         if k.startswith(_ENV_PREFIXES):
             h.update(f"{k}={env[k]}\0".encode())
-    for pkg in _PACKAGES:
-        for p in sorted((Path(PKG_ROOT) / pkg).rglob("*.py")):
-            st = p.stat()
-            h.update(f"{p.relative_to(PKG_ROOT)} {st.st_mtime_ns} {st.st_size}\0".encode())
+    h.update(sources_stamp(Path(PKG_ROOT), _PACKAGES))
     return h.hexdigest()[:16]
 
 
