@@ -1,9 +1,10 @@
 """The NPU build of an AscendC candidate as a plan: files to write and commands to run, in order.
 
-NEVER RUN: this machine has no CANN, no torch_npu and no NPU. The steps follow the documented flows (msopgen's
-custom-operator project, `build.sh`, the `.run` installer, an NPU torch extension calling `EXEC_NPU_CMD`; for a
-direct launch `bisheng -xasc` and a pybind11 module). `plan_build` is tested here for its shape only; `run_build`
-has never executed, and the engine does not call it yet (repair/ascendc/toolchain.py says so, exit 3).
+NEVER RUN ON AN NPU: this machine has no CANN, no torch_npu and no NPU. The steps follow the documented flows
+(msopgen's custom-operator project, `build.sh`, the `.run` installer, an NPU torch extension calling `EXEC_NPU_CMD`;
+for a direct launch `bisheng -xasc` and a pybind11 module). The engine's `npu` backend runs the plan in the
+candidate's process (repair/ascendc/npu.py); here `plan_build` is tested for its shape and `run_build` with
+stand-in steps only.
 """
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ GE_TYPES = {"DT_FLOAT": "float", "DT_FLOAT16": "float16", "DT_BF16": "bfloat16",
 
 
 class BuildFailed(RepairError):
-    """A build step exited non-zero: the candidate does not compile (a result, exit 1)."""
+    """A build step exited non-zero: the candidate does not compile (a `compile-error` result, exit 1)."""
+
+    case_status = "compile-error"
 
 
 @dataclass
@@ -39,6 +42,7 @@ class BuildPlan:
     steps: list[Step]
     python_path: list[str]  # where the built extension and ModelNew can be imported from
     env: dict[str, str]  # what the evaluating process needs (the installed custom operator package)
+    model: str = "ModelNew.py"  # the file, among `files`, that defines ModelNew
 
 
 def plan_build(cand: AscendCCandidate, work: Path, *, soc: str = "Ascend910B", cann: Path | None = None) -> BuildPlan:
@@ -88,7 +92,7 @@ def _direct(cand: AscendCCandidate, work: Path, soc: str, cann: Path | None) -> 
               "-o", "libkernels.so"], str(work)),
         Step(["python", "-c", _PYBIND.format(binding=binding, out=f"{cand.extension}{suffix}")], str(work)),
     ]
-    return BuildPlan(files, steps, [str(work)], {"LD_LIBRARY_PATH": str(work)})
+    return BuildPlan(files, steps, [str(work)], {"LD_LIBRARY_PATH": str(work)}, model=cand.model.name)
 
 
 def run_build(plan: BuildPlan, work: Path, *, timeout_s: float = 900.0) -> None:
@@ -103,8 +107,13 @@ def run_build(plan: BuildPlan, work: Path, *, timeout_s: float = 900.0) -> None:
     for step in plan.steps:
         argv = [m for a in step.argv for m in (sorted(glob.glob(a, root_dir=step.cwd)) or [a])] \
             if step.glob_argv else step.argv
-        r = subprocess.run(argv, cwd=step.cwd, env={**os.environ, **step.env}, capture_output=True, text=True,
-                           timeout=timeout_s)
+        try:
+            r = subprocess.run(argv, cwd=step.cwd, env={**os.environ, **step.env}, capture_output=True, text=True,
+                               timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise BuildFailed(f"{' '.join(argv[:3])} ran past {timeout_s:g} s") from None
+        except OSError as e:  # the tool is missing or not executable
+            raise BuildFailed(f"{' '.join(argv[:3])}: {e.strerror}") from None
         if r.returncode != 0:
             tail = (r.stdout + r.stderr).strip().splitlines()[-20:]
             raise BuildFailed(f"{' '.join(argv[:3])} exited {r.returncode}: " + " | ".join(tail))
@@ -135,5 +144,5 @@ inc = cpp_extension.include_paths() + [pybind11.get_include(), sysconfig.get_pat
 lib = cpp_extension.library_paths() + [torch_npu.__path__[0] + "/lib"]
 subprocess.run(["c++", "-O2", "-shared", "-fPIC", "-std=c++17", "{binding}", *["-I" + i for i in inc],
                 *["-L" + d for d in lib], "-L.", "-lkernels", "-ltorch", "-ltorch_cpu", "-lc10", "-ltorch_python",
-                "-ltorch_npu", "-o", "{out}"], check=True)
+                "-ltorch_npu", "-Wl,-rpath,$ORIGIN", "-o", "{out}"], check=True)
 """

@@ -187,7 +187,7 @@ class Cuda(Backend):
 
 
 class Npu(Backend):
-    """A torch_npu device with triton-ascend kernels."""
+    """A torch_npu device with triton-ascend kernels, or AscendC candidates built with CANN (repair/ascendc/npu.py)."""
 
     name = "npu"
     device = "npu"
@@ -195,6 +195,17 @@ class Npu(Backend):
     memory_rlimit = None  # not tried on Ascend hardware yet: RLIMIT_DATA may suit it as it suits CUDA
     preload = ("torch",)  # triton-ascend and torch_npu initialise the device: import them after fork
     child_imports = ("torch_npu", "triton", "triton.language")
+    languages = ("python", "ascendc")
+    build_s = 900.0  # an AscendC operator project's CANN build and install; Triton candidates build nothing
+
+    def candidate_loader(self, path: str):
+        from repair.ascendc import is_ascendc_candidate
+
+        if not is_ascendc_candidate(path):
+            return None
+        from repair.ascendc.npu import NpuLoader
+
+        return NpuLoader(path, build_timeout_s=self.build_s)
 
     def check_available(self) -> None:
         _need("torch_npu", "backend npu needs torch_npu and triton-ascend (Ascend CANN toolkit); "
