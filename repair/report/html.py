@@ -5,9 +5,9 @@ from html import escape
 
 from provenance.version import tool_version
 from repair.report import svg
-from repair.report.build import Report
+from repair.report.build import Report, outcome_rows
 from repair.report.markdown import (CAMPAIGN_HEAD, COST_HEAD, NOTES, OUTCOME_NOTE, TASK_WORDS, campaign_row, cost_row,
-                                    discordance, generation_note, pairing_lines, run_marks, token_lines)
+                                    generation_note, pairing_lines, run_marks, token_lines)
 from repair.report.pairing import Comparison
 
 # Every table and figure scrolls inside its own box, so the page itself never runs off the right edge.
@@ -80,20 +80,18 @@ def comparison_block(cmp: Comparison) -> str:
 
 
 def outcome_table(report: Report) -> str:
-    cs = report.campaigns
-    ops = sorted({u.operator_id for c in cs for u in c.units})
     rows = []
-    for op in ops:
-        cells = [(escape(op), False)]
-        for c in cs:
-            task = c.task(op)
-            runs = " ".join(f"<b>{escape(r)}</b>" if counted else escape(r) for r, counted in run_marks(c, op))
-            cells.append(("–" if task is None else f'{TASK_WORDS[task.recovered]} <span class="runs">{runs}</span>', False))
-        for cmp in report.comparisons:
-            cls = "only-a" if op in cmp.only_a_tasks else "only-b" if op in cmp.only_b_tasks else False
-            cells.append((escape(discordance(cmp, op) or "–"), cls))
+    for row in outcome_rows(report):
+        cells = [(escape(row.operator), False)]
+        for cell in row.cells:
+            runs = " ".join(f"<b>{escape(m)}</b>" if decides else escape(m) for m, decides in run_marks(cell))
+            cells.append(("–" if cell.task is None else f'{TASK_WORDS[cell.task.recovered]} <span class="runs">{runs}</span>',
+                          False))
+        for cmp, who in zip(report.comparisons, row.only):
+            cells.append((escape(f"only {who}" if who else "–"), False if who is None else
+                          "only-a" if who == cmp.a else "only-b"))
         rows.append(cells)
-    head = ["operator", *(c.name for c in cs), *(f"{x.a} vs {x.b}" for x in report.comparisons)]
+    head = ["operator", *(c.name for c in report.campaigns), *(f"{x.a} vs {x.b}" for x in report.comparisons)]
     note = OUTCOME_NOTE.replace("in brackets", "bold")
     return _table(head, rows, raw=True) + f'<p class="note">{escape(note)}</p>'
 

@@ -1,7 +1,7 @@
 """The report as Markdown for the terminal."""
 from __future__ import annotations
 
-from repair.report.build import Report
+from repair.report.build import OutcomeCell, Report, outcome_rows
 from repair.report.metrics import CampaignMetrics, Rate
 from repair.report.pairing import Comparison, near_miss_note
 
@@ -144,21 +144,14 @@ def comparison_section(cmp: Comparison) -> list[str]:
     ]
 
 
-def discordance(cmp: Comparison, op: str) -> str:
-    return (f"only {cmp.a}" if op in cmp.only_a_tasks else f"only {cmp.b}" if op in cmp.only_b_tasks else "")
-
-
 def outcome_grid(report: Report) -> list[str]:
-    cs = report.campaigns
-    ops = sorted({u.operator_id for c in cs for u in c.units})
-    rows = [["operator", *(c.name for c in cs), *(f"{x.a} vs {x.b}" for x in report.comparisons)]]
-    for op in ops:
-        cells = [op]
-        for c in cs:
-            task = c.task(op)
-            runs = " ".join(f"[{r}]" if counted else r for r, counted in run_marks(c, op))
-            cells.append("–" if task is None else f"{TASK_WORDS[task.recovered]}: {runs}")
-        cells += [discordance(x, op) or "–" for x in report.comparisons]
+    rows = [["operator", *(c.name for c in report.campaigns), *(f"{x.a} vs {x.b}" for x in report.comparisons)]]
+    for row in outcome_rows(report):
+        cells = [row.operator]
+        for cell in row.cells:
+            runs = " ".join(f"[{m}]" if decides else m for m, decides in run_marks(cell))
+            cells.append("–" if cell.task is None else f"{TASK_WORDS[cell.task.recovered]}: {runs}")
+        cells += [f"only {who}" if who else "–" for who in row.only]
         rows.append(cells)
     return _rows(rows)
 
@@ -166,13 +159,9 @@ def outcome_grid(report: Report) -> list[str]:
 TASK_WORDS = {True: "recovered", False: "not recovered", None: "undecided"}
 
 
-def run_marks(c: CampaignMetrics, op: str) -> list[tuple[str, bool]]:
-    """Each run of an operator as ✓label, and whether it alone decides the task (a debug task's first near-miss)."""
-    task = c.task(op)
-    units = [u for u in c.units if u.operator_id == op]
-    alone = c.kind == "debug" and len(units) > 1
-    return [(f"{MARKS.get(u.status, '?')}{u.label}", alone and task is not None and u.label in task.decided_by)
-            for u in units]
+def run_marks(cell: OutcomeCell) -> list[tuple[str, bool]]:
+    """Each run of an operator as ✓label, and whether it alone decides the task."""
+    return [(f"{MARKS.get(u.status, '?')}{u.label}", decides) for u, decides in cell.runs]
 
 
 def _rows(rows: list[list[str]]) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from html import escape
 
-from repair.report.build import Report
+from repair.report.build import Report, outcome_rows
 from repair.report.metrics import CampaignMetrics
 
 COLORS = {"repaired": "#2e7d32", "failed": "#c62828", "crashed": "#6a1b9a", "running": "#f9a825", "pending": "#bdbdbd"}
@@ -146,13 +146,11 @@ def cost_curve(campaigns: list[CampaignMetrics], width: int = 640, height: int =
 def outcome_grid(report: Report, cell: int = 14) -> str:
     """One row per operator, one block per campaign, one square per run coloured by its outcome (outlined: the run
     that decides the task), then one column per comparison marking the tasks only one campaign recovered."""
-    campaigns = report.campaigns
-    ops = sorted({u.operator_id for c in campaigns for u in c.units})
-    per = [{op: [u for u in c.units if u.operator_id == op] for op in ops} for c in campaigns]
-    widths = [max(max([len(v) for v in p.values()] or [1]) * (cell + 2) + 16, 90) for p in per]
+    campaigns, rows = report.campaigns, outcome_rows(report)
+    widths = [max(max([len(r.cells[i].runs) for r in rows] or [1]) * (cell + 2) + 16, 90) for i in range(len(campaigns))]
     cmp_w = 130
     width = LABEL_W + sum(widths) + cmp_w * len(report.comparisons) + 10
-    height = 40 + (cell + 4) * len(ops) + 50
+    height = 40 + (cell + 4) * len(rows) + 50
     out = [_open(width, height, "outcome per operator and run")]
     x = LABEL_W
     for c, w in zip(campaigns, widths):
@@ -161,25 +159,22 @@ def outcome_grid(report: Report, cell: int = 14) -> str:
     for cmp in report.comparisons:
         out.append(f'<text x="{x}" y="14" class="head">{escape(_short(f"{cmp.a} vs {cmp.b}", cmp_w // 7))}</text>')
         x += cmp_w
-    for i, op in enumerate(ops):
+    for i, row in enumerate(rows):
         y = 26 + i * (cell + 4)
-        out.append(_label(op, y + cell - 2))
+        out.append(_label(row.operator, y + cell - 2))
         x = LABEL_W
-        for c, p, w in zip(campaigns, per, widths):
-            task = c.task(op)
-            counted = set(task.decided_by) if task is not None and c.kind == "debug" and len(p[op]) > 1 else set()
-            for j, u in enumerate(p[op]):
-                ring = ' stroke="#212121" stroke-width="2"' if u.label in counted else ""
+        for c, oc, w in zip(campaigns, row.cells, widths):
+            for j, (u, decides) in enumerate(oc.runs):
+                ring = ' stroke="#212121" stroke-width="2"' if decides else ""
                 out.append(f'<rect x="{x + j * (cell + 2)}" y="{y}" width="{cell}" height="{cell}" rx="2" '
                            f'fill="{COLORS.get(u.status, "#000")}"{ring}><title>{escape(c.name)}: {escape(u.key)} — '
                            f"{u.status}{' (decides the task)' if ring else ''}</title></rect>")
             x += w
-        for cmp in report.comparisons:
-            who = cmp.a if op in cmp.only_a_tasks else cmp.b if op in cmp.only_b_tasks else None
+        for cmp, who in zip(report.comparisons, row.only):
             if who is not None:
                 color = ONLY[0] if who == cmp.a else ONLY[1]
                 out.append(f'<rect x="{x}" y="{y}" width="{cmp_w - 14}" height="{cell}" rx="3" fill="{color}">'
-                           f"<title>{escape(op)}: recovered by {escape(who)} only</title></rect>"
+                           f"<title>{escape(row.operator)}: recovered by {escape(who)} only</title></rect>"
                            f'<text x="{x + 4}" y="{y + cell - 3}" class="badge">{escape(_short("only " + who, 18))}</text>')
             x += cmp_w
     ly = height - 34
