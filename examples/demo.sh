@@ -6,9 +6,11 @@
 #   2. `repair campaign --worker rules`: every near-miss, repaired by the retrieved rules at zero tokens
 #   3. `repair campaign --worker scripted`: the near-misses no starter rule fixes, repaired by replaying the
 #      patches in examples/scripted/ (one of them goes wrong twice first, so the loop rolls back)
-#   4. `kb ingest` the campaigns' repair records: repairs become patterns, failed runs are rejected with reasons
-#   5. `kb freeze --exclude-cohort manifests/examples.yaml`, `kb verify`, `kb audit`
-#   6. `repair report` and a per-near-miss table
+#   4. AscendC near-misses (six-source .py and NPUKernelBench task directories) on `--backend ascendc-cpu`, the CPU
+#      emulation: a rules campaign, then the scripted worker (examples/scripted/ascendc/) for what the rules leave
+#   5. `kb ingest` the Triton campaigns' repair records: repairs become patterns, failed runs are rejected with reasons
+#   6. `kb freeze --exclude-cohort manifests/examples.yaml`, `kb verify`, `kb audit`
+#   7. `repair report` and a per-near-miss table
 #
 # Every command is echoed before it runs, as you would type it (with .venv/bin on PATH). Outputs go to
 # demo-out/ (git-ignored), wiped at the start, so rerunning is safe. Any failing step stops the demo.
@@ -73,6 +75,66 @@ say "transpose_copy's script tries two plausible wrong fixes first; neither impr
 say "to the best checkpoint (the near-miss itself) and the third diff applies to that restored kernel:"
 run grep -E '"event": "(rollback|accept)"' "$OUT/scripted/runs/transpose_copy/nearmiss_1/trajectory.jsonl"
 
+step "AscendC near-misses on the CPU emulation (ascendc-cpu): rules, then scripted"
+say "AscendC kernels built with g++ against an emulation of the AscendC API (builds cached by content hash): every"
+say "AscendC result of this demo is EMULATED on the CPU, not measured on an Ascend NPU. The loop works on a bundle of"
+say "the candidate's C++ files and writes each attempt back in its own format (six-source .py, task directory)."
+run repair campaign manifests/ascendc-demo.yaml --backend ascendc-cpu --worker rules --kb "$KB_PATH" \
+    --out "$OUT/ascendc-rules" --jobs "$JOBS"
+say "the near-misses the rules left unrepaired, as a manifest for the scripted worker:"
+python - manifests/ascendc-demo.yaml "$OUT/ascendc-rules" "$OUT/ascendc-left.yaml" <<'EOF'
+import json, os, sys
+from pathlib import Path
+
+import yaml
+
+from repair.campaign.spec import load_operators
+
+manifest, runs, left = Path(sys.argv[1]).resolve(), Path(sys.argv[2]) / "runs", Path(sys.argv[3])
+ops = []
+for op in load_operators(manifest):
+    todo = []
+    for cand in op.candidates:
+        label = cand.relative_to(op.problem.parent).with_suffix("").as_posix()
+        record = runs / op.id / label / "record.json"
+        if not (record.is_file() and json.loads(record.read_text())["status"] == "repaired"):
+            todo += sorted(f for f in cand.rglob("*") if f.is_file()) if cand.is_dir() else [cand]
+    if todo:
+        ops.append({"id": op.id, "family": op.family,
+                    "files": [Path(os.path.relpath(f, left.parent.resolve())).as_posix() for f in [op.problem, *todo]]})
+left.write_text(yaml.safe_dump({"cohort": "ascendc-examples-demo-left", "frozen_at": "2026-12-01T00:00:00Z",
+                                "operators": ops}, sort_keys=False))
+print(f"# {len(ops)} operators with near-misses the rules left -> {left}")
+EOF
+if grep -q "id:" "$OUT/ascendc-left.yaml"; then
+    run repair campaign "$OUT/ascendc-left.yaml" --backend ascendc-cpu --worker scripted \
+        --script examples/scripted/ascendc --out "$OUT/ascendc-scripted" --jobs "$JOBS"
+else
+    say "the rules repaired every AscendC near-miss; nothing is left for the scripted worker"
+fi
+python - "$OUT" <<'EOF'
+import json, sys
+from pathlib import Path
+
+out = Path(sys.argv[1])
+rows = {}
+for worker in ("rules", "scripted"):
+    runs = out / f"ascendc-{worker}" / "runs"
+    for record in sorted(runs.glob("**/record.json")):
+        r = json.loads(record.read_text())
+        key = record.parent.relative_to(runs).as_posix()
+        if key not in rows or rows[key][1] != "repaired":
+            rows[key] = (worker, r["status"], r["backend"], r.get("emulated", False))
+print(f"{'AscendC near-miss':34} {'worker':9} {'repaired':8} backend")
+for key, (worker, status, backend, emulated) in sorted(rows.items()):
+    print(f"{key:34} {worker:9} {'yes' if status == 'repaired' else 'no':8} {backend}{' (emulated)' if emulated else ''}")
+done = [k for k, r in rows.items() if r[1] == "repaired"]
+print(f"\nrepaired {len(done)}/{len(rows)} AscendC near-misses ({sum(rows[k][0] == 'rules' for k in done)} by the "
+      "rules worker), every result EMULATED on the CPU (ascendc-cpu), not measured on an NPU")
+if len(done) < len(rows):
+    sys.exit("demo: an AscendC near-miss was left unrepaired (see demo-out/ascendc-*/runs/)")
+EOF
+
 step "Learn from the repairs: ingest the campaigns' records as a new KB version"
 say "the quality gate admits repaired runs only; each rejected record is listed with its reasons"
 run kb ingest "$OUT/rules" "$OUT/scripted"
@@ -136,4 +198,5 @@ EOF
 
 printf '\n%sdemo finished in %ds.%s Outputs in %s/: kb/ (the KB and its snapshot), rules/ and scripted/ (campaign\n' \
     "$BOLD" "$((SECONDS - T0))" "$OFF" "$OUT"
-echo "ledgers, per-run trajectory.jsonl, final.py, record.json), report.html, audit.md, audit.html."
+echo "ledgers, per-run trajectory.jsonl, final.py, record.json), ascendc-rules/ and ascendc-scripted/ (the AscendC"
+echo "campaigns, emulated on the CPU), report.html, audit.md, audit.html."

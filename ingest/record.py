@@ -91,6 +91,9 @@ class RepairRecord(_Strict):
     operator: Operator
     backend: str
     language: str = "triton"  # triton, cuda, c, cpp, ascendc: what the kernels are written in (kb query --language)
+    # the kernels ran on an emulation of their hardware (ascendc-cpu); left out when false, so a record that never
+    # emulated dumps (and hashes) as it did before the field existed
+    emulated: bool = Field(False, exclude_if=lambda v: not v)
     source: Code  # the near-miss
     repaired: Code  # the final candidate (for failed runs: the best checkpoint)
     diff: str  # unified diff source -> repaired

@@ -126,7 +126,8 @@ def check_cmd(problem, candidate, as_json, rules_off):
 @click.option("--script", type=click.Path(exists=True), default=None,
               help="scripted worker: steps (YAML/JSON file or directory); fakellm/ models: the replies.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Write final.py, trajectory.jsonl and record.json here.")
+              help="Write final.py (AscendC: final.bundle and the candidate in its own format), trajectory.jsonl "
+                   "and record.json here.")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=8, show_default=True,
               help="Candidates judged (patch check, gate, evaluation) before the run stops.")
 @click.option("--max-turns", type=click.IntRange(min=1), default=8, show_default=True,
@@ -135,7 +136,9 @@ def check_cmd(problem, candidate, as_json, rules_off):
               help="Prompt + completion tokens before the run stops (checked before each call).")
 @click.option("--max-wall", "max_wall_s", type=click.FloatRange(min=0.1), default=1800.0, show_default=True,
               help="Seconds of wall clock for the whole run.")
-@_backend_option()
+@click.option("--backend", default=None,
+              help="triton-cpu, cuda, npu or ascendc-cpu (default: $REPAIR_BACKEND, else triton-cpu; an AscendC "
+                   "candidate: ascendc-cpu, the CPU emulation, unless $REPAIR_BACKEND names an AscendC backend).")
 @click.option("--seed", type=int, default=None, help="Evaluation seed for the whole run (default: random, recorded).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds per case before the candidate is killed.")
@@ -152,9 +155,14 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
     import json
     from pathlib import Path
 
+    from repair.ascendc import is_ascendc_candidate
     from repair.loop import Bounds
-    from repair.engine import prestart
+    from repair.engine import default_backend, prestart
 
+    if backend is None:
+        from repair.loop import default_ascendc_backend
+
+        backend = default_ascendc_backend() if is_ascendc_candidate(candidate) else default_backend()
     prestart(backend)
     from repair.loop import repair_run, summary
 
@@ -169,7 +177,8 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
     else:
         click.echo(f"{info['status']}: {info['attempts']} attempts ({', '.join(info['outcomes']) or 'none'}), "
                    f"{info['tokens']['total_tokens']} tokens, best attempt {info['best_attempt']}"
-                   + (f"; outputs in {info['out']}" if info["out"] else ""))
+                   + (f"; outputs in {info['out']}" if info["out"] else "")
+                   + (f" [AscendC on {backend}, emulated]" if info["emulated"] else ""))
     sys.exit(outcome.exit_code)
 
 
@@ -249,7 +258,8 @@ _allow_outside_option = click.option(
 @_bounds_options
 def campaign_cmd(manifest, kb, snapshot, ablations, k, allow_outside, out, worker, model, script, jobs, executor,
                  address, backend, retry_crashed, as_json, max_attempts, max_turns, max_tokens, max_wall_s):
-    """Repair every near-miss of a cohort MANIFEST (every listed file but problem.py), in parallel, resumably.
+    """Repair every near-miss of a cohort MANIFEST (every listed file but problem.py; the files of an NPUKernelBench
+    task directory are one candidate), in parallel, resumably.
 
     Results go to OUT/campaign.duckdb and OUT/runs/<operator>/<candidate>/ (so `kb ingest OUT` takes the
     records). Exit 0 when every run finished (repaired or not), 2 bad input, 3 environment missing.

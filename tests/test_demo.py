@@ -59,7 +59,8 @@ def test_the_manifest_lists_labelled_near_misses_with_one_script_each():
         assert op_id in cohort_ids, f"{op_id}: not an operator id of {COHORT.name}, so provenance would not match"
         assert problem.name == "problem.py" and meta_of(candidate)["kind"] == "near-miss"
         assert script is not None and script.parent.name == op_id and script.stem == candidate.stem
-    on_disk = sorted(p.relative_to(SCRIPTED).with_suffix("").as_posix() for p in SCRIPTED.rglob("*.yaml"))
+    on_disk = sorted(p.relative_to(SCRIPTED).with_suffix("").as_posix() for p in SCRIPTED.rglob("*.yaml")
+                     if p.relative_to(SCRIPTED).parts[0] != "ascendc")  # AscendC's: test_the_ascendc_scripts_*
     assert on_disk == sorted(f"{op}/{c.stem}" for op, _, c, _ in runs), "a script no manifest entry replays"
 
 
@@ -103,8 +104,36 @@ def test_demo_script_is_wired_into_make_and_parses():
     assert "set -euo pipefail" in demo and 'rm -rf "$OUT"' in demo
     for command in ("kb ingest repair/rules/starter", "repair campaign manifests/examples.yaml --worker rules",
                     "repair campaign manifests/demo-scripted.yaml --worker scripted --script examples/scripted",
-                    "kb freeze --exclude-cohort manifests/examples.yaml", "kb verify", "kb audit", "repair report"):
+                    "kb freeze --exclude-cohort manifests/examples.yaml", "kb verify", "kb audit", "repair report",
+                    "repair campaign manifests/ascendc-demo.yaml --backend ascendc-cpu --worker rules",
+                    "--backend ascendc-cpu --worker scripted", "--script examples/scripted/ascendc", "EMULATED"):
         assert command in demo, command
+
+
+def test_the_ascendc_scripts_are_current_and_repair_each_near_miss_into_its_correct_kernel():
+    """examples/scripted/ascendc/: one script per AscendC near-miss, as build_scripts.py writes them; each diff,
+    applied to the near-miss's bundle by the loop's guard, gives the correct kernel's sources (no compiler here)."""
+    import importlib.util
+
+    from repair.ascendc import load_candidate
+    from repair.ascendc.bundle import parse_bundle, to_bundle
+    from repair.loop.form import AscendCForm
+    from repair.workers import Proposal
+
+    spec = importlib.util.spec_from_file_location("build_scripts", SCRIPTED / "ascendc" / "build_scripts.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    assert build.main(["--check"]) == 0, "rerun examples/scripted/ascendc/build_scripts.py"
+    near = build.near_misses()
+    assert len(near) == 18 and sorted(SCRIPTED.glob("ascendc/**/*.yaml")) == sorted(
+        build.script_path(d, n) for d, n, _ in near)
+    for op_dir, name, info in near:
+        steps = load_script(build.script_path(op_dir, name))
+        form = AscendCForm(op_dir / "problem.py", op_dir / name)
+        text = form.apply(Proposal(diff=steps[0].diff), form.source_text)
+        correct = parse_bundle(to_bundle(load_candidate(build.correct_of(op_dir, name, info))))
+        assert [f.text for f in parse_bundle(text).files] == [f.text for f in correct.files], f"{op_dir.name}/{name}"
+        assert steps[0].diagnosis["bug_class"] == info["bug_class"]
 
 
 @pytest.mark.slow

@@ -52,14 +52,10 @@ def missing_for(cand: AscendCCandidate) -> list[str]:
     return out
 
 
-def require_backend(cand: AscendCCandidate, backend: str, *, repair: bool = False) -> None:
+def require_backend(cand: AscendCCandidate, backend: str) -> None:
     """Raise EnvironmentMissing saying why this candidate's numerics cannot run on `backend` here; return when they
-    can (ascendc-cpu evaluates; repairing AscendC candidates is not wired yet)."""
+    can (ascendc-cpu evaluates, and the repair loop runs on it; npu builds it with CANN: repair/ascendc/npu.py)."""
     if backend == "ascendc-cpu":
-        if repair:
-            raise EnvironmentMissing(
-                f"{cand.path}: repairing an AscendC candidate is not wired into the loop yet; `repair eval --backend "
-                "ascendc-cpu` evaluates it (emulated on the CPU)")
         return
     if backend != "npu":
         raise EnvironmentMissing(
@@ -68,7 +64,3 @@ def require_backend(cand: AscendCCandidate, backend: str, *, repair: bool = Fals
     missing = missing_for(cand)
     if missing:
         raise EnvironmentMissing(f"backend npu: {cand.path} needs {' and '.join(missing)}")
-    raise EnvironmentMissing(
-        f"backend npu: {cand.path}: CANN and torch_npu are here, but evaluating a built AscendC extension is not "
-        "wired into the engine yet (repair/ascendc/build.py builds it and has never run on an NPU; --backend "
-        "ascendc-cpu emulates it)")

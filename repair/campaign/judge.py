@@ -65,9 +65,17 @@ class AccountingJudge:
         return result.model_copy(update={"cases": cases})
 
     def _log(self, event: str, candidate: Path, **fields) -> None:
-        entry = {"event": event, "candidate": Path(candidate).name, **fields}
+        entry = {"event": event, "candidate": attempt_name(Path(candidate)), **fields}
         with open(self.log_path, "a", encoding="utf-8") as fh:
             fh.write(redact(json.dumps(entry, sort_keys=True)) + "\n")
+
+
+def attempt_name(candidate: Path) -> str:
+    """How the gate log names a loop's candidate: attempt_001.py, or attempt_001/nearmiss_tail.py for an AscendC
+    attempt written in its own format into a directory of its own (repair.loop.form)."""
+    if candidate.parent.name == "source" or candidate.parent.name.startswith("attempt_"):
+        return f"{candidate.parent.name}/{candidate.name}"
+    return candidate.name
 
 
 def _summary(result: EvalResult) -> dict:

@@ -38,11 +38,14 @@ def preflight(config: CampaignConfig, specs: list[RunSpec]) -> None:
 
 
 def make_retriever(spec: RunSpec, config: CampaignConfig):
+    from repair.ascendc import is_ascendc_candidate
     from repair.loop import NoRetriever, open_retriever
 
     if "no-kb" in config.ablations:
         return NoRetriever()
-    return open_retriever(Path(config.kb) if config.kb else None, config.snapshot, operator_id=spec.operator_id)
+    ascendc = spec.candidate is not None and is_ascendc_candidate(spec.candidate)
+    return open_retriever(Path(config.kb) if config.kb else None, config.snapshot, operator_id=spec.operator_id,
+                          language="ascendc" if ascendc else None)
 
 
 def make_judge(spec: RunSpec, config: CampaignConfig, run_dir: Path):

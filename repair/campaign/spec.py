@@ -1,7 +1,7 @@
 """What a campaign runs: its settings (stored with the ledger, checked on resume) and one RunSpec per repair."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -66,7 +66,14 @@ class RunSpec:
 
     @property
     def label(self) -> str:
-        return self.candidate.stem if self.candidate is not None else f"trial-{self.trial}"
+        """The candidate's path beside its problem without its suffix (nearmiss_1, npukb/nearmiss_tail)."""
+        if self.candidate is None:
+            return f"trial-{self.trial}"
+        try:
+            rel = self.candidate.relative_to(self.problem.parent)
+        except ValueError:
+            return self.candidate.stem
+        return rel.with_suffix("").as_posix()
 
 
 @dataclass(frozen=True)
@@ -103,7 +110,8 @@ def make_config(kind: str, *, script: Path | None, ablations, bounds: dict | Non
 
 
 def load_operators(manifest: Path, *, allow_outside: bool = False) -> list[Operator]:
-    """A cohort manifest's operators: each lists its problem.py and its near-miss candidates (every other file).
+    """A cohort manifest's operators: each lists its problem.py and its near-miss candidates (every other file; the
+    files of an NPUKernelBench task directory are one candidate, see `candidates_of`).
 
     allow_outside: accept files outside the manifest's tree (provenance.cohort.manifest_tree).
     """
@@ -113,13 +121,54 @@ def load_operators(manifest: Path, *, allow_outside: bool = False) -> list[Opera
         if len(problems) != 1:
             raise BadInput(f"{manifest}: operator {op_id!r} must list exactly one problem.py (found {len(problems)})")
         answers = _answer_keys(problems[0].parent)
-        ops.append(Operator(op_id, family, problems[0],
-                            tuple(f for f in files if f.name != "problem.py" and f.name not in answers), costs))
+        cands = tuple(c for c in candidates_of(files, problems[0])
+                      if c.name not in answers and _relative(c, problems[0].parent) not in answers)
+        ops.append(Operator(op_id, family, problems[0], cands, costs))
     ids = [o.id for o in ops]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise BadInput(f"{manifest}: duplicate operator ids {', '.join(dupes)}")
     return ops
+
+
+def candidates_of(files: list[Path], problem: Path) -> list[Path]:
+    """The candidates among an operator's files, in order: each file is one, except that the files of an
+    NPUKernelBench task directory (one with op_host/ and op_kernel/) are one candidate, that directory, and the
+    files of a task's validation/ directory (module.py and pybind.cpp) are none. A six-source .py and a
+    direct-launch .json are one file each."""
+    out: list[Path] = []
+    for f in files:
+        if f == problem:
+            continue
+        task = _task_dir_of(f, problem.parent)
+        if task is None and _in_validation(f):
+            continue
+        c = task or f
+        if c not in out:
+            out.append(c)
+    return out
+
+
+def _task_dir_of(f: Path, op_dir: Path) -> Path | None:
+    """The nearest directory above f, below the operator's directory, that is an NPUKernelBench task directory."""
+    for d in f.parents:
+        if d == op_dir or d == d.parent or op_dir not in d.parents:
+            return None
+        if (d / "op_host").is_dir() and (d / "op_kernel").is_dir():
+            return d
+    return None
+
+
+def _in_validation(f: Path) -> bool:
+    v = f.parent
+    return v.name == "validation" and (v / "module.py").is_file() and (v / "pybind.cpp").is_file()
+
+
+def _relative(path: Path, base: Path) -> str | None:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return None
 
 
 def _answer_keys(op_dir: Path) -> set[str]:
@@ -159,8 +208,8 @@ def plan_debug(operators: list[Operator]) -> list[RunSpec]:
     specs = []
     for op in operators:
         for cand in op.candidates:
-            specs.append(RunSpec(f"{op.id}/{cand.stem}", op.id, op.family, op.problem, cand,
-                                 generation=op.generation.get(cand)))
+            spec = RunSpec("", op.id, op.family, op.problem, cand, generation=op.generation.get(cand))
+            specs.append(replace(spec, key=f"{op.id}/{spec.label}"))
     _check_unique(specs)
     return specs
 

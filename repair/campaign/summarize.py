@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from provenance.canonical import sha256_text
@@ -90,11 +91,11 @@ def _attempt_rows(events: list[dict]) -> list[AttemptRow]:
 
 def _findings(gates: list[dict], events: list[dict]) -> list[FindingRow]:
     """From the gate log (it has messages); runs without one fall back to the trajectory's rule ids."""
-    attempt_of = {"source.py": 0}
+    attempt_of = {"source.py": 0, "source": 0}
     out, seen = [], set()
     for g in gates:
         name = g["candidate"]
-        n = attempt_of.get(name, _attempt_number(name))
+        n = attempt_of.get(name.split("/")[0], _attempt_number(name))
         for f in g.get("findings") or []:
             key = (n, f["rule"], f.get("phase", "static"))
             if key not in seen:
@@ -109,6 +110,9 @@ def _findings(gates: list[dict], events: list[dict]) -> list[FindingRow]:
 
 
 def _attempt_number(name: str) -> int:
+    m = re.match(r"attempt_(\d+)", name)
+    if m:
+        return int(m.group(1))
     digits = "".join(ch for ch in name if ch.isdigit())
     return int(digits) if digits else -1
 

@@ -199,12 +199,10 @@ class Npu(Backend):
     build_s = 900.0  # an AscendC operator project's CANN build and install; Triton candidates build nothing
 
     def candidate_loader(self, path: str):
-        from repair.ascendc import is_ascendc_candidate
+        from repair.ascendc import NpuLoader, is_ascendc_candidate
 
         if not is_ascendc_candidate(path):
             return None
-        from repair.ascendc.npu import NpuLoader
-
         return NpuLoader(path, build_timeout_s=self.build_s)
 
     def check_available(self) -> None:

@@ -18,7 +18,8 @@ from repair.loop.bounds import BoundExceeded, Bounds, Budget
 from repair.loop.checkpoint import Checkpoint, Score, compact_passes
 from repair.errors import BadInput
 from repair.loop.judge import Judge
-from repair.loop.patch import PatchRejected, apply_proposal, make_guard
+from repair.loop.form import Form, make_form
+from repair.loop.patch import PatchRejected
 from repair.engine import EvalResult
 from repair.integrity import IntegrityFinding
 from repair.loop.retrieve import RetrievalSource, Retriever, rule_patterns
@@ -62,6 +63,7 @@ class RunOutcome:
     started_at: str
     finished_at: str
     retrieval: RetrievalSource | None = None
+    language: str = "python"  # python (Triton) or ascendc: what the loop's working text is
     why: str = ""  # for worker-exhausted / worker-failed / error: what happened
     out: Path | None = None
     record: object | None = None  # ingest.record.RepairRecord, set by the caller that builds it
@@ -77,15 +79,12 @@ class RunOutcome:
 
 def run_repair(config: RunConfig, worker: Worker, retriever: Retriever, judge: Judge, *,
                clock: Callable[[], float] = time.monotonic) -> RunOutcome:
-    problem_text, source_text = _read(config.problem), _read(config.candidate)
-    try:
-        guard = make_guard(problem_text, source_text, config.problem.name)
-    except PatchRejected as e:
-        raise BadInput(f"{config.problem if e.reason == 'problem' else config.candidate}: {e.message}") from None
+    problem_text = _read(config.problem)
+    form = make_form(Path(config.problem), Path(config.candidate), problem_text, _read)
     out = config.out
     workdir = Path(tempfile.mkdtemp(prefix="repair-run-")) if out is None else out
     (workdir / "attempts").mkdir(parents=True, exist_ok=True)
-    run = _Run(config, worker, retriever, judge, guard, problem_text, source_text, workdir,
+    run = _Run(config, worker, retriever, judge, form, problem_text, workdir,
                Budget(config.bounds, clock=clock), Trajectory(out / "trajectory.jsonl" if out else None, clock=clock))
     try:
         run.status = run.loop()
@@ -115,9 +114,9 @@ def _read(path: Path) -> str:
 
 
 class _Run:
-    def __init__(self, config, worker, retriever, judge, guard, problem_text, source_text, workdir, budget, trajectory):
-        self.config, self.worker, self.retriever, self.judge, self.guard = config, worker, retriever, judge, guard
-        self.problem_text, self.source_text, self.workdir = problem_text, source_text, workdir
+    def __init__(self, config, worker, retriever, judge, form: Form, problem_text, workdir, budget, trajectory):
+        self.config, self.worker, self.retriever, self.judge, self.form = config, worker, retriever, judge, form
+        self.problem_text, self.source_text, self.workdir = problem_text, form.source_text, workdir
         self.budget, self.trajectory = budget, trajectory
         self.started_at = _now()
         self.status, self.why = "running", ""
@@ -132,8 +131,10 @@ class _Run:
     def loop(self) -> str:
         self.trajectory.log("start", problem=str(self.config.problem), candidate=str(self.config.candidate),
                             bounds=self.config.bounds.as_dict(), worker=vars(self.worker.info),
-                            retrieval=vars(self.retriever.source))
-        self.source = self.best = self.current = self.judge_candidate(0, self.source_text, self.path(0))
+                            retrieval=vars(self.retriever.source), language=self.form.language,
+                            backend=getattr(self.judge, "backend", None))
+        source_path = self.form.write(self.source_text, self.workdir / "attempts", 0)
+        self.source = self.best = self.current = self.judge_candidate(0, self.source_text, source_path)
         self.trajectory.log("forensics", attempt=0, score=self.source.score.as_dict(),
                             symptom=forensics.symptom(self.source.compact, self.source.full))
         if self.accepted(self.source):
@@ -175,6 +176,7 @@ class _Run:
             history=tuple(AttemptNote(a.attempt, a.outcome, ",".join(a.rules)) for a in self.attempts),
             tokens_left=self.budget.tokens_left(),
             rule_patterns=tuple(free),
+            language=self.form.language,
         )
         proposal = self.worker.propose(ctx)
         self.budget.charge(proposal.turns, proposal.usage)
@@ -192,14 +194,13 @@ class _Run:
         cited = tuple(c for c in proposal.cited if c in self.retrieved)
         log = dict(attempt=n, cited=cited, usage=proposal.usage, diagnosis=proposal.diagnosis)
         try:
-            text = apply_proposal(proposal, self.current.candidate, self.guard)
+            text = self.form.apply(proposal, self.current.candidate)
+            path = self.form.write(text, self.workdir / "attempts", n)
         except PatchRejected as e:
             self.trajectory.log("patch", attempt=n, ok=False, reason=e.reason, message=e.message)
             # reaching for the reference is an integrity matter; a malformed patch is not
             verdict = "violation" if e.reason == "touches-reference" else "not-run"
             return self.settle(AttemptLog(outcome="patch-rejected", verdict=verdict, rules=(e.reason,), **log))
-        path = self.path(n)
-        path.write_text(text, encoding="utf-8")
         self.trajectory.log("patch", attempt=n, ok=True, file=path.name)
         gate = self.judge.gate(path)
         self.trajectory.log("gate", attempt=n, verdict=gate.verdict, rules=_rules(gate.findings))
@@ -238,8 +239,6 @@ class _Run:
 
     def judge_candidate(self, n: int, text: str, path: Path) -> Checkpoint:
         """Compact tier; the full tier only once the compact one passes."""
-        if n == 0:
-            path.write_text(text, encoding="utf-8")
         compact = self.evaluate(n, path, "compact")
         full = None
         if compact_passes(compact) and compact.integrity.verdict == "clean":
@@ -264,14 +263,11 @@ class _Run:
     def forensics_text(self) -> str:
         return forensics.render(self.current.compact, self.current.full)
 
-    def path(self, n: int) -> Path:
-        return self.workdir / "attempts" / (f"attempt_{n:03d}.py" if n else "source.py")
-
     def finish(self) -> None:
         self.finished_at = _now()
         final = self.best.candidate if self.best is not None else self.source_text
         if self.config.out is not None:
-            (self.config.out / "final.py").write_text(final, encoding="utf-8")
+            self.form.write_final(final, self.config.out)
         spent = self.budget.spent()
         spent["wall_s"] = round(spent["wall_s"], 3)
         self.trajectory.log("end", status=self.status, why=self.why, spent=spent, usage=self.budget.usage.as_dict(),
@@ -284,7 +280,7 @@ class _Run:
             status=self.status, source=self.source, best=self.best, attempts=self.attempts,
             usage=self.budget.usage, turns=self.budget.turns, retrieved=list(self.retrieved.values()),
             started_at=self.started_at, finished_at=self.finished_at, retrieval=self.retriever.source, why=self.why,
-            out=self.config.out,
+            out=self.config.out, language=self.form.language,
         )
 
 

@@ -51,6 +51,7 @@ def build_record(outcome: RunOutcome, worker: WorkerInfo, *, backend: str, rules
         raise ValueError("the run ended before the near-miss was evaluated; there is nothing to record")
     source, best = outcome.source, outcome.best
     status = "repaired" if outcome.status == "repaired" else "failed"
+    ascendc = outcome.language == "ascendc"  # its code is the candidate's bundle (repair.ascendc.bundle)
     final_eval = best.full or best.compact
     cited = _cited(outcome)
     record = dict(
@@ -58,9 +59,11 @@ def build_record(outcome: RunOutcome, worker: WorkerInfo, *, backend: str, rules
         operator=Operator(id=source.compact.operator_id, family=source.compact.family,
                           problem_sha256=source.compact.problem_sha256),
         backend=backend,
+        language="ascendc" if ascendc else "triton",
+        emulated=bool(source.compact.emulated),
         source=Code(code=source.candidate, sha256=sha256_text(source.candidate)),
         repaired=Code(code=best.candidate, sha256=sha256_text(best.candidate)),
-        diff=unified_diff(source.candidate, best.candidate, path=candidate_name),
+        diff=unified_diff(source.candidate, best.candidate, path=f"{candidate_name}.bundle" if ascendc else candidate_name),
         symptom=Symptom(**forensics.symptom(source.compact, source.full)),
         diagnosis=_diagnosis(outcome, cited),
         evidence=_evidence(final_eval, best.compact, backend),

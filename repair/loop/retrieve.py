@@ -67,10 +67,11 @@ class FixedRetriever:
 class KBRetriever:
     """The live knowledge base through kbstore.retrieve: hybrid dense + BM25 over the symptom text and the code."""
 
-    def __init__(self, kb: Path, *, index: str = "exact"):
+    def __init__(self, kb: Path, *, index: str = "exact", language: str | None = None):
         from kbstore.retrieve import Retriever as KBIndex
 
         self._kb = KBIndex.open(kb, index=index)
+        self.language = language  # only patterns of this language (an AscendC run: ascendc); None: any
         src = self._kb.source
         self.source = RetrievalSource(snapshot_id=src.get("snapshot_id"), kb_version=src.get("kb_version"),
                                       kb_path=src.get("kb_path"))
@@ -81,7 +82,7 @@ class KBRetriever:
 
         q = symptom_query(result)  # the same query `kb query --symptom EVAL.json` builds
         self.last_query = q.text
-        return [_pattern(h) for h in self._kb.query(q.text, k=k, code=q.code or code)]
+        return [_pattern(h) for h in self._kb.query(q.text, k=k, code=q.code or code, language=self.language)]
 
     def rule_patterns(self, result: EvalResult, code: str) -> list[Pattern]:
         """Every entry that carries rules, in the order the same query ranks them (rules cost no tokens)."""
@@ -89,7 +90,8 @@ class KBRetriever:
 
         q = symptom_query(result)
         n = len(self._kb.rows)
-        return [_pattern(h) for h in self._kb.query(q.text, k=n, code=q.code or code, depth=n) if h.rules]
+        return [_pattern(h) for h in self._kb.query(q.text, k=n, code=q.code or code, depth=n, language=self.language)
+                if h.rules]
 
 
 def _pattern(h) -> Pattern:
@@ -118,34 +120,37 @@ def excluded_operators(manifest: dict) -> set[str]:
 
 
 def open_retriever(kb: Path | None = None, snapshot: str | None = None, *, eval_mode: bool = False,
-                   operator_id: str | None = None) -> Retriever:
-    """The retriever for `repair run`'s --kb / --snapshot options (eval-mode checked here, before any work)."""
+                   operator_id: str | None = None, language: str | None = None) -> Retriever:
+    """The retriever for `repair run`'s --kb / --snapshot options (eval-mode checked here, before any work);
+    `language`: only that language's patterns (an AscendC candidate gets AscendC patterns, never Triton ones)."""
     if eval_mode and snapshot is None:
         raise BadInput("--eval-mode needs --snapshot ID (a live KB has no excluded cohort)")
     if snapshot is not None:  # with --kb, the snapshot is looked up in that KB (else under $KB_PATH)
-        return _open_snapshot(snapshot, kb=kb, eval_mode=eval_mode, operator_id=operator_id)
+        return _open_snapshot(snapshot, kb=kb, eval_mode=eval_mode, operator_id=operator_id, language=language)
     if kb is not None:
-        return _open_kb(Path(kb))
+        return _open_kb(Path(kb), language)
     return NoRetriever()
 
 
-def _open_kb(path: Path) -> Retriever:
+def _open_kb(path: Path, language: str | None = None) -> Retriever:
     if not path.is_dir():
         raise BadInput(f"{path}: no such knowledge base (create one with `kb init` / `kb ingest`)")
-    return KBRetriever(path)
+    return KBRetriever(path, language=language)
 
 
 class SnapshotRetriever(KBRetriever):
     """A frozen snapshot (kbstore.snapshot): only its included entries, exact dense search, its BM25 cache."""
 
-    def __init__(self, snapshot):
+    def __init__(self, snapshot, language: str | None = None):
         self._kb = snapshot.retriever()
+        self.language = language
         self.source = RetrievalSource(snapshot_id=snapshot.id, kb_version=snapshot.manifest.kb_version,
                                       kb_path=snapshot.manifest.kb_path)
         self.last_query = ""
 
 
-def _open_snapshot(snapshot: str, *, kb: Path | None, eval_mode: bool, operator_id: str | None) -> Retriever:
+def _open_snapshot(snapshot: str, *, kb: Path | None, eval_mode: bool, operator_id: str | None,
+                   language: str | None = None) -> Retriever:
     """The snapshot by id, prefix, name (in --kb, else $KB_PATH) or directory; in eval mode the cohort is checked first."""
     from kbstore.snapshot import Snapshot, read_manifest, resolve_snapshot
 
@@ -153,4 +158,4 @@ def _open_snapshot(snapshot: str, *, kb: Path | None, eval_mode: bool, operator_
     if eval_mode:
         manifest = read_manifest(path)
         check_eval_mode(manifest.dump(), operator_id or "", where=f"snapshot {manifest.id[:12]} ({manifest.name})")
-    return SnapshotRetriever(Snapshot.open(path))
+    return SnapshotRetriever(Snapshot.open(path), language)

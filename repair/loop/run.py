@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import ast
+import os
 import secrets
 from pathlib import Path
 
 from repair.ascendc import is_ascendc_candidate, load_candidate, require_backend
+from repair.engine import get_backend
 from repair.engine import default_backend
 from repair.loop.bounds import Bounds
 from repair.errors import BadInput
@@ -20,14 +22,19 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
                eval_mode: bool = False, out: Path | None = None, bounds: Bounds | None = None,
                backend: str | None = None, seed: int | None = None, k: int = 5, timeout_s: float = 60.0,
                rules_off: tuple[str, ...] = ()) -> RunOutcome:
-    """Repair CANDIDATE against PROBLEM; with `out`, leave final.py, trajectory.jsonl and record.json there."""
+    """Repair CANDIDATE against PROBLEM; with `out`, leave the final candidate (final.py; an AscendC one as
+    final.bundle and final.py/final.json/final/ in its own format), trajectory.jsonl and record.json there."""
     problem, candidate = Path(problem), Path(candidate)
-    if is_ascendc_candidate(candidate):  # repairing it is not wired yet: say what is missing (exit 3)
-        require_backend(load_candidate(candidate), backend or default_backend(), repair=True)
-    for path in (problem, candidate):
-        if not path.is_file():
-            raise BadInput(f"{path}: no such file")
-    retriever = open_retriever(kb, snapshot, eval_mode=eval_mode, operator_id=static_operator_id(problem))
+    if not problem.is_file():
+        raise BadInput(f"{problem}: no such file")
+    ascendc = is_ascendc_candidate(candidate)
+    if ascendc:  # its numerics need an AscendC backend: say which is missing now (exit 3)
+        backend = backend or default_ascendc_backend()
+        require_backend(load_candidate(candidate), get_backend(backend).name)
+    elif not candidate.is_file():
+        raise BadInput(f"{candidate}: no such file")
+    retriever = open_retriever(kb, snapshot, eval_mode=eval_mode, operator_id=static_operator_id(problem),
+                               language="ascendc" if ascendc else None)
     the_worker = make_worker(worker, WorkerOptions(model=model, script=script))
     # one seed for the whole run, so every candidate meets the same inputs and scores compare; it is recorded
     seed = secrets.randbits(31) if seed is None else seed
@@ -40,6 +47,13 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
 
     return run_and_record(RunConfig(problem, candidate, bounds=bounds or Bounds(), k=k, out=out),
                           the_worker, retriever, judge, backend=backend)
+
+
+def default_ascendc_backend() -> str:
+    """The backend an AscendC candidate runs on when none is asked: $REPAIR_BACKEND when it names an AscendC
+    backend, else ascendc-cpu (the CPU emulation; the npu backend cannot evaluate yet, repair.ascendc.toolchain)."""
+    env = os.environ.get("REPAIR_BACKEND", "")
+    return env if env in ("ascendc-cpu", "npu") else "ascendc-cpu"
 
 
 def static_operator_id(problem: Path) -> str:
@@ -75,6 +89,9 @@ def summary(outcome: RunOutcome) -> dict:
         "outcomes": [a.outcome for a in outcome.attempts],
         "retrieved": [p.id for p in outcome.retrieved],
         "cited": list(dict.fromkeys(c for a in outcome.attempts for c in a.cited)),
+        "language": outcome.language,
+        "backend": outcome.record.backend if outcome.record is not None else None,
+        "emulated": bool(outcome.source is not None and outcome.source.compact.emulated),
         "record_status": outcome.record.status if outcome.record is not None else None,
         "run_id": outcome.record.run_id if outcome.record is not None else None,
         "out": str(outcome.out) if outcome.out else None,

@@ -80,11 +80,15 @@ class WorkerContext:
     # every pattern the retriever knows that carries executable rules, best retrieval first: a worker whose
     # proposals cost no tokens (rules) may try them all; `patterns` (the top k) is what a model is shown
     rule_patterns: tuple[Pattern, ...] = ()
+    # what candidate_text is: "python" (a Triton .py file) or "ascendc" (a bundle of C++ sources,
+    # repair.ascendc.bundle; a diff names its files, a full proposal is the whole bundle)
+    language: str = "python"
 
 
 @dataclass(frozen=True)
 class Proposal:
-    """A full candidate file or a unified diff against ctx.candidate_text, and the pattern ids it used."""
+    """A full candidate file (an AscendC candidate: the whole bundle) or a unified diff against ctx.candidate_text,
+    and the pattern ids it used."""
 
     candidate: str | None = None
     diff: str | None = None

@@ -18,15 +18,22 @@ from repair.errors import BadInput, EnvironmentMissing
 from repair.workers.base import Pattern, Proposal, Usage, WorkerContext, WorkerFailed, WorkerInfo
 
 PROMPTS = Path(__file__).parent / "prompts"
-TEMPLATES = ("system.md", "user.md")
+TEMPLATES = ("system.md", "user.md")  # a Triton candidate's prompt
+LANGUAGE_TEMPLATES = {"python": TEMPLATES, "ascendc": ("ascendc_system.md", "ascendc_user.md")}  # (system, user)
 TRANSIENT = ("RateLimitError", "APIConnectionError", "Timeout", "ServiceUnavailableError", "InternalServerError",
              "BadGatewayError")
 _CODE = re.compile(r"```(python|py|diff|patch)?[ \t]*\n(.*?)```", re.DOTALL)
+_ANY_CODE = re.compile(r"```([\w+-]*)[ \t]*\n(.*?)```", re.DOTALL)  # an AscendC reply: bundle, diff, cpp, ...
 _FIELD = re.compile(r"^\s*\**(CITED|TITLE|BUG_CLASS|ROOT_CAUSE|FIX)\**\s*:\s*(.*)$", re.MULTILINE | re.IGNORECASE)
 
 
-def load_templates() -> dict[str, str]:
-    return {name: (PROMPTS / name).read_text(encoding="utf-8") for name in TEMPLATES}
+def load_templates(language: str = "python") -> dict[str, str]:
+    """The prompt templates for a candidate language (python: Triton; ascendc: a bundle of C++ sources)."""
+    try:
+        names = LANGUAGE_TEMPLATES[language]
+    except KeyError:
+        raise BadInput(f"no prompt templates for {language!r} candidates (known: {', '.join(LANGUAGE_TEMPLATES)})") from None
+    return {name: (PROMPTS / name).read_text(encoding="utf-8") for name in names}
 
 
 def template_sha256(templates: dict[str, str]) -> str:
@@ -41,12 +48,22 @@ class Reply:
     diagnosis: dict | None
 
 
-def parse_reply(text: str) -> Reply:
-    """The last python block is the candidate (a diff block when there is none); CITED/... lines follow it."""
-    blocks = _CODE.findall(text or "")
-    python = [body for lang, body in blocks if lang in ("python", "py", "")]
-    diffs = [body for lang, body in blocks if lang in ("diff", "patch")]
-    fields = {k.upper(): v.strip() for k, v in _FIELD.findall(_CODE.sub("", text or ""))}
+def parse_reply(text: str, language: str = "python") -> Reply:
+    """The last python block is the candidate (a diff block when there is none); CITED/... lines follow it.
+    An AscendC reply: the last block holding a bundle is the candidate, else the last diff block."""
+    if language == "ascendc":
+        from repair.ascendc import is_bundle
+
+        blocks = _ANY_CODE.findall(text or "")
+        python = [body for lang, body in blocks if lang == "bundle" or is_bundle(body)]
+        diffs = [body for lang, body in blocks if lang in ("diff", "patch") or (
+            lang == "" and body.lstrip().startswith(("--- ", "@@ ")))]
+    else:
+        blocks = _CODE.findall(text or "")
+        python = [body for lang, body in blocks if lang in ("python", "py", "")]
+        diffs = [body for lang, body in blocks if lang in ("diff", "patch")]
+    fields = {k.upper(): v.strip() for k, v in _FIELD.findall((_ANY_CODE if language == "ascendc" else _CODE).sub(
+        "", text or ""))}
     cited = tuple(c.strip().strip("`[]") for c in re.split(r"[,\s]+", fields.get("CITED", "")) if c.strip())
     cited = tuple(c for c in cited if c.lower() not in ("none", "n/a", "-"))
     diagnosis = {k.lower(): fields[k] for k in ("TITLE", "BUG_CLASS", "ROOT_CAUSE", "FIX") if fields.get(k)} or None
@@ -67,13 +84,16 @@ def render_patterns(patterns: tuple[Pattern, ...]) -> str:
 
 
 def build_messages(ctx: WorkerContext, templates: dict[str, str]) -> list[dict]:
+    """The system and user messages; `templates` holds one *system.md and one *user.md (load_templates)."""
+    system = next(text for name, text in templates.items() if name.endswith("system.md"))
+    user_template = next(text for name, text in templates.items() if name.endswith("user.md"))
     history = "\n".join(f"- attempt {h.attempt}: {h.outcome} {h.detail}".rstrip() for h in ctx.history) or "(none)"
-    user = Template(templates["user.md"]).safe_substitute(
+    user = Template(user_template).safe_substitute(
         problem=ctx.problem_text.strip(), candidate=ctx.candidate_text.strip(), attempt=ctx.attempt,
         forensics=ctx.forensics.strip(), patterns=render_patterns(ctx.patterns), history=history,
     )
     # the evaluation's findings quote what the candidate printed: no key it found there reaches the provider
-    return [{"role": "system", "content": templates["system.md"].strip()}, {"role": "user", "content": redact(user)}]
+    return [{"role": "system", "content": system.strip()}, {"role": "user", "content": redact(user)}]
 
 
 def usage_of(response) -> Usage:
@@ -107,15 +127,20 @@ class LiteLLMWorker:
             raise BadInput("the litellm worker needs --model (any model string litellm accepts)")
         self.model, self.temperature, self.timeout_s = model, temperature, timeout_s
         self.max_retries, self.backoff_s, self.sleep = max_retries, backoff_s, sleep
-        self.templates = load_templates()
-        self.info = WorkerInfo(kind="litellm", model=model, prompt_template_sha256=template_sha256(self.templates))
+        self.templates = {"python": load_templates()}
+        self.info = WorkerInfo(kind="litellm", model=model, prompt_template_sha256=template_sha256(self.templates["python"]))
         self.retries = 0  # transient failures retried over the run
         check_credentials(model)
 
     def propose(self, ctx: WorkerContext) -> Proposal:
-        response = self._complete(build_messages(ctx, self.templates))
+        templates = self.templates.get(ctx.language)
+        if templates is None:
+            templates = self.templates[ctx.language] = load_templates(ctx.language)
+        # the record names the templates the run's prompts came from (a run repairs one language)
+        self.info = WorkerInfo(kind="litellm", model=self.model, prompt_template_sha256=template_sha256(templates))
+        response = self._complete(build_messages(ctx, templates))
         text = response.choices[0].message.content or ""
-        reply = parse_reply(text)
+        reply = parse_reply(text, ctx.language)
         note = "" if reply.candidate or reply.diff else "the reply had no code block"
         return Proposal(candidate=reply.candidate, diff=reply.diff, cited=reply.cited, usage=usage_of(response),
                         turns=1, diagnosis=reply.diagnosis, note=note)

@@ -55,8 +55,8 @@ def test_cli_eval_exits_3_with_one_line():
         ln for ln in r.output.splitlines() if ln.startswith("error: ") and "--backend ascendc-cpu" in ln]
 
 
-@pytest.mark.parametrize("backend, words", [("triton-cpu", "AscendC numerics need --backend ascendc-cpu"),
-                                             ("ascendc-cpu", "repairing an AscendC candidate is not wired")])
+# (on ascendc-cpu the loop repairs AscendC candidates: tests/repair/ascendc/test_ascendc_repair_loop.py)
+@pytest.mark.parametrize("backend, words", [("triton-cpu", "AscendC numerics need --backend ascendc-cpu")])
 def test_repair_run_says_so_before_any_attempt(tmp_path, backend, words):
     r = CliRunner().invoke(cli, ["run", str(SOFTMAX / "problem.py"), str(SOFTMAX / "answer" / "0"), "--worker", "rules",
                                  "--backend", backend, "--out", str(tmp_path / "out")])
