@@ -208,7 +208,9 @@ def _executor_options(f):
         click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
                      help="local: a process per run; ray: a task per operator."),
         click.option("--address", default=None, help="Ray cluster address (default: start a local Ray)."),
-        _backend_option(),
+        click.option("--backend", default=None,
+                     help="triton-cpu, cuda, npu or ascendc-cpu (default: $REPAIR_BACKEND, else triton-cpu; for a "
+                          "cohort of AscendC candidates, ascendc-cpu unless $REPAIR_BACKEND is npu)."),
         click.option("--retry-crashed", is_flag=True, help="Run crashed runs again (otherwise they count as failed)."),
         click.option("--json", "as_json", is_flag=True, help="Print the campaign summary as JSON (no progress bar)."),
     ]):

@@ -57,6 +57,12 @@ def debug_config(manifest: Path, *, worker: str = "scripted", model: str | None 
     specs = plan_debug(load_operators(manifest, allow_outside=allow_outside))
     if not specs:
         raise BadInput(f"{manifest}: no candidates to repair (every operator lists only its problem.py)")
+    from repair.ascendc import is_ascendc_candidate
+
+    if backend is None and all(is_ascendc_candidate(s.candidate) for s in specs):
+        from repair.loop import default_ascendc_backend
+
+        backend = default_ascendc_backend()  # as `repair run` does: AscendC numerics need an AscendC backend
     config = make_config("debug", worker=worker, model=model, script=script, kb=kb, snapshot=snapshot,
                          ablations=ablations, k=k, bounds=bounds, backend=backend, run_timeout_s=run_timeout_s,
                          manifest=str(manifest), manifest_sha256=manifest_sha256(manifest, allow_outside=allow_outside))

@@ -62,3 +62,15 @@ def test_the_ascendc_manifests_of_the_repository():
     assert {s.key for s in demo} <= {s.key for s in everything}
     scripts = ROOT / "examples" / "scripted" / "ascendc"
     assert all(script_for(s, scripts) is not None for s in everything)
+
+
+def test_a_cohort_of_ascendc_candidates_runs_on_an_ascendc_backend_unless_told(monkeypatch):
+    from repair.campaign import debug_config
+
+    manifest = (ROOT / "manifests" / "ascendc-demo.yaml").resolve()
+    script = ROOT / "examples" / "scripted" / "ascendc"
+    monkeypatch.setenv("REPAIR_BACKEND", "triton-cpu")  # what `make test` exports: a Triton backend
+    config, _ = debug_config(manifest, worker="scripted", script=script)
+    assert config.backend == "ascendc-cpu"
+    triton, _ = debug_config((ROOT / "manifests" / "examples.yaml").resolve(), worker="rules")
+    assert triton.backend == "triton-cpu"  # a Triton cohort keeps $REPAIR_BACKEND
