@@ -68,11 +68,17 @@ class IngestReport:
 
 
 def collect_files(paths: list[str | Path]) -> list[Path]:
-    """Files as given, directories searched recursively for *.json; a missing path is bad input."""
+    """Files as given, directories searched recursively for *.json; a missing path is bad input.
+
+    A run directory (one holding record.json) gives its record alone: the other JSON files under it are its
+    candidates (an AscendC direct launch is a .json: each attempt's, final.json), not records."""
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*.json") if f.is_file()))
+            found = sorted(f for f in p.rglob("*.json") if f.is_file())
+            runs = {f.parent for f in found if f.name == "record.json"}
+            files.extend(f for f in found if f.parent in runs and f.name == "record.json"
+                         or not (runs & {f.parent, *f.parents}))
         elif p.is_file():
             files.append(p)
         elif p.exists():  # a device, FIFO or socket: reading one may never end

@@ -92,3 +92,15 @@ def test_a_special_file_is_refused_without_reading_it(tmp_path, kind):
     assert [r.code for r in e.value.reasons] == ["unreadable"] and "not a regular file" in e.value.reasons[0].message
     with pytest.raises(BadInput, match=f"{path}: not a regular file"):
         collect_files([path])
+
+
+def test_a_run_directory_gives_its_record_alone(tmp_path):
+    """A direct-launch AscendC run leaves candidates as .json beside its record: they are not records."""
+    run = tmp_path / "campaign" / "runs" / "add" / "nearmiss_1"
+    (run / "attempts").mkdir(parents=True)
+    for f in (run / "record.json", run / "final.json", run / "attempts" / "attempt_001.json",
+              tmp_path / "campaign" / "loose.json", tmp_path / "other.json"):
+        f.write_text("{}")
+    got = collect_files([tmp_path])
+    assert got == [tmp_path / "campaign" / "loose.json", run / "record.json", tmp_path / "other.json"]
+    assert collect_files([run / "final.json"]) == [run / "final.json"]  # a file named on purpose is taken
