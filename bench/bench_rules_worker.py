@@ -10,13 +10,16 @@ reported in aggregate only (per bug class: repaired of total), never per file.
 
     .venv/bin/python bench/bench_rules_worker.py [--suite examples|heldout|both] [--k 5] [--attempts 8]
                                                 [--embedder hash] [--offer-all] [--json FILE]
-    .venv/bin/python bench/bench_rules_worker.py --distill-loo
+    .venv/bin/python bench/bench_rules_worker.py --distill-loo [--loo-suite dev|heldout] [--loo-judge harness|ast]
 
-`--distill-loo` measures distillation instead, leave one operator out, on the example suite and the rules'
-development set (no evaluation, no held-out file): for each operator, rules are distilled from the other
-operators' fixes of a class, one fix at a time (ingest.rules.distill) or generalised over all of them
-(ingest.rules.generalize, checked against the other operators' correct kernels), and applied to the left-out
-operator's near-misses of that class: repaired when some rewrite (up to two) gives its correct kernel.
+`--distill-loo` measures distillation instead, leave one operator out: for each operator, rules are distilled
+from the other operators' fixes (near-miss -> correct kernel) of a class, one fix at a time (ingest.rules.distill)
+or generalised over all of them (ingest.rules.generalize, checked against the other operators' correct kernels),
+and applied to the left-out operator's near-misses of that class. Only near-misses whose class occurs in another
+operator count. Reached: some rewrite (up to two) gives the correct kernel; repaired: reached, or (with the
+harness judge, the default) the rules worker offered only the distilled rules has a candidate accepted by the
+harness. `--loo-suite dev` (the default, for development) uses the example suite and the rules' development set;
+`--loo-suite heldout` the transfer suite, reported in aggregate only.
 """
 from __future__ import annotations
 
@@ -93,9 +96,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--offer-all", action="store_true")
     ap.add_argument("--json", type=Path, default=None, help="also write every row (held-out rows without names)")
     ap.add_argument("--distill-loo", action="store_true", help="leave-one-operator-out figures for distilled rules")
+    ap.add_argument("--loo-suite", choices=sorted(LOO_SUITES), default="dev",
+                    help="dev: the example suite and the rules' dev set (default); heldout: the transfer suite")
+    ap.add_argument("--loo-judge", choices=["harness", "ast"], default="harness",
+                    help="ast: only count the correct kernel reached; harness: also run the rules worker")
     args = ap.parse_args(argv)
     if args.distill_loo:
-        return distill_loo()
+        return distill_loo(args.loo_suite, args.loo_judge, args.attempts)
     if args.embedder:
         os.environ["KB_EMBEDDER"] = args.embedder
     suites = {"both": ["examples", "heldout"], "all": ["examples", "dev", "heldout"]}.get(args.suite, [args.suite])
@@ -268,63 +275,132 @@ def _summary(rows: list[Row], suites: list[str], touched: dict | None = None) ->
                                           for s in suites))
 
 
-def distill_loo() -> int:
-    """Leave one operator out: do rules distilled from the other operators' fixes repair this one's near-misses?"""
+LOO_SUITES = {"dev": ("examples", "dev"), "heldout": ("heldout",)}
+
+
+def _loo_fixes(suite: str) -> list[tuple]:
+    """(bug class, operator dir, near-miss file, near-miss text, correct text) of every near-miss of the suite."""
+    fixes = []
+    for name in LOO_SUITES[suite]:
+        for op_dir, file, bug_class in nearmisses(SUITES[name]):
+            fixes.append((bug_class, op_dir, file, (op_dir / file).read_text(), (op_dir / "correct.py").read_text()))
+    return fixes
+
+
+def _canon(text: str) -> str:
+    """One spelling of infinity, so that -float("inf") is float("-inf")."""
+    text = re.sub(r"""float\((["'])-inf\1\)""", '-float("inf")', text)
+    return re.sub(r"""float\('inf'\)""", 'float("inf")', text)
+
+
+def _reaches(rules, source: str, target: str) -> bool:
+    """Some sequence of at most two rewrites turns source into the target (modulo formatting)."""
+    from ingest.rules import apply_rules, equivalent
+
+    frontier = [source]
+    for _ in range(2):
+        frontier = [a.patched_source for s in frontier for a in apply_rules(rules, s)][:64]
+        if any(equivalent(_canon(s), _canon(target)) for s in frontier):
+            return True
+    return False
+
+
+def _worker_repairs(rules, op_dir: Path, file: str, attempts: int) -> tuple[bool, int]:
+    """(repaired, evaluations): the rules worker offered only these rules, judged by the harness at seed 0."""
+    from repair.loop.algorithm import RunConfig, run_repair
+    from repair.loop.bounds import Bounds
+    from repair.loop.judge import HarnessJudge
+    from repair.loop.retrieve import FixedRetriever
+    from repair.workers.base import Pattern
+    from repair.workers.rules_worker import RulesWorker
+
+    patterns = [Pattern(id=f"loo-{i}", score=1.0, title=r.title, bug_class=r.bug_class, rules=(r.to_dict(),))
+                for i, r in enumerate(rules)]
+    judge = CountingJudge(HarnessJudge(op_dir / "problem.py", seed=0))
+    try:
+        outcome = run_repair(RunConfig(op_dir / "problem.py", op_dir / file, bounds=Bounds(attempts=attempts),
+                                       k=len(patterns)), RulesWorker(), FixedRetriever(patterns), judge)
+    except Exception:  # one broken run is a miss, not the end of the bench
+        return False, judge.evaluations
+    return outcome.status == "repaired", judge.evaluations
+
+
+def distill_loo(suite: str = "dev", judge: str = "harness", attempts: int = 8) -> int:
+    """Leave one operator out: do rules distilled from the other operators' fixes repair this one's near-misses?
+
+    Only near-misses whose bug class some other operator of the suite also has are counted. A near-miss is
+    reached when some rewrite (up to two) of the distilled rules gives its correct kernel; with the harness
+    judge, one not reached is also tried by the rules worker, offered only the distilled rules (repaired when
+    the harness accepts a candidate). The held-out suite is reported in aggregate only.
+    """
     from ingest.rules import apply_rules, distill, equivalent
     from ingest.rules.generalize import generalize
 
-    fixes = []  # (bug class, operator dir, near-miss text, correct text)
-    for suite in (SUITES["examples"], SUITES["dev"]):
-        for op_dir, name, bug_class in nearmisses(suite):
-            fixes.append((bug_class, op_dir, (op_dir / name).read_text(), (op_dir / "correct.py").read_text()))
-    corrects = {d: (d / "correct.py").read_text() for d in {f[1] for f in fixes}}
-
-    def canon(text: str) -> str:  # one spelling of infinity, so that -float("inf") is float("-inf")
-        text = re.sub(r"""float\((["'])-inf\1\)""", '-float("inf")', text)
-        return re.sub(r"""float\('inf'\)""", 'float("inf")', text)
-
-    def reaches(rules, source, target) -> bool:
-        frontier = [source]
-        for _ in range(2):
-            frontier = [a.patched_source for s in frontier for a in apply_rules(rules, s)][:64]
-            if any(equivalent(canon(s), canon(target)) for s in frontier):
-                return True
-        return False
-
-    print("# distilled rules, leave one operator out (examples + dev; a repair = the correct kernel reached)")
-    print(f"{'bug class':26} {'fixes':>5} {'ops':>4} {'single-fix':>10} {'generalised':>11} {'both':>5} "
-          f"{'rules':>5} {'breaks':>6}  wall s")
+    fixes = _loo_fixes(suite)
+    corrects = {d: text for _, d, _, _, text in fixes}
+    named = suite != "heldout"
+    print(f"# distilled rules, leave one operator out ({suite}: {' + '.join(LOO_SUITES[suite])}; reached = the "
+          f"correct kernel reached by at most two rewrites; repaired = reached, or accepted by the harness "
+          f"{'(not run)' if judge != 'harness' else f'from the rules worker, {attempts} attempts'})")
+    if named:
+        print(f"{'bug class':26} {'fixes':>5} {'ops':>4} {'single':>6} {'general':>7} {'reached':>7} "
+              f"{'repaired':>8} {'rules':>5} {'breaks':>6} {'evals':>5}  wall s")
     totals = Counter()
-    for bug_class in sorted({f[0] for f in fixes}):
-        mine = [f for f in fixes if f[0] == bug_class]
-        ops = sorted({f[1] for f in mine}, key=str)
-        if len(ops) < 2:
-            continue
-        t0, row = time.perf_counter(), Counter()
-        for op in ops:
-            train = [(b, a) for _, d, b, a in mine if d != op]
-            single = [r for b, a in train for r in distill(b, a, "triton", bug_class=bug_class)]
-            corpus = [text for d, text in corrects.items() if d != op]
-            general = generalize(train, "triton", bug_class=bug_class, corpus=corpus)
-            row["rules"] += len(general)
-            row["breaks"] += sum(1 for r in general for a in apply_rules([r], corrects[op])
-                                 if not equivalent(a.patched_source, corrects[op]))
-            for _, d, before, after in mine:
-                if d != op:
-                    continue
-                row["held-out"] += 1
-                one, gen = reaches(single, before, after), reaches(general, before, after)
-                row["single"] += one
-                row["general"] += gen
-                row["both"] += one or gen
-        totals.update(row)
-        print(f"{bug_class:26} {row['held-out']:>5} {len(ops):>4} {row['single']:>10} {row['general']:>11} "
-              f"{row['both']:>5} {row['rules']:>5} {row['breaks']:>6}  {time.perf_counter() - t0:.1f}")
-    print(f"{'total':26} {totals['held-out']:>5} {'':>4} {totals['single']:>10} {totals['general']:>11} "
-          f"{totals['both']:>5} {totals['rules']:>5} {totals['breaks']:>6}")
+    with _shared_server() if judge == "harness" else _nothing():
+        for bug_class in sorted({f[0] for f in fixes}):
+            mine = [f for f in fixes if f[0] == bug_class]
+            ops = sorted({f[1] for f in mine}, key=str)
+            if len(ops) < 2:
+                continue
+            t0, row = time.perf_counter(), Counter()
+            for op in ops:
+                train = [(b, a) for _, d, _, b, a in mine if d != op]
+                single = [r for b, a in train for r in distill(b, a, "triton", bug_class=bug_class)]
+                corpus = [text for d, text in corrects.items() if d != op]
+                general = generalize(train, "triton", bug_class=bug_class, corpus=corpus)
+                row["rules"] += len(general)
+                row["breaks"] += sum(1 for r in general for a in apply_rules([r], corrects[op])
+                                     if not equivalent(a.patched_source, corrects[op]))
+                for _, d, file, before, after in mine:
+                    if d != op:
+                        continue
+                    row["near-misses"] += 1
+                    one, gen = _reaches(single, before, after), _reaches(general, before, after)
+                    row["single"] += one
+                    row["general"] += gen
+                    row["reached"] += one or gen
+                    if one or gen:
+                        row["repaired"] += 1
+                    elif judge == "harness" and apply_rules(general + single, before):
+                        ok, evals = _worker_repairs(general + single, op, file, attempts)
+                        row["repaired"] += ok
+                        row["evals"] += evals
+            totals.update(row)
+            if named:
+                print(f"{bug_class:26} {row['near-misses']:>5} {len(ops):>4} {row['single']:>6} {row['general']:>7} "
+                      f"{row['reached']:>7} {row['repaired']:>8} {row['rules']:>5} {row['breaks']:>6} "
+                      f"{row['evals']:>5}  {time.perf_counter() - t0:.1f}")
+            else:
+                print(f"\r{totals['near-misses']} near-misses tried", end="", flush=True)
+    if named:
+        print(f"{'total':26} {totals['near-misses']:>5} {'':>4} {totals['single']:>6} {totals['general']:>7} "
+              f"{totals['reached']:>7} {totals['repaired']:>8} {totals['rules']:>5} {totals['breaks']:>6} "
+              f"{totals['evals']:>5}")
+    else:
+        print()
+    n = max(totals["near-misses"], 1)
+    print(f"\n{suite}: near-misses whose bug class occurs in another operator: {totals['near-misses']}; reached "
+          f"{totals['reached']} ({100 * totals['reached'] / n:.0f}%); repaired {totals['repaired']} "
+          f"({100 * totals['repaired'] / n:.0f}%); generalised rules {totals['rules']}; rewrites of a left-out "
+          f"correct kernel {totals['breaks']}; harness evaluations {totals['evals']}")
     print("breaks: rewrites a generalised rule makes on the left-out operator's correct kernel "
           "(never seen in training)")
     return 0
+
+
+@contextmanager
+def _nothing():
+    yield
 
 
 if __name__ == "__main__":

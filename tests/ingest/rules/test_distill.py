@@ -91,3 +91,22 @@ def test_cpp_distillation():
     assert rules and rules[0].language == "cpp" and rules[0].context == "kernel"
     other = "__global__ void z(float* y, int m) {\n  int j = threadIdx.x;\n  if (j <= m) { y[j] = 1; }\n}\n"
     assert any("j < m" in a.patched_source for a in apply_rule(rules[0], other))
+
+
+def test_kb_ingest_stores_rules_distilled_from_a_record_without_any(tmp_path, monkeypatch):
+    """The hook is wired end to end: `kb ingest` of an accepted repair that carries no rules stores, with its
+    entry, rules distilled from its before/after, and they reproduce its fix."""
+    from ingest.api import ingest
+    from ingest.synthetic import make_record, write_record
+    from kbstore.retrieve import search
+    from ingest.rules import rules_of
+
+    monkeypatch.setenv("KB_EMBEDDER", "hash")
+    record = make_record(3, bug_class="grid-floor-div")
+    assert record.rules == []
+    write_record(record, tmp_path / "records" / "r.json")
+    assert ingest([tmp_path / "records"], tmp_path / "kb").count("admitted") == 1
+    (hit,) = search(tmp_path / "kb", record.diagnosis.title, k=1)
+    rules = rules_of({"rules": list(hit.rules)})
+    assert rules and all(r.origin == "distilled" and r.id.startswith("distilled/grid-floor-div/") for r in rules)
+    assert _repairs(rules, record.source.code, record.repaired.code)
