@@ -82,7 +82,7 @@ def bench_quality() -> None:
     t0 = time.perf_counter()
     fps = [(e.id, {p: fingerprints(c, lang) for p, (c, lang) in e.parts.items()}) for e in entries]
     t_fp = time.perf_counter() - t0
-    tokens_only = OverlapConfig(ops_min_run=10 ** 6)
+    tokens_only = OverlapConfig(ops_discount=0.0)  # the cross-language (ops) path never fires
     methods = {"ours (tokens + ops)": None, "ours, tokens only": tokens_only}
     # decisions[method][(mode, cohort, entry)] = set of operators it was flagged against
     decisions: dict[str, dict] = defaultdict(dict)
@@ -171,8 +171,13 @@ def _cohort30() -> dict[str, tuple[str, str]]:
     return files
 
 
+VOCAB = ("LOAD STORE ADD SUB MUL DIV NEG EXP LOG SQRT MAX MIN CMP SELECT REDUCE_SUM REDUCE_MAX K:0.0 K:1.0 "
+         "K:0.5 K:2.0").split()  # what an unrelated snippet's op stream is drawn from
+
+
 def _pool(seed: int = 0):
-    """Packed fingerprint blobs: 'unrelated' snippets (real structure, 90% of hashes randomised) and planted copies."""
+    """Packed fingerprint blobs: 'unrelated' snippets (real structure, 90% of hashes and of stored ops randomised)
+    and planted copies."""
     import numpy as np
 
     from provenance import disguise as D
@@ -198,7 +203,8 @@ def _pool(seed: int = 0):
             h = np.array(fp.hashes, dtype=np.int64)
             mask = rng.random(len(h)) < 0.9
             h[mask] = rng.integers(0, 2 ** 63 - 1, int(mask.sum()), dtype=np.int64)
-            new.append(fp.model_copy(update={"hashes": h.tolist()}))
+            ops = [VOCAB[int(rng.integers(len(VOCAB)))] if rng.random() < 0.9 else op for op in fp.stream]
+            new.append(fp.model_copy(update={"hashes": h.tolist(), "stream": ops}))
         unrelated.append(pack_fingerprints(new))
     planted = [pack_fingerprints(fingerprints(D.disguise(code, s), "python")) for s, code in enumerate(orig.values())]
     return unrelated, planted, n_fp / t_fp, t_fp / n_fp * 1000

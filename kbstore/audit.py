@@ -41,10 +41,7 @@ class AuditReport:
             ("cohort", f"{m.cohort['cohort']} ({len(m.cohort['operators'])} operators), sha256 {m.identity.cohort_sha256}"),
             ("operators", ", ".join(m.operator_ids())), ("frozen_at", m.cohort["frozen_at"]),
             ("entries", f"{m.counts['kb_entries']} in the KB, {m.counts['included']} kept, {m.counts['excluded']} excluded"),
-            ("overlap rule", f"tokens: containment >= {ov['threshold']} over >= {ov['min_cover']} tokens, or a shared run "
-                             f">= {ov['paste_run']} tokens; ops (cross-language): containment >= {ov['ops_threshold']} "
-                             f"and a run >= {ov['ops_min_run']} ops; fingerprint scheme "
-                             f"{m.identity.rules['overlap']['fingerprint_scheme']}"),
+            ("overlap rule", f"{_rule_text(ov)}; fingerprint scheme {m.identity.rules['overlap']['fingerprint_scheme']}"),
             ("embedder", f"{m.embedder.get('name')} {str(m.embedder.get('fingerprint'))[:16]}"),
             ("tool version", m.identity.tool_version),
         ]
@@ -65,7 +62,7 @@ class AuditReport:
         """(excluded entry, its overlap matches shown side by side, how many more it has), strongest first."""
         out = []
         for e in [e for e in self.manifest.excluded if e.evidence.get("overlap")][:MAX_ENTRIES]:
-            ms = sorted(e.evidence["overlap"], key=lambda m: (-m["containment"], -m["longest_run"]))
+            ms = sorted(e.evidence["overlap"], key=lambda m: (-m.get("score", 0.0), -m["containment"], -m["longest_run"]))
             out.append((e, ms[:PER_ENTRY], max(0, len(ms) - PER_ENTRY)))
         return out
 
@@ -75,8 +72,9 @@ class AuditReport:
         return f"Fragments of the first {shown} of {n} entries excluded for overlap; the table lists all." if shown < n else ""
 
     def near_rows(self) -> list[list[str]]:
-        return [[m["entry_id"][:12], m["cohort_file"], m["representation"], f"{m['containment']:.3f}", f"{m['dice']:.3f}",
-                 str(m["longest_run"]), str(m["covered"])] for m in self.overlap().get("near_misses", [])]
+        return [[m["entry_id"][:12], m["cohort_file"], m["representation"], f"{m.get('score', m['containment']):.3f}",
+                 f"{m['containment']:.3f}", f"{m.get('aligned', 0.0):.3f}", str(m["longest_run"]), str(m["covered"])]
+                for m in self.overlap().get("near_misses", [])]
 
     def timeline(self) -> tuple[str, list[tuple[str, int, int, bool]]]:
         """(bucket unit, [(bucket, kept, excluded, after frozen_at)]) of first_ingested_at.
@@ -124,11 +122,11 @@ class AuditReport:
         out += ["", "## Overlap score distribution", "",
                 "Best containment of each KB entry against any cohort file (bins of 0.05)."]
         for rep, counts in (ov.get("histogram") or {}).items():
-            th = m.identity.rules["overlap"]["config"]["threshold" if rep == "tokens" else "ops_threshold"]
+            th = _histogram_threshold(m.identity.rules["overlap"]["config"], rep)
             out += ["", f"**{rep}** (threshold {th}):", "", "```"] + _md_bars(counts, th) + ["```"]
         if self.near_rows():
             out += ["", "Closest pairs not excluded by the overlap rule:", "",
-                    *_md_table(["entry", "cohort file", "repr", "containment", "dice", "run", "covered"], self.near_rows())]
+                    *_md_table(NEAR_HEAD, self.near_rows())]
             out += ["", "## Near misses side by side", "", f"({LEGEND})"]
             for ev in self.overlap().get("near_misses", []):
                 out += ["", f"### {ev['entry_id'][:12]} (not excluded by overlap)"] + self._md_fragment(ev["entry_id"], ev)
@@ -166,11 +164,11 @@ class AuditReport:
                              + "</section>")
         parts.append("<h2>Overlap score distribution</h2><p>Best containment of each KB entry against any cohort file.</p>")
         for rep, counts in (ov.get("histogram") or {}).items():
-            th = m.identity.rules["overlap"]["config"]["threshold" if rep == "tokens" else "ops_threshold"]
+            th = _histogram_threshold(m.identity.rules["overlap"]["config"], rep)
             parts.append(f"<h3>{escape(rep)} (threshold {th})</h3>" + _svg_histogram(counts, th))
         if self.near_rows():
             parts += ["<p>Closest pairs not excluded by the overlap rule:</p>",
-                      _html_table(["entry", "cohort file", "repr", "containment", "dice", "run", "covered"], self.near_rows()),
+                      _html_table(NEAR_HEAD, self.near_rows()),
                       "<h2>Near misses side by side</h2>", _LEGEND_HTML]
             parts += [f'<section class="near"><h3>{escape(ev["entry_id"][:12])} (not excluded by overlap)</h3>'
                       + self._html_fragment(ev["entry_id"], ev) + "</section>"
@@ -228,8 +226,21 @@ def _match_line(ev: dict) -> str:
     unit = f"::{ev['cohort_unit']}" if ev.get("cohort_unit") else ""
     why = f", {ev['reason']}" if ev.get("reason") else ""
     return (f"{ev['entry_part']} vs {ev['cohort_file']}{unit} [{ev.get('operator_id')}] ({ev['representation']}{why}): "
-            f"containment {ev['containment']:.3f}, dice {ev['dice']:.3f}, covered {ev['covered']}, "
+            f"{_score_text(ev)}containment {ev['containment']:.3f}, dice {ev['dice']:.3f}, covered {ev['covered']}, "
             f"longest run {ev['longest_run']}")
+
+
+def _score_text(ev: dict) -> str:
+    """The score and its op-alignment term, for evidence recorded with them (older snapshots have neither)."""
+    if "score" not in ev:
+        return ""
+    unit = f" with {ev['aligned_unit']}" if ev.get("aligned_unit") else ""
+    lines = ""
+    if ev.get("aligned_entry_lines") and ev.get("aligned_cohort_lines"):
+        (a, b), (c, d) = ev["aligned_entry_lines"], ev["aligned_cohort_lines"]
+        lines = f", entry lines {a}-{b} ~ cohort lines {c}-{d}"
+    return (f"score {ev['score']:.3f} (ops aligned {ev.get('aligned', 0.0):.3f}, {ev.get('aligned_ops', 0)} ops{unit}"
+            f"{lines}), ")
 
 
 def _html_sides(frag) -> str:
@@ -271,7 +282,7 @@ def _evidence_text(rule: str, ev: dict) -> str:
             lines = f"; entry lines {a}-{b} ~ cohort lines {c}-{d}"
         unit = f"::{ev['cohort_unit']}" if ev.get("cohort_unit") else ""
         return (f"overlap ({ev['representation']}, {ev['reason']}): {ev['entry_part']} vs {ev['cohort_file']}{unit} "
-                f"[{ev['operator_id']}] containment {ev['containment']:.3f}, dice {ev['dice']:.3f}, "
+                f"[{ev['operator_id']}] {_score_text(ev)}containment {ev['containment']:.3f}, dice {ev['dice']:.3f}, "
                 f"longest run {ev['longest_run']}{lines}")
     if rule == "temporal":
         return f"temporal: first ingested {ev['first_ingested_at']} (v{ev['first_version']}), {_duration(ev['after_s'])} after frozen_at"
@@ -377,3 +388,25 @@ table.sbs td.src{font-family:ui-monospace,monospace;white-space:pre-wrap;overflo
 table.sbs td.src.entry{border-right:2px solid #bdbdbd}td.missing{background:#fbe9e7;color:#b71c1c;white-space:normal}
 mark.shared{background:#fff59d;color:inherit}mark.run{background:#ffab40;color:#000;font-weight:600}
 p.match{font-family:ui-monospace,monospace;font-size:12px;margin:.8em 0 .2em}p.note{font-size:12px;color:#6d4c41;margin:0}"""
+
+
+NEAR_HEAD = ["entry", "cohort file", "repr", "score", "containment", "ops aligned", "run", "covered"]
+
+
+def _rule_text(ov: dict) -> str:
+    """The overlap rule a snapshot was frozen with, from its recorded config (older snapshots: the containment rule)."""
+    if "ops_full_weight" in ov:
+        from provenance.overlap_rules import RULE_TEXT, OverlapConfig
+
+        return RULE_TEXT.format(cfg=OverlapConfig.model_validate(ov))
+    return (f"tokens: containment >= {ov.get('threshold')} over >= {ov.get('min_cover')} tokens, or a shared run "
+            f">= {ov.get('paste_run')} tokens; ops (cross-language): containment >= {ov.get('ops_threshold')} "
+            f"and a run >= {ov.get('ops_min_run')} ops")
+
+
+def _histogram_threshold(ov: dict, rep: str):
+    """The containment line drawn on a histogram: the score threshold bounds tokens containment; ops pairs are
+    aligned from ops_floor (older snapshots: their ops containment threshold)."""
+    if rep == "tokens":
+        return ov.get("threshold")
+    return ov.get("ops_floor", ov.get("ops_threshold"))

@@ -3,7 +3,8 @@
 An overlap match names its entry part as "role:record" (role source or repaired, the record's sha256 cut
 to 12 digits: kbstore.freeze._fingerprint_parts); the code is that record's, from the KB's records
 table, which is what ingest fingerprinted. A cohort file is read from the manifest's directory (the
-snapshot records the manifest's path, as given to kb freeze, and each file's path and sha256); a file
+snapshot records the manifest's absolute path, and each file's path and sha256; snapshots cut before that
+recorded the path as given to kb freeze, looked up from the working directory, then beside the KB); a file
 that is gone, unreadable or no longer has the recorded sha256 yields a note, never its current lines.
 """
 from __future__ import annotations
@@ -43,7 +44,7 @@ def entry_codes(kb, wanted: Iterable[tuple[str, str]]) -> dict[tuple[str, str], 
 
 def cohort_codes(manifest) -> dict[str, tuple[str | None, str]]:
     """cohort file path (as the manifest writes it) -> (code, "") or (None, why it is not shown), for a SnapshotManifest."""
-    base = Path(manifest.cohort_source).parent
+    base = cohort_dir(manifest)
     out: dict[str, tuple[str | None, str]] = {}
     for op in manifest.cohort.get("operators", []):
         for f in op.get("files", []):
@@ -52,12 +53,23 @@ def cohort_codes(manifest) -> dict[str, tuple[str | None, str]]:
     return out
 
 
+def cohort_dir(manifest) -> Path:
+    """The directory of the manifest a snapshot was frozen against (module docstring: older relative paths)."""
+    source = Path(manifest.cohort_source)
+    if source.is_absolute():
+        return source.parent
+    for root in (Path.cwd(), Path(manifest.kb_path).parent):
+        if (root / source).is_file():
+            return (root / source).parent
+    return source.parent
+
+
 def _read(path: Path, recorded: str, source: str) -> tuple[str | None, str]:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return None, (f"not shown: the cohort file is no longer at {path} (paths are relative to the manifest "
-                      f"{source}, as kb freeze was given it)")
+                      f"{source})")
     except OSError as e:
         return None, f"not shown: cannot read {path}: {e.strerror or e}"
     now = sha256_text(data)

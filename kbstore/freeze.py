@@ -226,7 +226,7 @@ def _reports(found: dict, params: dict, kb_data: dict, exclude_family: bool) -> 
     scan = kb_data["scan"]
     flagged = set(found["overlap"])
     near = sorted((m for m in scan.matches if not m.flagged and m.entry_id not in flagged),
-                  key=lambda m: (-m.containment, m.entry_id, m.cohort_file, m.representation))[:NEAR_MISSES]
+                  key=lambda m: (-m.score, -m.containment, m.entry_id, m.cohort_file, m.representation))[:NEAR_MISSES]
     details = {
         "overlap": {"scanned": scan.n_entries, "candidates": scan.n_candidates, "histogram": scan.histogram,
                     "boilerplate": scan.boilerplate, "not_fingerprinted": len(kb_data["unfingerprinted"]),
@@ -270,7 +270,8 @@ def _build(kb, cohort, manifest_path, params, reports, excluded, kb_data, builde
                         data={}, exclusions_sha256="")
     manifest = SnapshotManifest(
         id="", name=name or cohort.cohort, created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        kb_path=str(kb.root), kb_version=kb_data["kb_version"], cohort=cohort_record, cohort_source=str(manifest_path),
+        kb_path=str(kb.root), kb_version=kb_data["kb_version"], cohort=cohort_record,
+        cohort_source=str(Path(manifest_path).resolve()),  # absolute: an audit run from elsewhere finds the files
         embedder=kb_data["embedder"], identity=identity,
         counts={"kb_entries": len(kb_data["rows"]), "included": len(rows), "excluded": len(excluded)},
         rules=reports, excluded=excluded, timings={k: round(v, 3) for k, v in timings.items()})

@@ -110,6 +110,34 @@ def m004_fingerprint_scheme_ts2(con) -> None:
                     "WHERE entry_id = ? AND record_sha256 = ? AND role = ?", [new, SCHEME, entry_id, record, role])
 
 
+@migration
+def m005_fingerprint_scheme_ts3(con) -> None:
+    """Fingerprint scheme ts3 (each ops fingerprint stores its op stream, which the overlap score aligns): stored
+    blobs of an earlier scheme are recomputed from their record's code (provenance.fingerprint_store.refreshed).
+    A row whose record is gone, or whose code no longer parses, is left as it was (a freeze then refuses it,
+    naming the scheme)."""
+    _refresh_fingerprints(con)
+
+
+def _refresh_fingerprints(con) -> None:
+    import json
+
+    from provenance.fingerprint import SCHEME
+    from provenance.fingerprint_store import refreshed
+
+    rows = con.execute("SELECT f.entry_id, f.record_sha256, f.role, f.scheme, f.packed, r.canonical_json "
+                       "FROM fingerprints f JOIN records r ON r.sha256 = f.record_sha256 "
+                       "WHERE f.packed IS NOT NULL AND (f.scheme IS NULL OR f.scheme <> ?)", [SCHEME]).fetchall()
+    for entry_id, record, role, scheme, packed, raw in rows:
+        rec = json.loads(raw)
+        code, language = (rec.get(role) or {}).get("code"), rec.get("language", "triton")
+        new = refreshed(bytes(packed), code, language) if isinstance(code, str) else None
+        if new is None:
+            continue
+        con.execute("UPDATE fingerprints SET packed = ?, scheme = ? "
+                    "WHERE entry_id = ? AND record_sha256 = ? AND role = ?", [new, SCHEME, entry_id, record, role])
+
+
 def applied(con) -> list[str]:
     con.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
     return [r[0] for r in con.execute("SELECT name FROM _migrations ORDER BY name").fetchall()]

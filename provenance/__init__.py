@@ -13,8 +13,10 @@ Public names (import them from their modules; this package imports nothing):
   provenance.fingerprint.fingerprint, fingerprints, Fingerprint, SCHEME, CARRIED_OVER, PARAMS, kernel_units
   provenance.fingerprint_store.pack_fingerprints, unpack_fingerprints, load_fingerprints, refreshed
   provenance.opstream.op_stream, ops_of                             language-neutral kernel op streams
+  provenance.align.align, Alignment                                 local alignment of op streams (the overlap score)
   provenance.overlap.OverlapIndex                                   cohort index; .scan(KB entries) -> OverlapScan
-  provenance.overlap_rules.OverlapConfig, OverlapMatch, OverlapScan, decide   thresholds, evidence, the rule
+  provenance.overlap_rules.OverlapConfig, OverlapMatch, OverlapScan, score, decide, rule_terms
+                                                                    thresholds, evidence, the score and the rule
   provenance.boilerplate.boilerplate_hashes                         seed idioms ignored as boilerplate
   provenance.fragments.fragment, Fragment                           a match's entry and cohort lines side by side
   provenance.explain.explain, Explanation, read_subject             `kb overlap`: a file's verdict against a cohort

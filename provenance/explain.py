@@ -20,7 +20,7 @@ from pathlib import Path
 
 from provenance.errors import BadInput
 from provenance.fragments import LEGEND, Fragment, fragment
-from provenance.overlap_rules import REPRESENTATIONS, OverlapConfig, OverlapMatch, score
+from provenance.overlap_rules import REPRESENTATIONS, RULE_TEXT, OverlapConfig, OverlapMatch, rule_terms, score
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 RECORD_SCHEMA_PREFIX = "repair.record/"
@@ -90,13 +90,11 @@ class Explanation:
                    else "not excluded: no overlap rule fires")
         out = [f"{s.path} ({s.kind}, {s.language}; parts {', '.join(sorted(s.parts))}) vs cohort {self.cohort} "
                f"({len({p.cohort_file for p in self.pairs})} files): {verdict}",
-               f"rule: tokens containment >= {cfg.threshold} over >= {cfg.min_cover} covered tokens, or a shared run "
-               f">= {cfg.paste_run} tokens; ops (cross-language) containment >= {cfg.ops_threshold} and a run >= "
-               f"{cfg.ops_min_run} ops", ""]
-        head = ("cohort file", "repr", "part", "containment", "dice", "covered", "run", "decision")
+               f"rule: {RULE_TEXT.format(cfg=cfg)}", ""]
+        head = ("cohort file", "repr", "part", "containment", "covered", "aligned", "weight", "score", "decision")
         rows = [(p.cohort_file + (f"::{p.match.cohort_unit}" if p.match.cohort_unit else ""), p.representation,
-                 p.match.entry_part, f"{p.match.containment:.3f}", f"{p.match.dice:.3f}", str(p.match.covered),
-                 str(p.match.longest_run), ("FIRES: " if p.fires else "") + p.rule)
+                 p.match.entry_part, f"{p.match.containment:.3f}", str(p.match.covered), f"{p.match.aligned:.3f}",
+                 f"{p.match.aligned_weight:.1f}", f"{score(p.match, cfg):.3f}", ("FIRES: " if p.fires else "") + p.rule)
                 for p in self.pairs if p.match]
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head[:-1])]
         for r in [head, *rows] if rows else []:
@@ -218,27 +216,10 @@ def explain(path: str | os.PathLike, manifest_path: str | os.PathLike, *, overla
 
 
 def _rule(m: OverlapMatch | None, cfg: OverlapConfig, fires: bool) -> str:
-    """Which rule fires, or how far the pair is from each way of firing."""
+    """Which rule fires, or how far the pair is from firing, with the terms of its score."""
     if m is None:
         return "no shared fingerprints"
-    if m.representation == "ops":
-        if fires:
-            return f"ops containment {m.containment:.3f} >= {cfg.ops_threshold} with a run of {m.longest_run} >= {cfg.ops_min_run} ops"
-        need = []
-        if m.containment < cfg.ops_threshold:
-            need.append(f"{cfg.ops_threshold - m.containment:.3f} under the ops containment threshold {cfg.ops_threshold}")
-        if m.longest_run < cfg.ops_min_run:
-            need.append(f"run {m.longest_run} of {cfg.ops_min_run} ops")
-        return "; ".join(need)
-    if fires and m.reason == "run":
-        return f"a shared run of {m.longest_run} >= {cfg.paste_run} tokens"
-    if fires:
-        return f"containment {m.containment:.3f} >= {cfg.threshold} over {m.covered} >= {cfg.min_cover} covered tokens"
-    if m.covered < cfg.min_cover:
-        first = f"covered {m.covered} of {cfg.min_cover} tokens (containment not counted)"
-    else:
-        first = f"{cfg.threshold - m.containment:.3f} under the containment threshold {cfg.threshold}"
-    return f"{first}; run {m.longest_run} of {cfg.paste_run} tokens"
+    return rule_terms(m, cfg, fires)
 
 
 def _other_rules(subject: Subject, cohort, files) -> list[str]:

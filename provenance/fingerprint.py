@@ -21,6 +21,9 @@ operators best: Dolos' k=23, w=17 suits whole files, not 5-line kernels, whose c
 their few long k-grams to one small edit. Op streams are short (7 ops for a softmax): k=4, every
 k-gram kept (w=1).
 
+An ops fingerprint also carries its op stream (stream, stream_lines): the overlap score aligns the op
+streams of candidate pairs (provenance.align), which hashes alone cannot do.
+
 Fingerprints are computed at ingest and stored (tokenising is the slow part); stored ones carry
 ``scheme``, and comparing fingerprints of different schemes is refused (StaleFingerprint); a KB's are
 brought to the current scheme by a migration (provenance.fingerprint_store.refreshed), which recomputes
@@ -43,11 +46,12 @@ FINGERPRINT_SCHEMA = "provenance.fingerprint/v1"
 # Bump when the normalisation, the vocabulary, the hash or a default k/w changes: stored fingerprints
 # of another scheme can no longer be compared and must be recomputed (add a kbstore migration that calls
 # provenance.fingerprint_store.refreshed, as m004 does, and say in CARRIED_OVER what did not change).
-SCHEME = "ts2"
+SCHEME = "ts3"
 # Earlier schemes whose fingerprints of some code equal the current scheme's: scheme -> (code, language) -> bool.
 # ts2 made AscendC its own language (qualifiers blanked, only computing statements as tokens, class units, its
-# own op stream); Triton, C and CUDA fingerprints are unchanged.
-CARRIED_OVER = {"ts1": lambda code, language: code_language(code, language) != "ascendc"}
+# own op stream). ts3 stores the op stream itself with the ops fingerprint (the overlap score aligns op streams,
+# provenance.align), which no earlier blob holds: nothing is carried over, every stored blob is recomputed.
+CARRIED_OVER: dict = {}
 PARAMS: dict[str, tuple[int, int]] = {"tokens": (10, 4), "ops": (4, 1)}
 
 # Identifiers kept verbatim in the token stream: library calls a renaming cannot change.
@@ -103,6 +107,9 @@ class Fingerprint(BaseModel):
     positions: list[int]  # stream index of each selected k-gram's first token
     line_start: list[int]  # 1-based source lines each selected k-gram spans
     line_end: list[int]
+    # ops only: the op stream itself and the line of each op (provenance.align aligns streams of candidate pairs)
+    stream: list[str] = Field(default_factory=list)
+    stream_lines: list[int] = Field(default_factory=list)
 
     @property
     def key(self) -> tuple[str, str, int, int]:
@@ -235,7 +242,7 @@ def winnow(hashes, w: int):
 
 def fingerprint_stream(kinds: list[str], lines: list[int], representation: str, language: str,
                        k: int | None = None, w: int | None = None) -> Fingerprint:
-    """Fingerprint an already normalised stream (tokens or ops)."""
+    """Fingerprint an already normalised stream (tokens or ops; an op stream is kept whole as well)."""
     import numpy as np
 
     dk, dw = PARAMS[representation]
@@ -250,7 +257,9 @@ def fingerprint_stream(kinds: list[str], lines: list[int], representation: str, 
         starts, ends = [], []
     return Fingerprint(representation=representation, language=language, k=k, w=w, n_tokens=len(kinds),
                        hashes=h[sel].astype(np.int64).tolist(), positions=sel.tolist(),
-                       line_start=starts, line_end=ends)
+                       line_start=starts, line_end=ends,
+                       stream=list(kinds) if representation == "ops" else [],
+                       stream_lines=[int(x) for x in lines] if representation == "ops" else [])
 
 
 def fingerprint(code: str, language: str, representation: str = "tokens") -> Fingerprint:

@@ -36,7 +36,8 @@ def load_fingerprints(data: str | bytes, validate: bool = False) -> list[Fingerp
     return out
 
 
-_PACK_MAGIC = b"FPK1"
+_PACK_MAGIC = b"FPK2"  # FPK2 adds each fingerprint's op stream; FPK1 (schemes ts1, ts2) is still read
+_MAGICS = (b"FPK1", b"FPK2")
 _REPR_CODES = {"tokens": 0, "ops": 1}
 _LANG_CODES = {"python": 0, "cpp": 1, "ascendc": 2}
 _LANGS = tuple(_LANG_CODES)
@@ -45,9 +46,11 @@ _LANGS = tuple(_LANG_CODES)
 def pack_fingerprints(fps: list[Fingerprint]) -> bytes:
     """A compact binary form of a snippet's fingerprints (about 3x smaller and 10x faster to read than JSON).
 
-    Layout: b"FPK1", scheme (u8 length + ASCII), count (u8); per fingerprint a header
+    Layout: b"FPK2", scheme (u8 length + ASCII), count (u8); per fingerprint a header
     <u8 representation, u8 language, u16 k, u16 w, u32 n_tokens, u32 n> then int64 hashes[n],
-    int32 positions[n], int32 line_start[n], int32 line_end[n], all little-endian.
+    int32 positions[n], int32 line_start[n], int32 line_end[n], then the op stream: <u32 m, u32 b>,
+    int32 stream_lines[m] and b bytes of the m ops, UTF-8, newline-separated (m = 0 for tokens), all
+    little-endian. FPK1 had no op stream.
     """
     import struct
 
@@ -65,7 +68,28 @@ def pack_fingerprints(fps: list[Fingerprint]) -> bytes:
         out.append(np.asarray(fp.hashes, dtype="<i8").tobytes())
         for arr in (fp.positions, fp.line_start, fp.line_end):
             out.append(np.asarray(arr, dtype="<i4").tobytes())
+        text = "\n".join(fp.stream).encode("utf-8")
+        out.append(struct.pack("<II", len(fp.stream), len(text)))
+        out.append(np.asarray(fp.stream_lines, dtype="<i4").tobytes())
+        out.append(text)
     return b"".join(out)
+
+
+def _stream_at(blob: bytes, off: int, v2: bool):
+    """(op stream, its lines, the offset after it) of the fingerprint whose stream section starts at off."""
+    import numpy as np
+
+    if not v2:
+        return [], [], off
+    m, b = struct.unpack_from("<II", blob, off)
+    lines = np.frombuffer(blob, dtype="<i4", count=m, offset=off + 8).tolist() if m else []
+    end = off + 8 + 4 * m + b
+    if end > len(blob):
+        raise ValueError("truncated op stream")
+    ops = blob[off + 8 + 4 * m:end].decode("utf-8").split("\n") if m else []
+    if len(ops) != m:
+        raise ValueError("op stream length mismatch")
+    return ops, lines, end
 
 
 def unpack_fingerprints(blob: bytes) -> list[Fingerprint]:
@@ -73,29 +97,33 @@ def unpack_fingerprints(blob: bytes) -> list[Fingerprint]:
     return [Fingerprint.model_construct(
         schema_=FINGERPRINT_SCHEMA, scheme=v.scheme, representation=v.representation, language=v.language, k=v.k,
         w=v.w, n_tokens=v.n_tokens, hashes=v.hashes, positions=v.positions, line_start=v.line_start,
-        line_end=v.line_end) for v in (view.as_lists() for view in unpack_views(blob))]
+        line_end=v.line_end, stream=v.stream, stream_lines=v.stream_lines)
+        for v in (view.as_lists() for view in unpack_views(blob))]
 
 
 class PackedView:
     """A read-only fingerprint over a packed blob: hashes as a list, the evidence arrays left as numpy views.
 
     Has the attributes overlap matching reads (representation, language, scheme, k, w, n_tokens, hashes,
-    positions, line_start, line_end); building a pydantic Fingerprint per stored snippet costs more than
+    positions, line_start, line_end, stream, stream_lines); building a pydantic Fingerprint per stored snippet costs more than
     the whole comparison.
     """
 
     __slots__ = ("scheme", "representation", "language", "k", "w", "n_tokens", "hashes", "positions",
-                 "line_start", "line_end")
+                 "line_start", "line_end", "stream", "stream_lines")
 
-    def __init__(self, scheme, representation, language, k, w, n_tokens, hashes, positions, line_start, line_end):
+    def __init__(self, scheme, representation, language, k, w, n_tokens, hashes, positions, line_start, line_end,
+                 stream=(), stream_lines=()):
         self.scheme, self.representation, self.language, self.k, self.w = scheme, representation, language, k, w
         self.n_tokens, self.hashes, self.positions = n_tokens, hashes, positions
         self.line_start, self.line_end = line_start, line_end
+        self.stream, self.stream_lines = list(stream), list(stream_lines)
 
     def as_lists(self) -> "PackedView":
         """The same fingerprint with its evidence arrays as lists (reading numpy items one by one is slow)."""
         return PackedView(self.scheme, self.representation, self.language, self.k, self.w, self.n_tokens, self.hashes,
-                          *(a if isinstance(a, list) else a.tolist() for a in (self.positions, self.line_start, self.line_end)))
+                          *(a if isinstance(a, list) else a.tolist() for a in (self.positions, self.line_start, self.line_end)),
+                          self.stream, self.stream_lines)
 
 
 def unpack_views(blob: bytes) -> list[PackedView]:
@@ -105,8 +133,9 @@ def unpack_views(blob: bytes) -> list[PackedView]:
     import numpy as np
 
     try:
-        if blob[:4] != _PACK_MAGIC:
+        if blob[:4] not in _MAGICS:
             raise ValueError("not a packed fingerprint blob")
+        v2 = blob[:4] == b"FPK2"
         ls = blob[4]
         scheme = blob[5:5 + ls].decode("ascii")
         count, off = blob[5 + ls], 6 + ls
@@ -114,14 +143,15 @@ def unpack_views(blob: bytes) -> list[PackedView]:
         for _ in range(count):
             r, lang, k, w, n_tokens, n = struct.unpack_from("<BBHHII", blob, off)
             ints = np.frombuffer(blob, dtype="<i4", count=3 * n, offset=off + 14 + 8 * n)
+            ops, op_lines, end = _stream_at(blob, off + 14 + 20 * n, v2)
             out.append(PackedView(scheme, ("tokens", "ops")[r], _LANGS[lang], k, w, n_tokens,
                                   np.frombuffer(blob, dtype="<i8", count=n, offset=off + 14).tolist(),
-                                  ints[:n], ints[n:2 * n], ints[2 * n:]))
-            off += 14 + 20 * n
+                                  ints[:n], ints[n:2 * n], ints[2 * n:], ops, op_lines))
+            off = end
         if off != len(blob):
             raise ValueError("trailing bytes")
         return out
-    except (ValueError, IndexError, struct.error) as e:
+    except (ValueError, IndexError, struct.error, UnicodeDecodeError) as e:
         raise BadInput(f"stored fingerprint blob is damaged: {e}") from e
 
 
@@ -131,8 +161,9 @@ def packed_hashes(blob: bytes) -> list[tuple[str, str, int, int, list[int]]]:
 
     import numpy as np
 
-    if blob[:4] != _PACK_MAGIC:
+    if blob[:4] not in _MAGICS:
         raise BadInput("stored fingerprint blob is damaged: not a packed fingerprint blob")
+    v2 = blob[:4] == b"FPK2"
     ls = blob[4]
     scheme = blob[5:5 + ls].decode("ascii")
     count, off = blob[5 + ls], 6 + ls
@@ -141,7 +172,7 @@ def packed_hashes(blob: bytes) -> list[tuple[str, str, int, int, list[int]]]:
         for _ in range(count):
             r, _lang, k, w, _nt, n = struct.unpack_from("<BBHHII", blob, off)
             out.append((scheme, ("tokens", "ops")[r], k, w, np.frombuffer(blob, dtype="<i8", count=n, offset=off + 14).tolist()))
-            off += 14 + 20 * n
+            off = _skip_stream(blob, off + 14 + 20 * n, v2)
     except (ValueError, IndexError, struct.error) as e:
         raise BadInput(f"stored fingerprint blob is damaged: {e}") from e
     return out
@@ -211,8 +242,9 @@ def _blob_headers(blob: bytes) -> list[tuple[str, int, int, int, int, int, int]]
     """(scheme, representation code, language code, k, w, offset of the hashes, n) of each packed fingerprint."""
     out = []
     try:
-        if blob[:4] != _PACK_MAGIC:
+        if blob[:4] not in _MAGICS:
             raise ValueError("not a packed fingerprint blob")
+        v2 = blob[:4] == b"FPK2"
         ls = blob[4]
         scheme = blob[5:5 + ls].decode("ascii")
         count, off = blob[5 + ls], 6 + ls
@@ -221,12 +253,23 @@ def _blob_headers(blob: bytes) -> list[tuple[str, int, int, int, int, int, int]]
             if r > 1 or lang >= len(_LANGS) or off + 14 + 20 * n > len(blob):
                 raise ValueError("bad fingerprint header")
             out.append((scheme, r, lang, k, w, off + 14, n))
-            off += 14 + 20 * n
+            off = _skip_stream(blob, off + 14 + 20 * n, v2)
         if off != len(blob):
             raise ValueError("trailing bytes")
     except (ValueError, IndexError, struct.error) as e:
         raise BadInput(f"stored fingerprint blob is damaged: {e}") from e
     return out
+
+
+def _skip_stream(blob: bytes, off: int, v2: bool) -> int:
+    """The offset after the op stream section at off (FPK2; FPK1 has none)."""
+    if not v2:
+        return off
+    m, b = struct.unpack_from("<II", blob, off)
+    end = off + 8 + 4 * m + b
+    if end > len(blob):
+        raise ValueError("truncated op stream")
+    return end
 
 
 def refreshed(blob: bytes, code: str, language: str) -> bytes | None:
@@ -236,14 +279,14 @@ def refreshed(blob: bytes, code: str, language: str) -> bytes | None:
     fingerprints are made for (ingest stores none then)."""
     from provenance.fingerprint import CARRIED_OVER, fingerprints
 
-    if blob[:4] != _PACK_MAGIC:
+    if blob[:4] not in _MAGICS:
         raise BadInput("stored fingerprint blob is damaged: not a packed fingerprint blob")
     old = blob[5:5 + blob[4]].decode("ascii")
     if old == SCHEME:
         return blob
     carried = CARRIED_OVER.get(old)
     try:
-        if carried is not None and carried(code, language):
+        if carried is not None and carried(code, language) and blob[:4] == _PACK_MAGIC:
             scheme = SCHEME.encode("ascii")
             return blob[:4] + struct.pack("<B", len(scheme)) + scheme + blob[5 + blob[4]:]
         return pack_fingerprints(fingerprints(code, language))

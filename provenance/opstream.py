@@ -48,8 +48,14 @@ def op_stream(root, language: str) -> tuple[list[str], list[int]]:
     if language == "ascendc":
         w = AscendCWalker()
         w.program(root)
-    else:
-        w = PythonWalker() if language == "python" else CWalker()
+        return w.finish()
+    walker = PythonWalker if language == "python" else CWalker
+    w = walker()
+    w.prepare(root)
+    w.stmt(root)
+    if w.inlined:  # again, without walking the helpers followed at their calls on their own as well
+        w = walker(skip=frozenset(w.inlined))
+        w.prepare(root)
         w.stmt(root)
     return w.finish()
 

@@ -87,6 +87,8 @@ def _params(fn) -> list[str]:
 class AscendCWalker(CWalker):
     """CWalker over a whole AscendC snippet (program(root)), vector calls and the functions it defines followed."""
 
+    INLINE = False  # it follows calls its own way (program), not through Walker.inline
+
     def __init__(self) -> None:
         self.fresh: list[set[str]] = []  # per enclosing loop: tensors written in its current iteration
         self.active: list[object] = []  # functions being walked, innermost last

@@ -63,12 +63,48 @@ def _loop_vars(node) -> set[str]:
     return set()
 
 
+def function_name(fn) -> str:
+    """The name a function_definition declares (`static inline float gelu(float x)` -> gelu)."""
+    decl = fn.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    return _declared_name(decl.child_by_field_name("declarator")) or "" if decl is not None else ""
+
+
+def functions(root) -> dict[str, tuple[list[str], object]]:
+    """name -> (parameters, body) of the C/C++ functions defined in a file (any depth of namespaces)."""
+    out: dict[str, tuple[list[str], object]] = {}
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "function_definition":
+            decl = n.child_by_field_name("declarator")
+            while decl is not None and decl.type != "function_declarator":
+                decl = decl.child_by_field_name("declarator")
+            plist = decl.child_by_field_name("parameters") if decl is not None else None
+            params = [_declared_name(p.child_by_field_name("declarator")) or ""
+                      for p in (plist.named_children if plist is not None else []) if p.type == "parameter_declaration"]
+            name = function_name(n)
+            if name and name not in out:
+                out[name] = (params, n.child_by_field_name("body"))
+        elif n.type in _CONTAINERS:
+            stack.extend(n.named_children)
+    return out
+
+
 class CWalker(Walker):
+    INLINE = True
+
+    def prepare(self, root) -> None:
+        self.functions = functions(root)
+
     def stmt(self, node) -> None:
         if node is None:  # a part tree-sitter could not recover (an unknown macro before a body, say)
             return
         t = node.type
         if t == "function_definition":
+            if self.skip and function_name(node) in self.skip:
+                return
             saved = self.new_scope()
             self.stmt(node.child_by_field_name("body"))
             self.restore(saved)
@@ -87,9 +123,11 @@ class CWalker(Walker):
                     name = _declared_name(d)
                     if name:
                         self.defined_at.setdefault(name, self.depth)
-        elif t in ("expression_statement", "return_statement"):
+        elif t == "expression_statement":
             for c in node.named_children:
                 self.expr(c)
+        elif t == "return_statement":
+            self.returned(any([self.expr(c) for c in node.named_children]))
         elif t in _CONTAINERS:
             for c in node.named_children:
                 if c.type != "comment":
@@ -198,6 +236,10 @@ class CWalker(Walker):
             if dst.type == "identifier":
                 self.assign(node_text(dst), True, None)
             return False
+        if self.can_inline(name) and node.child_by_field_name("function").type == "identifier":
+            followed, data = self.inline(name, node, list(zip(self.functions[name][0], args)))
+            if followed:
+                return data
         v = any([self.expr(a) for a in args])
         ops = C_CALLS.get(name)
         if ops and v:

@@ -26,10 +26,35 @@ def _assigned(body) -> set[str]:
     return out
 
 
+def functions(root) -> dict[str, tuple[list[str], object]]:
+    """name -> (parameters, body) of the functions defined at module level (decorated or not)."""
+    out = {}
+    for n in root.named_children:
+        if n.type == "decorated_definition":
+            n = n.child_by_field_name("definition")
+        if n is not None and n.type == "function_definition":
+            params = []
+            for p in n.child_by_field_name("parameters").named_children:
+                ident = p if p.type == "identifier" else (p.child_by_field_name("name") if p.type in (
+                    "default_parameter", "typed_default_parameter") else next(
+                    (c for c in p.named_children if c.type == "identifier"), None) if p.type == "typed_parameter" else None)
+                params.append(node_text(ident) if ident is not None else "")
+            out[node_text(n.child_by_field_name("name"))] = (params, n.child_by_field_name("body"))
+    return out
+
+
 class PythonWalker(Walker):
+    INLINE = True
+    INLINE_POINTERS = True
+
+    def prepare(self, root) -> None:
+        self.functions = functions(root) if root.type == "module" else {}
+
     def stmt(self, node) -> None:
         t = node.type
         if t == "function_definition":
+            if node_text(node.child_by_field_name("name")) in self.skip:
+                return
             saved = self.new_scope()
             self.stmt(node.child_by_field_name("body"))
             self.restore(saved)
@@ -44,8 +69,7 @@ class PythonWalker(Walker):
             for c in node.named_children:
                 self.statement_expr(c)
         elif t == "return_statement":
-            for c in node.named_children:
-                self.expr(c)
+            self.returned(any([self.expr(c) for c in node.named_children]))
         elif t in _BLOCKS:
             for c in node.named_children:
                 if c.type != "comment":
@@ -153,6 +177,18 @@ class PythonWalker(Walker):
 
     def call(self, node) -> bool:
         name, args = self.call_name(node), _positional(node)
+        fn = node.child_by_field_name("function")
+        if fn.type == "identifier" and self.can_inline(name):
+            params = self.functions[name][0]
+            bindings = list(zip(params, args))
+            args_node = node.child_by_field_name("arguments")
+            for a in args_node.named_children if args_node is not None else []:
+                if a.type == "keyword_argument" and node_text(a.child_by_field_name("name")) in params:
+                    bindings.append((node_text(a.child_by_field_name("name")), a.child_by_field_name("value")))
+            followed, data = self.inline(name, node, bindings)
+            if followed:
+                return data
+            return any([self.expr(a) for a in args])
         if name == "load" and args:
             self.access("READ", self.root_of(args[0]), node)
             return True

@@ -10,11 +10,26 @@ _REDUCE_OF = {("MAX",): "REDUCE_MAX", ("MIN",): "REDUCE_MIN"}
 
 
 class Walker:
-    """Shared state: which names hold data, which array each pointer name derives from, the loops."""
+    """Shared state: which names hold data, which array each pointer name derives from, the loops.
 
-    def __init__(self) -> None:
+    Helper functions defined in the same snippet are followed where they are called (`inline`), their ops
+    emitted at the call's line, when an argument is data (or, with INLINE_POINTERS, an array): a type-3 copy
+    that extracts a helper computes the same ops in the same order as the kernel it came from. A function
+    followed so is not walked on its own as well (op_stream walks twice: the first walk finds them)."""
+
+    INLINE = False  # the language walker can follow calls (prepare() collects the functions)
+    INLINE_POINTERS = False  # also follow a call whose arguments are arrays only
+    MAX_INLINE = 4  # helpers followed inside one another
+
+    def __init__(self, skip: frozenset[str] = frozenset()) -> None:
         self.events: list[tuple[str, int, object]] = []  # (op | READ | WRITE, line, array key)
         self.scope = 0
+        self.functions: dict[str, tuple[list[str], object]] = {}  # name -> (parameters, body)
+        self.skip = skip  # functions followed at their calls: not walked on their own
+        self.inlined: set[str] = set()
+        self._inlining: list[str] = []
+        self._returns: list[bool] = []
+        self._line: int | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -60,9 +75,53 @@ class Walker:
     def depth(self) -> int:
         return len(self.loops)
 
+    def line_of(self, node) -> int:
+        """node's line, or the call's while a helper is followed."""
+        return self._line if self._line is not None else node.start_point[0] + 1
+
+    def inline(self, name: str, call, bindings: list[tuple[str, object]]) -> tuple[bool, bool]:
+        """Follow a call to helper `name` (bindings: (parameter, argument node)): (followed, it returns data).
+
+        The arguments are walked in the caller; the helper runs in its own names (parameters bound to data or
+        to the caller's arrays), its loops its own, its ops at the call's line."""
+        vals = [(p, self.expr(a), a) for p, a in bindings]
+        roots = {p: self.root_of(a) for p, v, a in vals if not v}
+        if not (any(v for _, v, _ in vals) or (self.INLINE_POINTERS and any(roots.values()))):
+            return False, False
+        params_body = self.functions[name]
+        saved = (self.values, self.roots, self.pending, self.defined_at, self.loops, self.computed)
+        self.values, self.roots, self.pending, self.defined_at, self.loops, self.computed = set(), {}, {}, {}, [], set()
+        for p, v, _ in vals:
+            if v:
+                self.values.add(p)
+                self.defined_at[p] = 0
+            elif roots[p] and roots[p] != p:
+                self.roots[p] = roots[p]
+        line, self._line = self._line, self.line_of(call)
+        self._returns.append(False)
+        self._inlining.append(name)
+        self.inlined.add(name)
+        try:
+            self.stmt(params_body[1])
+        finally:
+            data = self._returns.pop()
+            self._inlining.pop()
+            self._line = line
+            self.values, self.roots, self.pending, self.defined_at, self.loops, self.computed = saved
+        return True, data
+
+    def can_inline(self, name: str | None) -> bool:
+        return (self.INLINE and name in self.functions and name not in self._inlining
+                and len(self._inlining) < self.MAX_INLINE)
+
+    def returned(self, is_data: bool) -> None:
+        """A return statement: inside a followed helper, whether it returns data."""
+        if self._returns:
+            self._returns[-1] = self._returns[-1] or is_data
+
     def emit(self, ops, node, operands=()) -> None:
         """Append ops (after the constants among operands) at node's line."""
-        line = node.start_point[0] + 1
+        line = self.line_of(node)
         for k in filter(None, map(const_token, operands)):
             self.events.append((k, line, None))
         for op in ops:
@@ -70,7 +129,7 @@ class Walker:
 
     def access(self, kind: str, root: str | None, node) -> None:
         key = (self.scope, root) if root else (self.scope, "?", len(self.events))
-        self.events.append((kind, node.start_point[0] + 1, key))
+        self.events.append((kind, self.line_of(node), key))
 
     def use(self, node) -> bool:
         """An identifier read: a deferred load becomes a LOAD here (load-early and load-at-use agree)."""

@@ -22,9 +22,11 @@ Scores per (entry, cohort file, representation), the best over the entry's parts
 units: containment = shared / the smaller side's non-boilerplate fingerprints; Dice = 2 shared /
 (sum of both); covered = entry tokens inside shared k-grams; the longest shared run (Dolos
 fragments: fingerprints consecutive on both sides), in tokens, with its line ranges on both sides
-as evidence. ``decide`` (provenance.overlap_rules, with the records) applies OverlapConfig, whose
-defaults were chosen on the planted-copy corpus (bench/bench_overlap.py): the lowest disguised copy
-scored 0.667 containment, the highest independent file 0.609, hence 0.65.
+as evidence. For the pairs worth evidence (and only those: the index finds them), the entry part's op
+stream is aligned with each kernel of the cohort file (provenance.align; the kernel with the most matched
+weight is kept, with its line ranges). ``score`` and ``decide`` (provenance.overlap_rules) combine
+containment and alignment; OverlapConfig's defaults were chosen on the tune half of heldout/overlap
+(bench/bench_overlap_heldout.py).
 """
 from __future__ import annotations
 
@@ -34,9 +36,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from provenance import overlap_scan
-from provenance.fingerprint import PARAMS, Fingerprint, fingerprints, kernel_units, shifted
+from provenance.align import Alignment, align, total_weight
+from provenance.fingerprint import PARAMS, Fingerprint, fingerprint_stream, fingerprints, kernel_units, shifted
 from provenance.fingerprint_store import PackedView, unpack_views
-from provenance.overlap_rules import REPRESENTATIONS, OverlapConfig, OverlapMatch, OverlapScan, check_key, decide
+from provenance.overlap_rules import (REPRESENTATIONS, OverlapConfig, OverlapMatch, OverlapScan, check_key, decide,
+                                      score)
 from provenance.parsing import code_language
 
 # part name (source, repaired, ...) -> its fingerprints, as objects or as pack_fingerprints() bytes
@@ -56,9 +60,16 @@ class CohortUnit:
 def cohort_units(file_id: str, operator_id: str, code: str, language: str) -> list[CohortUnit]:
     """The whole file and each of its kernels, fingerprinted (line numbers relative to the file)."""
     language = code_language(code, language)  # a unit cut out of an AscendC file is AscendC without its qualifiers
-    units = [CohortUnit(file_id, operator_id, "", fingerprints(code, language))]
+    whole = fingerprints(code, language)
+    units = [CohortUnit(file_id, operator_id, "", whole)]
+    ops = next(fp for fp in whole if fp.representation == "ops")
     for name, src, line in kernel_units(code, language):
-        units.append(CohortUnit(file_id, operator_id, name, [shifted(fp, line - 1) for fp in fingerprints(src, language)]))
+        fps = [shifted(fp, line - 1) for fp in fingerprints(src, language) if fp.representation != "ops"]
+        # a kernel's ops are the file's within its lines: helpers it calls are followed there (opwalker.inline)
+        last = line + src.count("\n")
+        mine = [(op, ln) for op, ln in zip(ops.stream, ops.stream_lines) if line <= ln <= last]
+        fps.append(fingerprint_stream([op for op, _ in mine], [ln for _, ln in mine], "ops", ops.language))
+        units.append(CohortUnit(file_id, operator_id, name, fps))
     return units
 
 
@@ -87,6 +98,24 @@ class OverlapIndex:
                     self._inv[fp.representation][h].append(ci)
         self._keys = {r: set(self._inv[r]) for r in REPRESENTATIONS}
         self._static = {r: self._static_boilerplate(r) for r in REPRESENTATIONS}
+        self._kernels = self._op_kernels()
+
+    def _op_kernels(self) -> dict[str, list[tuple[str, list[str], list[int]]]]:
+        """file id -> (unit, op stream, lines) of each kernel with ops (the whole file when it has no kernel unit)."""
+        whole: dict[str, tuple] = {}
+        kernels: dict[str, list] = defaultdict(list)
+        seen: set[tuple[str, str]] = set()
+        for c in self._cfps:
+            if c.fp.representation != "ops" or (c.file_id, c.unit) in seen:
+                continue
+            seen.add((c.file_id, c.unit))
+            stream = list(getattr(c.fp, "stream", []) or [])
+            if c.unit:
+                if stream:
+                    kernels[c.file_id].append((c.unit, stream, list(c.fp.stream_lines)))
+            else:
+                whole[c.file_id] = ("", stream, list(c.fp.stream_lines))
+        return {f: kernels.get(f) or ([w] if w[1] else []) for f, w in whole.items()}
 
     @classmethod
     def build(cls, cohort_files: Mapping[str, tuple[str, str]], config: OverlapConfig | None = None,
@@ -129,10 +158,9 @@ class OverlapIndex:
 
     def _min_hits(self) -> dict[str, int]:
         """The fewest shared fingerprints that could still be flagged or reported (the first pass's filter)."""
-        k_tok, k_ops = PARAMS["tokens"][0], PARAMS["ops"][0]
+        k_tok = PARAMS["tokens"][0]
         tokens = max(1, min(-(-self.config.min_cover // k_tok), -(-self.config.paste_run // k_tok)))
-        return {"tokens": min(tokens, self.config.report_min_shared),
-                "ops": max(1, min(self.config.ops_min_run - k_ops + 1, self.config.report_min_shared))}
+        return {"tokens": min(tokens, self.config.report_min_shared), "ops": 1}
 
     def _unit(self, ci: int, ign: set[int], cache: dict):
         """(non-boilerplate size, hash -> indexes in the filtered sequence, filtered indexes) of a cohort unit."""
@@ -160,6 +188,7 @@ class OverlapIndex:
         for part, fps in parts.items():
             if isinstance(fps, (bytes, bytearray, memoryview)):
                 fps = unpack_views(bytes(fps))
+            ops_fp = next((f for f in fps if f.representation == "ops"), None)
             for fp in fps:
                 slot += 1
                 if only is not None and slot not in only:
@@ -182,20 +211,46 @@ class OverlapIndex:
                     if not self._worth(r, containment, shared, fp.k):
                         continue
                     m = self._pair(entry_id, part, fp, c, mine, shared, ign, nc, where, keep)
+                    self._align(m, entry_id, part, ops_fp, cache)
                     key = (c.file_id, c.unit, r) if per_unit else (c.file_id, r)
                     old = best.get(key)
-                    if old is None or (m.flagged, m.containment, m.covered) > (old.flagged, old.containment, old.covered):
+                    if old is None or (m.flagged, m.score, m.containment, m.covered) > \
+                            (old.flagged, old.score, old.containment, old.covered):
                         best[key] = m
         return sorted(best.values(), key=lambda m: (m.cohort_file, m.representation, m.cohort_unit)), top
 
     def _worth(self, r: str, containment: float, shared: int, k: int) -> bool:
-        """Could this pair be flagged, or is it close enough to report? (evidence is computed only then)"""
+        """Could this pair be flagged, or is it close enough to report? (evidence is computed only then)
+
+        A tokens pair's score is at most its containment; an ops pair is aligned from ops_floor."""
         cfg = self.config
         if containment >= cfg.report_floor and shared >= cfg.report_min_shared:
             return True
         if r == "ops":
-            return containment >= cfg.ops_threshold and shared >= cfg.ops_min_run - k + 1
+            return containment >= cfg.ops_floor and shared >= 1
         return (containment >= cfg.threshold and shared * k >= cfg.min_cover) or shared * k >= cfg.paste_run
+
+    def _align(self, m: OverlapMatch, entry_id: str, part: str, ops_fp, cache: dict) -> None:
+        """Add the op alignment with the cohort file's best-aligned kernel to m, then its score and decision."""
+        key = ("align", entry_id, part, m.cohort_file)
+        if key not in cache:
+            stream = list(getattr(ops_fp, "stream", None) or [])
+            best = ("", Alignment(0.0, 0.0, 0, None, None), [])
+            for unit, ops, c_lines in self._kernels.get(m.cohort_file, []):
+                a = _aligned(stream, ops, unit, m.cohort_file, cache)
+                if a.fraction * a.weight > best[1].fraction * best[1].weight:  # the most matched weight
+                    best = (unit, a, c_lines)
+            cache[key] = (*best, list(getattr(ops_fp, "stream_lines", None) or []))
+        unit, a, c_lines, e_lines = cache[key]
+        m.aligned, m.aligned_weight, m.aligned_ops, m.aligned_unit = a.fraction, a.weight, a.matched, unit
+        if not a.matched:  # nothing aligned: the trust is the best-weighted kernel's (its ops were all missed)
+            m.aligned_weight = max((total_weight(ops) for _, ops, _ in self._kernels.get(m.cohort_file, [])), default=0.0)
+        if a.entry_span and e_lines:
+            m.aligned_entry_lines = (e_lines[a.entry_span[0]], e_lines[a.entry_span[1]])
+        if a.cohort_span and c_lines:
+            m.aligned_cohort_lines = (c_lines[a.cohort_span[0]], c_lines[a.cohort_span[1]])
+        m.score = score(m, self.config)
+        m.flagged, m.reason = decide(m, self.config)
 
     def _pair(self, entry_id, part, fp, c: _CohortFP, mine, shared, ign, nc, where, keep) -> OverlapMatch:
         ne = len(mine)
@@ -209,8 +264,16 @@ class OverlapIndex:
             dice=round(2 * shared / max(1, ne + nc), 4), shared=shared, entry_fingerprints=ne,
             cohort_fingerprints=nc, covered=_covered(fp, common), longest_run=run, run_entry_lines=e_span,
             run_cohort_lines=c_span, entry_lines=_spans(fp, common), cohort_lines=_spans(c.fp, common))
-        m.flagged, m.reason = decide(m, self.config)
-        return m
+        return m  # scored and decided by _align
+
+
+def _aligned(stream: list[str], ops: list[str], unit: str, file_id: str, cache: dict) -> Alignment:
+    """align(stream, ops), once per distinct entry stream and cohort kernel of a scan (KB entries repeat streams)."""
+    key = ("stream", tuple(stream), file_id, unit)
+    got = cache.get(key)
+    if got is None:
+        got = cache[key] = align(stream, ops)
+    return got
 
 
 def _longest_run(a: Fingerprint, b: Fingerprint, ign: set[int], where: Mapping[int, list[int]], bj: list[int]):

@@ -184,9 +184,9 @@ def _containment(index, t: _Targets, seg: dict, kb_boiler, ignored: dict, langua
 
 def _worth(cfg, r, containment, shared):
     """OverlapIndex._worth over arrays."""
-    k_tok, k_ops = PARAMS["tokens"][0], PARAMS["ops"][0]
+    k_tok = PARAMS["tokens"][0]
     report = (containment >= cfg.report_floor) & (shared >= cfg.report_min_shared)
-    ops = (containment >= cfg.ops_threshold) & (shared >= cfg.ops_min_run - k_ops + 1)
+    ops = (containment >= cfg.ops_floor) & (shared >= 1)
     tokens = ((containment >= cfg.threshold) & (shared * k_tok >= cfg.min_cover)) | (shared * k_tok >= cfg.paste_run)
     return report | ((r == 1) & ops) | ((r == 0) & tokens)
 

@@ -16,6 +16,7 @@ from kbstore.audit import audit
 from kbstore.cli import cli
 from kbstore.freeze import freeze
 from kbstore.snapshot import read_manifest
+from provenance.overlap_rules import OverlapConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 COPIED = "    num = tl.exp(x)"  # a line of the cohort kernel that the copy carries over verbatim
@@ -198,10 +199,10 @@ def test_kb_overlap_gives_the_freezes_verdict_and_scores(audited, capsys):
         assert sorted(map(json.dumps, mine)) == sorted(map(json.dumps, same)), name
     assert _kb(["overlap", str(a["paths"]["copy"]), "--cohort", str(a["manifest"])]) == 1
     text = capsys.readouterr().out
-    assert "EXCLUDED: the overlap rule fires" in text and "FIRES: containment" in text and COPIED in text
+    assert "EXCLUDED: the overlap rule fires" in text and "FIRES: T " in text and "-> score" in text and COPIED in text
     assert _kb(["overlap", str(a["paths"]["near"]), "--cohort", str(a["manifest"])]) == 0
     text = capsys.readouterr().out
-    assert "not excluded" in text and "under the containment threshold 0.65" in text
+    assert "not excluded" in text and f"under {OverlapConfig().threshold}" in text
 
 
 def _kb(args: list[str]) -> int:
@@ -226,3 +227,26 @@ def test_kb_overlap_bad_input_is_exit_2_with_one_line_naming_the_file(audited, t
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and str(tmp_path / bad) in err, (bad, err)
     assert _kb(["overlap", str(a["paths"]["copy"]), "--cohort", str(a["manifest"]), "--overlap-threshold", "1.5"]) == 2
+
+
+def test_the_audit_finds_the_cohort_files_from_another_working_directory(audited, tmp_path, monkeypatch):
+    """The freeze records the manifest's absolute path (given relative here); snapshots that recorded it as given
+    are looked up from the working directory, then beside the KB."""
+    from kbstore.audit_code import cohort_codes, cohort_dir
+
+    a = audited
+    monkeypatch.chdir(a["root"])
+    snap = freeze(Path("cohort") / "cohort.yaml", Path("kb"), overlap_threshold=0.5)
+    m = read_manifest(Path(snap.path))
+    assert Path(m.cohort_source).is_absolute() and Path(m.cohort_source) == a["manifest"].resolve()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    codes = cohort_codes(m)
+    assert set(codes) == {"softmax.py", "log_softmax.py"} and all(code and not why for code, why in codes.values())
+    md = audit(snap.snapshot_id, a["kb"]).markdown()
+    assert "not shown" not in md and _row(_line_of(a["copy"], COPIED), _line_of(_cohort_kernel(), COPIED), COPIED) in md
+    old = m.model_copy(update={"cohort_source": "cohort/cohort.yaml", "kb_path": str(a["kb"])})
+    assert cohort_dir(old) == a["cohort"]  # beside the KB (the working directory is elsewhere)
+    monkeypatch.chdir(a["root"])
+    assert cohort_dir(old) == a["cohort"].relative_to(a["root"]) or cohort_dir(old).resolve() == a["cohort"]

@@ -66,7 +66,7 @@ def test_a_port_fires_the_ops_rule_and_says_which(cohort):
     r = explain(DATA / "ports" / "softmax.c", cohort)
     assert r.excluded and r.subject.language == "cpp"
     fired = [p for p in r.pairs if p.fires]
-    assert [p.representation for p in fired] == ["ops"] and "ops containment" in fired[0].rule
+    assert [p.representation for p in fired] == ["ops"] and "aligned" in fired[0].rule
     assert r.fragments and r.fragments[0].marked("entry") and r.fragments[0].marked("cohort")
     assert not r.notes  # frozen_at is in the future; no hash or operator of the cohort
 
