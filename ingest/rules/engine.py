@@ -106,14 +106,24 @@ def check_rule(rule: Rule) -> None:
                         *[(f"forbids {p!r}", p) for p in rule.forbids],
                         *[(f"not_inside {p!r}", p) for p in rule.not_inside],
                         *[(f"flow {p!r}", p) for p in flow_patterns]]:
-        plain = _SINGLE.sub(lambda m: m.group(1), _MULTI.sub("", text))
-        if SgRoot(plain, rule.language).root().find(kind="ERROR") is not None:
+        plain = _SINGLE.sub(lambda m: m.group(1), _MULTI.sub("", re.sub(r",\s*\$\$\$[A-Z_]*", "", text)
+                                                            if rule.language != "python" else text))
+        # C++: an expression or statement is not a translation unit; it parses inside a function body
+        tries = [plain] if rule.language == "python" else [plain, f"void f() {{ {plain}; }}"]
+        if all(SgRoot(t, rule.language).root().find(kind="ERROR") is not None for t in tries):
             raise BadRule(f"rule {rule.id}: {label} does not parse as {rule.language}")
     for name, spec in rule.derive.items():
         if spec.fact not in FACTS:
             raise BadRule(f"rule {rule.id}: ${name}: unknown fact {spec.fact!r} (known: {', '.join(sorted(FACTS))})")
-    if (rule.flows or rule.derive) and rule.language != "python":
-        raise BadRule(f"rule {rule.id}: flows and facts are read from Python (Triton) sources only")
+    if rule.flows and rule.language != "python":
+        raise BadRule(f"rule {rule.id}: flows are read from Python (Triton) sources only")
+    if rule.language != "python":
+        from ingest.rules.facts_cpp import CPP_FACTS
+
+        for name, spec in rule.derive.items():
+            if spec.fact not in CPP_FACTS:
+                raise BadRule(f"rule {rule.id}: ${name}: fact {spec.fact!r} reads Python sources; C++ rules may "
+                              f"derive {', '.join(sorted(CPP_FACTS))}")
     _find(rule, SgRoot("", rule.language).root())
 
 
@@ -291,13 +301,17 @@ def apply_rules(rules: list[Rule], source: str, *, reference: str | None = None)
 
 
 def program_key(source: str, language: str) -> str:
-    """A key equal for programs that differ only in formatting, comments or docstrings."""
+    """A key equal for programs that differ only in formatting, comments or docstrings (C++: its tokens)."""
     if language == "python":
         try:
             return ast.dump(_strip_docstrings(ast.parse(source)))
         except (SyntaxError, ValueError):
-            pass
-    return source
+            return source
+    from ast_grep_py import SgRoot
+
+    tokens: list[str] = []
+    _leaves(SgRoot(source, language).root(), tokens)
+    return "\x00".join(tokens)
 
 
 def _leaves(node, out: list[str]) -> None:

@@ -2,7 +2,8 @@
 
 For each catalogue pattern, the repair engine runs on the pattern's first example near-miss (the
 example suite's, else the rules' development set's) with the `rules` worker offered only that
-pattern, judged by the real harness (fixed seed). The accepted run's record is kept, marked
+pattern, judged by the real harness (fixed seed): an AscendC pattern's on the ascendc-cpu backend, where the
+loop's working text is the candidate's bundle of C++ files. The accepted run's record is kept, marked
 hand-written (worker kind "hand", no retrieval) and carrying the pattern's rules, so `kb ingest`
 admits it through the ordinary quality gate.
 
@@ -34,7 +35,26 @@ class StarterBuildFailed(RuntimeError):
 
 
 def pattern_id(p: StarterPattern) -> str:
-    return f"starter/{p.bug_class}"
+    return f"starter/{p.key}"
+
+
+def backend_for(p: StarterPattern) -> str:
+    """The backend that judges the pattern's example: AscendC kernels run on the CPU emulation."""
+    return "ascendc-cpu" if p.language == "ascendc" else "triton-cpu"
+
+
+def problem_for(candidate: Path) -> Path:
+    """The problem.py beside a near-miss, or above it (an NPUKernelBench near-miss is a directory under npukb/)."""
+    for d in list(candidate.parents)[:3]:
+        if (d / "problem.py").is_file():
+            return d / "problem.py"
+    raise StarterBuildFailed(f"{candidate}: no problem.py beside it or above it")
+
+
+def record_stem(record: RepairRecord) -> str:
+    """The record's file name: its bug class, prefixed by its language unless Triton (StarterPattern.key)."""
+    bug_class = record.diagnosis.bug_class
+    return bug_class if record.language == "triton" else f"{record.language}-{bug_class}"
 
 
 def build_record(p: StarterPattern, root: Path = ROOT, *, seed: int = 0,
@@ -44,14 +64,15 @@ def build_record(p: StarterPattern, root: Path = ROOT, *, seed: int = 0,
     from repair.workers import Pattern, RulesWorker
 
     candidate = root / p.examples[0]
-    problem, op, nearmiss = candidate.parent / "problem.py", candidate.parent.name, candidate.name
+    problem, nearmiss = problem_for(candidate), candidate.name
+    op = problem.parent.name
     pattern = Pattern(id=pattern_id(p), score=1.0, title=p.title, bug_class=p.bug_class, fix=p.fix,
                       rules=tuple(r.to_dict() for r in p.rules))
-    judge = HarnessJudge(problem, seed=seed)
+    judge = HarnessJudge(problem, backend=backend_for(p), seed=seed)
     t0 = time.perf_counter()
     outcome = run_repair(RunConfig(problem, candidate, bounds=Bounds(attempts=12), out=workdir), RulesWorker(),
                          FixedRetriever([pattern]), judge)
-    stats = {"bug_class": p.bug_class, "example": f"{op}/{nearmiss}", "status": outcome.status,
+    stats = {"bug_class": p.bug_class, "key": p.key, "example": f"{op}/{nearmiss}", "status": outcome.status,
              "attempts": len(outcome.attempts), "wall_s": round(time.perf_counter() - t0, 2)}
     if outcome.status != "repaired":
         raise StarterBuildFailed(f"{p.bug_class}: the rules did not repair {op}/{nearmiss} ({outcome.status})")
@@ -78,7 +99,7 @@ def stable_view(record: dict) -> dict:
 
 def write_record(record: RepairRecord, out: Path) -> bool:
     """Write unless an equal record (modulo times) is there; True when the file changed."""
-    path = out / f"{record.diagnosis.bug_class}.json"
+    path = out / f"{record_stem(record)}.json"
     new = json.loads(record.to_json())
     if path.exists():
         try:
@@ -100,15 +121,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m repair.rules.build_starter", description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=STARTER_DIR)
     ap.add_argument("--root", type=Path, default=ROOT, help="the directory the example paths are relative to")
-    ap.add_argument("--only", nargs="*", default=None, metavar="BUG_CLASS")
+    ap.add_argument("--only", nargs="*", default=None, metavar="BUG_CLASS",
+                    help="bug classes (both languages) or pattern keys (ascendc-<bug class>)")
     args = ap.parse_args(argv)
-    chosen = [p for p in STARTER if args.only is None or p.bug_class in args.only]
-    unknown = set(args.only or ()) - {p.bug_class for p in STARTER}
+    chosen = [p for p in STARTER if args.only is None or p.bug_class in args.only or p.key in args.only]
+    unknown = set(args.only or ()) - {p.bug_class for p in STARTER} - {p.key for p in STARTER}
     if unknown:
         print(f"error: unknown bug class(es): {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
     failed = 0
-    print(f"{'bug class':26} {'example':36} {'attempts':>8} {'wall s':>7}  file")
+    print(f"{'pattern':34} {'example':36} {'attempts':>8} {'wall s':>7}  file")
     for p in chosen:
         try:
             record, stats = build_record(p, args.root)
@@ -117,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
             failed += 1
             continue
         changed = write_record(record, args.out)
-        print(f"{p.bug_class:26} {stats['example']:36} {stats['attempts']:>8} {stats['wall_s']:>7}  "
+        print(f"{p.key:34} {stats['example']:36} {stats['attempts']:>8} {stats['wall_s']:>7}  "
               f"{'written' if changed else 'unchanged'}")
     return 1 if failed else 0
 

@@ -9,13 +9,17 @@ eps placement, biased vs unbiased variance, the online-softmax rescale, ignored 
 parameters, swapped arguments, strides and row offsets. Each rule carries the symptoms its class
 shows (the diagnosis labels of repair.engine.diagnose, or `layout` / `param` for failures only on
 transposed inputs or non-default constructor arguments), which the rules worker ranks by.
+
+ASCENDC_STARTER does the same for AscendC (language "ascendc", C++ rules in repair.rules.ascendc): the work
+split, the tail, DataCopy alignment, the queue protocol, reduction identities, offsets and buffer sizes. Its
+records are judged on ascendc-cpu and named ascendc-<bug class> (StarterPattern.key), beside the Triton ones.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ingest.rules.model import Rule
-from repair.rules import bounds, layout, masking, numerics, params
+from repair.rules import ascendc, bounds, layout, masking, numerics, params
 
 # symptom cues: diagnosis labels and locations (repair.engine.diagnose), `nan`, `layout`, `param`
 TAIL = ("tail-localized", "tail-columns", "tail-rows", "last-block")
@@ -33,13 +37,19 @@ class StarterPattern:
     root_cause: str
     fix: str
     rules: tuple[Rule, ...]
-    examples: tuple[str, ...]  # near-miss files (relative to the repository) the rules must repair
+    examples: tuple[str, ...]  # near-miss files or task directories (relative to the repository) the rules repair
+    language: str = "triton"  # the record's language: triton, or ascendc (C++ rules over a candidate's sources)
+
+    @property
+    def key(self) -> str:
+        """Unique across languages (a bug class may have a Triton and an AscendC pattern): the record's file stem."""
+        return self.bug_class if self.language == "triton" else f"{self.language}-{self.bug_class}"
 
 
-def _pattern(bug_class, title, root_cause, fix, rules, examples, symptoms) -> StarterPattern:
+def _pattern(bug_class, title, root_cause, fix, rules, examples, symptoms, language="triton") -> StarterPattern:
     """The pattern, each of its rules carrying the cues (symptoms) its class shows."""
     tagged = tuple(Rule.model_validate({**r.to_dict(), "symptoms": list(symptoms)}) for r in rules)
-    return StarterPattern(bug_class, title, root_cause, fix, tagged, tuple(examples))
+    return StarterPattern(bug_class, title, root_cause, fix, tagged, tuple(examples), language)
 
 
 DEV = "tests/repair/rules/data/dev"
@@ -175,6 +185,98 @@ STARTER: tuple[StarterPattern, ...] = (
              ["examples/tanh_scaled/nearmiss_1.py", f"{DEV}/clamp_scale/nearmiss_swap.py"],
              WRONG + SCALED + ("param",)),
 )
+
+ASC = "examples/ascendc"
+DEV_ASC = "tests/repair/rules/data/dev_ascendc"
+
+
+def _ascendc(bug_class, title, root_cause, fix, rules, examples, symptoms) -> StarterPattern:
+    return _pattern(bug_class, title, root_cause, fix, rules, examples, symptoms, language="ascendc")
+
+
+# AscendC: what ascendc-cpu's forensics show. An output element no core writes stays at the emulator's poison
+# (nan): a dropped tail, tile or core share is `nan-introduced`, at the last block when it is the end that is lost,
+# scattered or everywhere when each core loses its later tiles or whole cores are never launched; a broken
+# protocol (queue order, DataCopy alignment, a buffer overrun) is an emulator fault (repair.workers.rules_worker).
+ASC_TAIL_LOST = ("last-block", "tail-localized", "tail-rows", "tail-columns", "nan-introduced", "nan", "gm-bounds")
+ASC_TILES_LOST = ("scattered", "everywhere", "partially-wrong", "tail-columns", "nan-introduced", "nan")
+ASC_SHARES_LOST = ("scattered", "everywhere", "partially-wrong", "last-block", "tail-localized", "nan-introduced",
+                   "nan", "gm-bounds")
+ASCENDC_STARTER: tuple[StarterPattern, ...] = (
+    _ascendc("tail-tile-dropped", "The remainder tile is skipped on some core",
+             "The tail tile (length % tile elements) is processed under a condition on the core index (only on "
+             "cores before the last), or each core's share is the length divided by the blocks launched rounded "
+             "down, so the last elements of the output are never written.",
+             "Process the tail tile on every core whose share has one (guard it by the remainder alone); round each "
+             "core's share up and let the last core take what is left.",
+             ascendc.tail_tile_dropped(),
+             [f"{ASC}/add/nearmiss_tail.py", f"{ASC}/add/npukb/nearmiss_tail", f"{DEV_ASC}/axpb/nearmiss_tail.py",
+              f"{DEV_ASC}/axpb/nearmiss_floor_share.py"],
+             ASC_TAIL_LOST),
+    _ascendc("tile-loop-bound", "The tile loop stops early",
+             "The loop over a core's tiles is capped at a constant (only the first tile runs), or counts the tiles "
+             "before the double-buffer split (tileNum where tileNum * BUFFER_NUM tiles were cut), so the rest of "
+             "each core's share is never written.",
+             "Loop over every tile of the core's share: drop the cap; count tileNum * BUFFER_NUM tiles.",
+             ascendc.tile_loop_bound(),
+             [f"{ASC}/add/nearmiss_first_tile.py", f"{ASC}/add/npukb/nearmiss_first_tile",
+              f"{DEV_ASC}/axpb/nearmiss_first_tile.py", f"{DEV_ASC}/relu_tiles/nearmiss_buffer_num.py"],
+             ASC_TILES_LOST),
+    _ascendc("wrong-core-count", "The share's divisor is not the number of blocks launched",
+             "The tiling splits the work over every core of the chip (GetCoreNumAiv) while SetBlockDim launches "
+             "fewer blocks, so the shares of the cores never launched are never computed.",
+             "Divide the work by the block count given to SetBlockDim (or launch as many blocks as shares).",
+             ascendc.wrong_core_count(),
+             [f"{ASC}/add/nearmiss_core_count.py", f"{ASC}/add/npukb/nearmiss_core_count",
+              f"{ASC}/bias_add/nearmiss_core_count.py", f"{ASC}/bias_add/npukb/nearmiss_core_count",
+              f"{DEV_ASC}/axpb/nearmiss_core_count.py", f"{DEV_ASC}/row_max/nearmiss_core_count.py"],
+             ASC_SHARES_LOST),
+    _ascendc("unaligned-datacopy", "DataCopy with a length that is not a multiple of 32 bytes",
+             "DataCopy between global and local memory moves whole 32-byte blocks: a row or tail whose byte length "
+             "is not a multiple of 32 reads the next row's elements or writes past its own.",
+             "Use DataCopyPad with DataCopyExtParams{1, count * sizeof(T), 0, 0, 0} (and DataCopyPadExtParams<T> "
+             "on the way in).",
+             ascendc.unaligned_datacopy(),
+             [f"{ASC}/cast/nearmiss_unaligned.py", f"{ASC}/cast/npukb/nearmiss_unaligned",
+              f"{ASC}/softmax/nearmiss_unaligned.py", f"{ASC}/softmax/npukb/nearmiss_unaligned",
+              f"{DEV_ASC}/axpb/nearmiss_unaligned.py", f"{DEV_ASC}/row_max/nearmiss_unaligned.py"],
+             ("datacopy-align", "local-bounds") + WRONG + TAIL + NAN + SCALED),
+    _ascendc("queue-out-of-order", "A queue's tensor is handed on before its last use",
+             "EnQue passes a tensor to the next stage before the statements that write it, or FreeTensor returns "
+             "it to its queue before the statements that read it: the copy races the vector unit.",
+             "Move the EnQue (FreeTensor) after the last statement that uses the tensor.",
+             ascendc.queue_out_of_order(),
+             [f"{ASC}/bias_add/nearmiss_queue_order.py", f"{ASC}/bias_add/npukb/nearmiss_queue_order",
+              f"{ASC}/layer_norm/nearmiss_queue_order.py", f"{ASC}/layer_norm/npukb/nearmiss_queue_order",
+              f"{DEV_ASC}/axpb/nearmiss_enque.py", f"{DEV_ASC}/row_max/nearmiss_free.py"],
+             ("queue",) + WRONG + SCALED + NAN),
+    _ascendc("reduction-init", "Reduction accumulator does not start at the identity",
+             "A running sum starts at a value other than 0 (the first element, a stale value), or a running max is "
+             "filled with 0 (or never filled): rows are offset, or all-negative rows report 0.",
+             "Start a sum at 0 and a max at the lowest float (Duplicate(acc, -3.40282347e+38f, n) for a vector).",
+             ascendc.reduction_init(),
+             [f"{ASC}/row_sum/nearmiss_init.py", f"{ASC}/row_sum/npukb/nearmiss_init",
+              f"{DEV_ASC}/row_max/nearmiss_init_scalar.py"],
+             WRONG + SCALED + DRIFT + ("zero-output",)),
+    _ascendc("missing-block-offset", "A global buffer misses the core's offset",
+             "One GlobalTensor is set on the tensor's start while the others add the core's offset "
+             "(blockLength * GetBlockIdx()), so every core reads or writes the first core's share.",
+             "Add the same per-core offset to every per-core buffer's address.",
+             ascendc.missing_block_offset(), [f"{DEV_ASC}/axpb/nearmiss_offset.py"],
+             WRONG + NAN + SCALED + ("gm-bounds",)),
+    _ascendc("missing-max-subtraction", "Softmax exp of a row not shifted by its max",
+             "Exp of the raw row overflows to inf for inputs above about 88, and the normalisation gives inf / inf = "
+             "nan on those rows.",
+             "ReduceMax the row, read the max (after the vector-to-scalar sync), Adds(-max), then Exp.",
+             ascendc.missing_max_subtraction(), [f"{DEV_ASC}/row_softmax/nearmiss_maxsub.py"], NAN + WRONG),
+    _ascendc("buffer-bytes", "A queue buffer is sized in elements, not bytes",
+             "InitBuffer takes a length in bytes; passing the element count makes each buffer too small for its "
+             "tile, so tiles overlap in local memory.",
+             "Size the buffer as count * sizeof(T).",
+             ascendc.buffer_bytes(), [f"{DEV_ASC}/axpb/nearmiss_bytes.py"], ("local-bounds",) + WRONG + NAN + SCALED),
+)
+
+STARTER = STARTER + ASCENDC_STARTER
 
 
 def starter_rules() -> list[Rule]:

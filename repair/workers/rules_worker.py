@@ -8,12 +8,15 @@ then by size (fewest changed lines). The engine evaluates each one; the worker o
 kernel to rewrite next: after an improving attempt it builds on the improved kernel (a fix that needs
 two rules), otherwise it goes on with the remaining candidates of the kernel it started from.
 `rules+litellm` hands over to the LLM once the rules have nothing left to propose.
+
+An AscendC candidate's working text is a bundle of C++ files (repair.ascendc.bundle): the worker applies the C++
+rules to each of its C++ files and proposes the whole bundle with that file rewritten.
 """
 from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ingest.rules import BadRule, RuleApplication, apply_rule, rules_of
 from ingest.rules.engine import changed_lines, program_key
@@ -21,8 +24,16 @@ from repair.workers.base import Pattern, Proposal, Usage, WorkerContext, WorkerE
 
 # how much an observed failure cue says about a bug class: specific cues weigh more than generic ones
 CUE_WEIGHTS = {"nan": 3, "layout": 3, "param": 3, "nan-introduced": 3, "zero-output": 2, "tail-localized": 2,
-               "tail-columns": 2, "tail-rows": 2, "last-block": 2, "uniform-drift": 2}
+               "tail-columns": 2, "tail-rows": 2, "last-block": 2, "uniform-drift": 2, "queue": 4,
+               "datacopy-align": 4, "local-bounds": 3, "gm-bounds": 3}
 _GENERIC = 1
+# faults the ascendc-cpu emulator reports (a case's `message:`), as cues: they name the protocol a kernel broke
+FAULT_CUES = (
+    ("queue", r"after its (EnQue|FreeTensor)|LocalTensor was never allocated|buffers of the queue are in use"),
+    ("datacopy-align", r"length must be a multiple of 32 bytes"),
+    ("local-bounds", r"past the end of a LocalTensor|UB overflow|past the end of the TBuf"),
+    ("gm-bounds", r"outside every GM tensor|bytes \[-?\d+, -?\d+\) of GM tensor"),
+)
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,8 @@ def failure_cues(forensics: str, problem_text: str = "") -> set[str]:
         cues.update(re.findall(r"\blocation=(\S+)", line))
         if re.search(r"\bnan=[1-9]|\binf=[1-9]", line):
             cues.add("nan")
+        message = line.split(" message: ", 1)[1] if " message: " in line else ""
+        cues.update(cue for cue, rx in FAULT_CUES if message and re.search(rx, message))
         params = _case_params(line)
         if any(re.search(r"transpos|layout|stride|permut|contig", f"{k} {v}") for k, v in params.items()):
             cues.add("layout")
@@ -83,13 +96,55 @@ def fit(rule_symptoms, cues: set[str]) -> int:
     return sum(CUE_WEIGHTS.get(c, _GENERIC) for c in cues if c in named)
 
 
+def _bundle(text: str):
+    """The AscendC bundle `text` is, or None for a plain source."""
+    from repair.ascendc import BundleError, is_bundle, parse_bundle
+
+    if not is_bundle(text):
+        return None
+    try:
+        return parse_bundle(text)
+    except BundleError:
+        return None
+
+
+def rule_language(text: str, language: str = "python") -> str:
+    """The ast-grep language of the rules that apply to `text`: a bundle's are C++ (LANGUAGES["ascendc"])."""
+    return "cpp" if language == "ascendc" or _bundle(text) is not None else language
+
+
+def source_key(text: str, language: str = "python") -> str:
+    """program_key of a source, or of each C++ file of a bundle (formatting and comments aside)."""
+    bundle = _bundle(text)
+    if bundle is None:
+        return program_key(text, language)
+    cpp = {f.name for f in bundle.cpp_files()}
+    return "\x01".join(f"{f.name}\x02{program_key(f.text, 'cpp') if f.name in cpp else f.text}"
+                        for f in bundle.files)
+
+
+def _applications(rule, source: str, reference: str | None) -> list[RuleApplication]:
+    """The rule's applications to a source, or to each C++ file of a bundle (as whole bundles)."""
+    bundle = _bundle(source)
+    if bundle is None:
+        return apply_rule(rule, source, reference=reference)
+    out = []
+    for f in bundle.cpp_files():
+        for app in apply_rule(rule, f.text, reference=reference):
+            out.append(replace(app, patched_source=bundle.replace(f.name, app.patched_source).text,
+                               location=f"{f.name}:{app.location}"))
+    return out
+
+
 def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], language: str = "python", *,
                reference: str | None = None, cues: set[str] = frozenset()) -> list[Candidate]:
-    """Every rule application of every pattern on source, best first, one per distinct program.
+    """Every rule application of every pattern on source (a bundle: on each of its C++ files), best first, one per
+    distinct program.
 
     Best: the highest symptom fit, then the best retrieval rank, then a rule's every-site rewrite, then the
     fewest changed lines.
     """
+    language = rule_language(source, language)
     found: list[tuple[tuple, Candidate]] = []
     for rank, pattern in enumerate(patterns):
         try:
@@ -100,17 +155,18 @@ def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], langu
             if rule.language != language:
                 continue
             try:
-                apps = apply_rule(rule, source, reference=reference)
+                apps = _applications(rule, source, reference)
             except BadRule:
                 continue
             score = fit(rule.symptoms, cues)
             for site, app in enumerate(apps):
                 # a rule that fires at several sites fixes them all at once first (a bug repeated in each pass)
-                key = (-score, rank, not app.location.startswith("all:"), app.changed_lines, index, site)
+                every_site = app.location.startswith("all:") or ":all:" in app.location
+                key = (-score, rank, not every_site, app.changed_lines, index, site)
                 found.append((key, Candidate(app, pattern, rank, score)))
     out, seen = [], set()
     for _, cand in sorted(found, key=lambda kc: kc[0]):
-        key = program_key(cand.application.patched_source, language)
+        key = source_key(cand.application.patched_source, language)
         if key not in seen:
             seen.add(key)
             out.append(cand)
@@ -130,7 +186,7 @@ def offered(ctx: WorkerContext) -> tuple[Pattern, ...]:
 
 class RulesWorker:
     def __init__(self, language: str = "python"):
-        self.language = language
+        self.language = self.default = language  # language: of the kernel last seen (a bundle's rules are C++)
         self.info = WorkerInfo(kind="rules")
         self.bases: list[str] = []  # kernels to rewrite, newest last
         self.proposed: set[str] = set()  # program keys already handed to the engine
@@ -138,6 +194,7 @@ class RulesWorker:
         self._cache: dict[tuple[str, tuple[str, ...]], list[Candidate]] = {}
 
     def propose(self, ctx: WorkerContext) -> Proposal:
+        self.language = rule_language(ctx.candidate_text, "ascendc" if ctx.language == "ascendc" else self.default)
         self._track(ctx)
         patterns = offered(ctx)
         ids = tuple(p.id for p in patterns)
@@ -149,8 +206,8 @@ class RulesWorker:
                                               cues=cues)
             for cand in self._cache[key]:
                 text = cand.application.patched_source
-                pkey = program_key(text, self.language)
-                if pkey in self.proposed or any(program_key(b, self.language) == pkey for b in self.bases):
+                pkey = source_key(text, self.language)
+                if pkey in self.proposed or any(source_key(b, self.language) == pkey for b in self.bases):
                     continue
                 self.proposed.add(pkey)
                 self.last = text
@@ -162,7 +219,7 @@ class RulesWorker:
         current = ctx.candidate_text
         improved = bool(ctx.history) and ctx.history[-1].outcome == "improved"
         if not self.bases or (improved and current == self.last) or (
-                current not in self.bases and program_key(current, self.language) not in self.proposed):
+                current not in self.bases and source_key(current, self.language) not in self.proposed):
             if current not in self.bases:
                 self.bases.append(current)
 

@@ -11,7 +11,7 @@ import pytest
 from ingest.rules import apply_rules
 from repair.rules.catalog import STARTER
 
-BY_CLASS = {p.bug_class: list(p.rules) for p in STARTER}
+BY_CLASS = {p.bug_class: list(p.rules) for p in STARTER if p.language == "triton"}
 
 HEAD = "import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
 

@@ -1,5 +1,6 @@
 """The starter rule set: it repairs the near-misses of its classes (example suite and the rules' development set),
-never touches a correct kernel, and ships as hand-written repair records the ingest gate admits."""
+never touches a correct kernel, and ships as hand-written repair records the ingest gate admits. The Triton
+patterns are checked here; the AscendC ones' rules in test_ascendc_rules.py, their records here too."""
 from __future__ import annotations
 
 import json
@@ -16,7 +17,9 @@ from repair.rules.catalog import STARTER, starter_rules
 
 ROOT = Path(__file__).resolve().parents[3]
 SUITES = [ROOT / "examples", ROOT / "tests" / "repair" / "rules" / "data" / "dev"]
-BY_CLASS = {p.bug_class: p for p in STARTER}
+TRITON = [p for p in STARTER if p.language == "triton"]
+BY_CLASS = {p.bug_class: p for p in TRITON}
+BY_KEY = {p.key: p for p in STARTER}
 
 
 def _labelled():
@@ -84,11 +87,12 @@ def test_every_rule_compiles_and_ids_are_unique():
         assert r.id.startswith(f"starter/{r.bug_class}/") and r.origin == "hand"
         assert r.symptoms, f"{r.id}: no symptoms for the worker to rank by"
     assert len({r.id for r in rules}) == len(rules)
+    assert len(BY_KEY) == len(STARTER), "two patterns share a record name"
 
 
 def test_each_catalogue_pattern_names_real_examples_of_its_class():
     labelled = {_rel(d / n): c for d, n, c in NEAR_MISSES}
-    for p in STARTER:
+    for p in TRITON:
         assert p.examples and p.title and p.root_cause and p.fix
         for example in p.examples:
             assert labelled.get(example) == p.bug_class, (p.bug_class, example)
@@ -114,8 +118,8 @@ def test_starter_rules_repair_every_near_miss_of_their_class(op_dir, nearmiss, b
 def test_no_starter_rule_touches_a_correct_kernel(correct):
     """No rule can turn a passing kernel into a failing one: none fires on any correct kernel of either suite."""
     text, reference = correct.read_text(), (correct.parent / "problem.py").read_text()
-    changed = [a.rule_id for r in starter_rules() for a in apply_rule(r, text, reference=reference)
-               if not equivalent(a.patched_source, text)]
+    changed = [a.rule_id for r in starter_rules() if r.language == "python"
+               for a in apply_rule(r, text, reference=reference) if not equivalent(a.patched_source, text)]
     assert changed == []
 
 
@@ -141,16 +145,27 @@ def _records() -> dict[str, RepairRecord]:
 
 
 def test_every_pattern_ships_as_a_hand_written_record_the_gate_admits():
+    from repair.workers.rules_worker import candidates, source_key
+    from repair.workers.base import Pattern
+
     records = _records()
-    assert sorted(records) == sorted(BY_CLASS)
-    for bug_class, record in records.items():
+    assert sorted(records) == sorted(BY_KEY)
+    for key, record in records.items():
+        pattern = BY_KEY[key]
         assert record.worker.kind == "hand" and record.worker.prompt_tokens == 0
         assert record.retrieval.retrieved == [] and any("hand-written" in n for n in record.symptom.notes)
-        assert record.diagnosis.bug_class == bug_class
-        assert rules_of(record) == list(BY_CLASS[bug_class].rules), "record is stale: rerun build_starter"
-        assert gate(record) == [], bug_class
+        assert record.diagnosis.bug_class == pattern.bug_class
+        assert record.language == pattern.language
+        assert rules_of(record) == list(pattern.rules), "record is stale: rerun build_starter"
+        assert gate(record) == [], key
         # the record's own rules reach its repaired code from its source
-        assert any(equivalent(r, record.repaired.code) for r in _reachable(rules_of(record), record.source.code))
+        if pattern.language == "triton":
+            assert any(equivalent(r, record.repaired.code) for r in _reachable(rules_of(record), record.source.code))
+        else:  # an AscendC record's code is the candidate's bundle; the rules rewrite its C++ files
+            offered = [Pattern(id=key, score=1.0, rules=tuple(record.rules))]
+            reached = {source_key(c.application.patched_source) for c in candidates(record.source.code, offered)}
+            assert source_key(record.repaired.code) in reached
+            assert record.backend == "ascendc-cpu" and record.evidence.full_passed == record.evidence.full_total
 
 
 @pytest.mark.slow
@@ -163,3 +178,14 @@ def test_build_starter_regenerates_a_record(tmp_path):
     assert write_record(record, tmp_path) is True
     shipped = json.loads((STARTER_DIR / "grid-floor-div.json").read_text())
     assert stable_view(json.loads((tmp_path / "grid-floor-div.json").read_text())) == stable_view(shipped)
+
+
+@pytest.mark.slow
+def test_build_starter_regenerates_an_ascendc_record_on_ascendc_cpu(tmp_path):
+    from repair.rules.build_starter import build_record, write_record
+
+    record, stats = build_record(BY_KEY["ascendc-unaligned-datacopy"])
+    assert stats["status"] == "repaired" and record.backend == "ascendc-cpu" and record.language == "ascendc"
+    assert write_record(record, tmp_path) is True
+    shipped = json.loads((STARTER_DIR / "ascendc-unaligned-datacopy.json").read_text())
+    assert stable_view(json.loads((tmp_path / "ascendc-unaligned-datacopy.json").read_text())) == stable_view(shipped)

@@ -218,3 +218,71 @@ def test_failure_cues_are_read_from_the_forensics():
     assert failure_cues(forensics, problem) == {"scaled-output", "scattered", "nan-introduced", "tail-columns",
                                                 "nan", "layout", "param"}
     assert failure_cues("tier compact: 0 of 2 cases pass") == set()
+
+
+# -- AscendC: the working text is a bundle of C++ files ------------------------------------------------------
+
+ASCENDC = EXAMPLES / "ascendc"
+
+
+def _bundle(path):
+    from repair.ascendc import load_candidate
+    from repair.ascendc.bundle import to_bundle
+
+    return to_bundle(load_candidate(path))
+
+
+def _ascendc_patterns():
+    from repair.rules.build_starter import pattern_id
+
+    return [Pattern(id=pattern_id(p), score=1.0, title=p.title, bug_class=p.bug_class, fix=p.fix,
+                    rules=tuple(r.to_dict() for r in p.rules)) for p in STARTER if p.language == "ascendc"]
+
+
+def test_on_a_bundle_the_worker_rewrites_one_cpp_file_and_proposes_the_whole_bundle():
+    from repair.ascendc.bundle import parse_bundle
+
+    source = _bundle(ASCENDC / "bias_add" / "npukb" / "nearmiss_queue_order")
+    worker = RulesWorker()
+    c = WorkerContext(attempt=1, problem_text="", candidate_text=source, forensics="", patterns=(),
+                      rule_patterns=tuple(_ascendc_patterns()), language="ascendc")
+    p = worker.propose(c)
+    before, after = parse_bundle(source), parse_bundle(p.candidate)
+    changed = [f.name for f, g in zip(before.files, after.files) if f.text != g.text]
+    assert changed == ["op_kernel/bias_add_custom.cpp"] and after.format == before.format
+    assert p.diagnosis["bug_class"] == "queue-out-of-order" and "op_kernel/bias_add_custom.cpp:" in p.note
+    assert p.cited == ("starter/ascendc-queue-out-of-order",) and p.usage.total == 0
+    correct = parse_bundle(_bundle(ASCENDC / "bias_add" / "answer" / "0"))
+    assert equivalent(after.file(changed[0]).text, correct.file(changed[0]).text, "cpp")
+
+
+def test_bundle_candidates_are_distinct_programs_and_cpp_rules_only():
+    from repair.workers.rules_worker import source_key
+
+    source = _bundle(ASCENDC / "cast" / "nearmiss_unaligned.py")
+    found = candidates(source, _ascendc_patterns(), "ascendc")
+    keys = [source_key(c.application.patched_source) for c in found]
+    # copy-out-indexed and copy-out-whole write the same DataCopyPad: one candidate
+    assert len(keys) == len(set(keys)) == 1 and found[0].pattern.bug_class == "unaligned-datacopy"
+    # formatting is not a different program
+    assert source_key(source.replace("    DataCopy(", "  DataCopy(")) == source_key(source)
+    # Python rules never run on a bundle, C++ rules never on a Triton source
+    assert candidates(source, [pattern("py", OTHER_RULE)], "ascendc") == []
+    assert candidates(SOURCE, _ascendc_patterns()) == []
+
+
+def test_emulator_faults_are_cues_that_rank_their_class_first():
+    from repair.workers.rules_worker import failure_cues
+
+    queue = ("tier compact: 0 of 2 cases pass\n- case 0 {'shape': '[5, 100]'} status=error message: ascendc-cpu: "
+             "Add writes a LocalTensor after its EnQue: the queue's consumer may already be copying it")
+    align = ("- case 1 {'shape': '[1001]'} status=error message: ascendc-cpu: DataCopy of 2002 bytes: the length "
+             "must be a multiple of 32 bytes (DataCopyPad copies any length)")
+    assert failure_cues(queue) == {"queue"} and failure_cues(align) == {"datacopy-align"}
+    # a kernel with both bugs: the observed fault decides which fix comes first
+    text = _bundle(ASCENDC / "bias_add" / "nearmiss_queue_order.py").replace(
+        "DataCopyPad(yGm[r * this->cols], yLocal, RowParams());",
+        "DataCopy(yGm[r * this->cols], yLocal, this->cols);")
+    pats = _ascendc_patterns()
+    assert candidates(text, pats, cues={"queue"})[0].pattern.bug_class == "queue-out-of-order"
+    assert candidates(text, pats, cues={"datacopy-align"})[0].pattern.bug_class == "unaligned-datacopy"

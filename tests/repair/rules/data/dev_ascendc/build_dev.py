@@ -1,0 +1,495 @@
+"""Regenerate the AscendC rules' development set: operators written for it (not the example suite's), each with its
+correct kernel and near-misses injected by hand, as MultiKernelBench six-source .py files beside an NPUKernelBench
+validation/ and the problem.py that `repair import npukernelbench` writes from it.
+
+The kernels differ from the example suite's on purpose (other names, a Step() per tile, `AscendC::` types, a
+scalar running max, the tileNum * BUFFER_NUM loop of the public samples), so a rule that only knew the suite's
+spelling would not fire here. It reuses the suite's assembly code (examples/ascendc/suite/common.py).
+
+    .venv/bin/python tests/repair/rules/data/dev_ascendc/build_dev.py
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[4]
+sys.path.insert(0, str(ROOT / "examples" / "ascendc" / "suite"))
+sys.path.insert(0, str(ROOT))
+
+import yaml  # noqa: E402
+from common import Edit, Op, six_sources, validation_files  # noqa: E402
+
+from repair.ascendc import problem_source  # noqa: E402
+
+# the host's names, other than the suite's
+RENAME = {"coreNum": "aivCount", "blockDim": "usedCores"}
+
+AXPB = Op(
+    dir="axpb", op="AxpbCustom", family="elementwise",
+    inputs=[("x", "float")], outputs=[("y", "float")],
+    fields=[("uint32_t", "totalLength"), ("uint32_t", "perCore"), ("uint32_t", "chunk")], shape="flat",
+    tiling="""    constexpr uint32_t PER_CORE_MIN = 2048;
+    uint32_t blockDim = std::max(1u, std::min(coreNum, (totalLength + PER_CORE_MIN - 1) / PER_CORE_MIN));
+    uint32_t perCore = (totalLength + blockDim - 1) / blockDim;
+    perCore = (perCore + 7) / 8 * 8;
+    uint32_t chunk = 2048;
+""",
+    kernel_class="""
+class KernelAxpbCustom {
+public:
+    __aicore__ inline KernelAxpbCustom() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t perCore, uint32_t chunk)
+    {
+        uint32_t start = perCore * GetBlockIdx();
+        this->count = start >= totalLength ? 0 : (totalLength - start < perCore ? totalLength - start : perCore);
+        this->chunk = chunk;
+        srcGm.SetGlobalBuffer((__gm__ float *)x + start, this->count);
+        dstGm.SetGlobalBuffer((__gm__ float *)y + start, this->count);
+        pipe.InitBuffer(inQue, BUFFER_NUM, chunk * sizeof(float));
+        pipe.InitBuffer(outQue, BUFFER_NUM, chunk * sizeof(float));
+    }
+
+    __aicore__ inline void Process()
+    {
+        uint32_t full = this->count / this->chunk;
+        uint32_t rest = this->count % this->chunk;
+        for (uint32_t t = 0; t < full; ++t) {
+            Step(t * this->chunk, this->chunk);
+        }
+        if (rest != 0) {
+            Step(full * this->chunk, rest);
+        }
+    }
+
+private:
+    __aicore__ inline void Step(uint32_t at, uint32_t len)
+    {
+        AscendC::LocalTensor<float> src = inQue.AllocTensor<float>();
+        DataCopyPad(src, srcGm[at], DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(float)), 0, 0, 0},
+                    DataCopyPadExtParams<float>{false, 0, 0, 0});
+        inQue.EnQue(src);
+        src = inQue.DeQue<float>();
+        AscendC::LocalTensor<float> res = outQue.AllocTensor<float>();
+        Muls(res, src, 2.0f, len);
+        Adds(res, res, 1.0f, len);
+        outQue.EnQue(res);
+        inQue.FreeTensor(src);
+        res = outQue.DeQue<float>();
+        DataCopyPad(dstGm[at], res, DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(float)), 0, 0, 0});
+        outQue.FreeTensor(res);
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inQue;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> outQue;
+    AscendC::GlobalTensor<float> srcGm;
+    AscendC::GlobalTensor<float> dstGm;
+    uint32_t count = 0;
+    uint32_t chunk = 0;
+};
+""",
+    reference="""
+class Model(nn.Module):
+    \"\"\"y = 2 x + 1, elementwise.\"\"\"
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return x * 2.0 + 1.0
+""",
+    get_inputs="""
+shape = eval(param.get('shape', '[1]'))
+return (torch.randn(shape, device=device, dtype=torch.float32),)
+""",
+    test_cases="""
+case_id;shape
+0;[3, 999]
+1;[2051]
+2;[96, 8192]
+3;[5, 7, 3001]
+4;[81925]
+""",
+    edits=[
+        Edit("nearmiss_tail", "near-miss", "tail-tile-dropped", "The last core skips its remainder chunk.",
+             [("kernel", "        if (rest != 0) {\n",
+               "        if (GetBlockIdx() + 1 != GetBlockNum() && rest != 0) {\n")]),
+        Edit("nearmiss_floor_share", "near-miss", "tail-tile-dropped",
+             "Each core's share rounds down: with 40 cores and a share that is a whole number of 8-element blocks, "
+             "the remainder of the division is never processed.",
+             [("tiling", "uint32_t perCore = (totalLength + blockDim - 1) / blockDim;",
+               "uint32_t perCore = totalLength / blockDim;")], fails="full"),
+        Edit("nearmiss_first_tile", "near-miss", "tile-loop-bound", "Only the first full chunk of a core runs.",
+             [("kernel", "for (uint32_t t = 0; t < full; ++t)", "for (uint32_t t = 0; t < 1 && t < full; ++t)")],
+             fails="full"),
+        Edit("nearmiss_core_count", "near-miss", "wrong-core-count",
+             "The share is split over every AIV core while fewer blocks are launched.",
+             [("tiling", "(totalLength + blockDim - 1) / blockDim;", "(totalLength + coreNum - 1) / coreNum;")]),
+        Edit("nearmiss_unaligned", "near-miss", "unaligned-datacopy", "The result is copied out with DataCopy.",
+             [("kernel", "        DataCopyPad(dstGm[at], res, DataCopyExtParams{1, static_cast<uint32_t>(len * "
+                         "sizeof(float)), 0, 0, 0});\n", "        DataCopy(dstGm[at], res, len);\n")]),
+        Edit("nearmiss_enque", "near-miss", "queue-out-of-order", "The result is enqueued before it is computed.",
+             [("kernel", "        Muls(res, src, 2.0f, len);\n        Adds(res, res, 1.0f, len);\n"
+                         "        outQue.EnQue(res);\n",
+               "        outQue.EnQue(res);\n        Muls(res, src, 2.0f, len);\n"
+               "        Adds(res, res, 1.0f, len);\n")]),
+        Edit("nearmiss_offset", "near-miss", "missing-block-offset", "The input buffer misses the core's offset.",
+             [("kernel", "srcGm.SetGlobalBuffer((__gm__ float *)x + start, this->count);",
+               "srcGm.SetGlobalBuffer((__gm__ float *)x, this->count);")]),
+        Edit("nearmiss_bytes", "near-miss", "buffer-bytes", "The input queue's buffers are sized in elements.",
+             [("kernel", "pipe.InitBuffer(inQue, BUFFER_NUM, chunk * sizeof(float));",
+               "pipe.InitBuffer(inQue, BUFFER_NUM, chunk);")]),
+    ],
+)
+
+ROW_MAX = Op(
+    dir="row_max", op="RowMaxCustom", family="reduction",
+    inputs=[("x", "float")], outputs=[("y", "float")],
+    fields=[("uint32_t", "rows"), ("uint32_t", "cols"), ("uint32_t", "rowsPerCore"), ("uint32_t", "chunk")],
+    shape="rows",
+    tiling="""    uint32_t blockDim = std::max(1u, std::min(coreNum, rows));
+    uint32_t rowsPerCore = (rows + blockDim - 1) / blockDim;
+    uint32_t chunk = std::min(cols, 4096u);
+""",
+    infer_shape="""    const gert::Shape *x = context->GetInputShape(0);
+    gert::Shape *y = context->GetOutputShape(0);
+    y->SetDimNum(x->GetDimNum() - 1);
+    for (size_t i = 0; i + 1 < x->GetDimNum(); i++) {
+        y->SetDim(i, x->GetDim(i));
+    }
+""",
+    alloc="    at::Tensor y = at::empty(x.sizes().slice(0, x.dim() - 1), x.options());\n",
+    kernel_class="""
+constexpr uint32_t ROWS_OUT = 32;  // row maxima gathered before one copy-out
+
+class KernelRowMaxCustom {
+public:
+    __aicore__ inline KernelRowMaxCustom() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t rows, uint32_t cols, uint32_t rowsPerCore,
+                                uint32_t chunk)
+    {
+        uint32_t firstRow = rowsPerCore * GetBlockIdx();
+        this->nRows = firstRow >= rows ? 0 : (rows - firstRow < rowsPerCore ? rows - firstRow : rowsPerCore);
+        this->cols = cols;
+        this->chunk = chunk;
+        inGm.SetGlobalBuffer((__gm__ float *)x + firstRow * cols, this->nRows * cols);
+        outGm.SetGlobalBuffer((__gm__ float *)y + firstRow, this->nRows);
+        uint32_t chunkBytes = (chunk * sizeof(float) + 31) / 32 * 32;
+        pipe.InitBuffer(inQue, BUFFER_NUM, chunkBytes);
+        pipe.InitBuffer(outQue, 1, ROWS_OUT * sizeof(float));
+        pipe.InitBuffer(workBuf, 32);
+        pipe.InitBuffer(tmpBuf, chunkBytes);
+    }
+
+    __aicore__ inline void Process()
+    {
+        for (uint32_t r0 = 0; r0 < this->nRows; r0 += ROWS_OUT) {
+            uint32_t n = this->nRows - r0 < ROWS_OUT ? this->nRows - r0 : ROWS_OUT;
+            LocalTensor<float> maxima = outQue.AllocTensor<float>();
+            for (uint32_t j = 0; j < n; j++) {
+                maxima.SetValue(j, RowMax(r0 + j));
+            }
+            outQue.EnQue<float>(maxima);
+            maxima = outQue.DeQue<float>();
+            DataCopyPad(outGm[r0], maxima, DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(float)), 0, 0, 0});
+            outQue.FreeTensor(maxima);
+        }
+    }
+
+private:
+    __aicore__ inline float RowMax(uint32_t row)
+    {
+        LocalTensor<float> work = workBuf.Get<float>();
+        LocalTensor<float> tmp = tmpBuf.Get<float>();
+        float best = -3.40282347e+38f;
+        for (uint32_t c = 0; c < this->cols; c += this->chunk) {
+            uint32_t len = this->cols - c < this->chunk ? this->cols - c : this->chunk;
+            LocalTensor<float> part = inQue.AllocTensor<float>();
+            DataCopyPad(part, inGm[row * this->cols + c],
+                        DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(float)), 0, 0, 0},
+                        DataCopyPadExtParams<float>{false, 0, 0, 0});
+            inQue.EnQue(part);
+            part = inQue.DeQue<float>();
+            ReduceMax(work, part, tmp, len);
+            inQue.FreeTensor(part);
+            float m = ScalarOf(work);
+            best = m > best ? m : best;
+        }
+        return best;
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inQue;
+    TQue<QuePosition::VECOUT, 1> outQue;
+    TBuf<TPosition::VECCALC> workBuf, tmpBuf;
+    GlobalTensor<float> inGm, outGm;
+    uint32_t nRows = 0;
+    uint32_t cols = 0;
+    uint32_t chunk = 0;
+};
+""",
+    reference="""
+class Model(nn.Module):
+    \"\"\"Max over the last dimension (the output drops it).\"\"\"
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.amax(x, dim=-1)
+""",
+    get_inputs="""
+shape = eval(param.get('shape', '[1, 1]'))
+return (torch.randn(shape, device=device, dtype=torch.float32) - float(param.get('shift', 0.0)),)
+""",
+    test_cases="""
+case_id;shape;shift
+0;[6, 100];8.0
+1;[3, 1001];8.0
+2;[130, 1000];0.0
+3;[2, 9000];8.0
+""",
+    edits=[
+        Edit("nearmiss_core_count", "near-miss", "wrong-core-count",
+             "Rows are split (rounded down) over every AIV core while fewer blocks are launched.",
+             [("tiling", "uint32_t rowsPerCore = (rows + blockDim - 1) / blockDim;",
+               "uint32_t rowsPerCore = rows / coreNum;")]),
+        Edit("nearmiss_unaligned", "near-miss", "unaligned-datacopy", "Chunks are copied in with DataCopy.",
+             [("kernel", """            DataCopyPad(part, inGm[row * this->cols + c],
+                        DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(float)), 0, 0, 0},
+                        DataCopyPadExtParams<float>{false, 0, 0, 0});
+""", "            DataCopy(part, inGm[row * this->cols + c], len);\n")]),
+        Edit("nearmiss_free", "near-miss", "queue-out-of-order", "The chunk is freed before it is reduced.",
+             [("kernel", "            ReduceMax(work, part, tmp, len);\n            inQue.FreeTensor(part);\n",
+               "            inQue.FreeTensor(part);\n            ReduceMax(work, part, tmp, len);\n")]),
+        Edit("nearmiss_init_scalar", "near-miss", "reduction-init", "The running max starts at 0.",
+             [("kernel", "float best = -3.40282347e+38f;", "float best = 0.0f;")]),
+    ],
+)
+
+RELU = Op(
+    dir="relu_tiles", op="ReluTilesCustom", family="elementwise",
+    inputs=[("x", "float")], outputs=[("y", "float")],
+    fields=[("uint32_t", "totalLength"), ("uint32_t", "blockLength"), ("uint32_t", "tileNum")], shape="flat",
+    tiling="""    uint32_t blockDim = std::min(coreNum, 8u);  // inputs are multiples of 8 cores * 16 tiles * 8
+    uint32_t blockLength = totalLength / blockDim;
+    uint32_t tileNum = 8;
+""",
+    kernel_class="""
+class KernelReluTilesCustom {
+public:
+    __aicore__ inline KernelReluTilesCustom() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t blockLength, uint32_t tileNum)
+    {
+        this->blockLength = blockLength;
+        this->tileNum = tileNum;
+        this->tileLength = blockLength / tileNum / BUFFER_NUM;
+        xGm.SetGlobalBuffer((__gm__ float *)x + this->blockLength * GetBlockIdx(), this->blockLength);
+        yGm.SetGlobalBuffer((__gm__ float *)y + this->blockLength * GetBlockIdx(), this->blockLength);
+        pipe.InitBuffer(inQueueX, BUFFER_NUM, this->tileLength * sizeof(float));
+        pipe.InitBuffer(outQueueY, BUFFER_NUM, this->tileLength * sizeof(float));
+    }
+
+    __aicore__ inline void Process()
+    {
+        int32_t loopCount = this->tileNum * BUFFER_NUM;
+        for (int32_t i = 0; i < loopCount; i++) {
+            CopyIn(i);
+            Compute(i);
+            CopyOut(i);
+        }
+    }
+
+private:
+    __aicore__ inline void CopyIn(int32_t progress)
+    {
+        LocalTensor<float> xLocal = inQueueX.AllocTensor<float>();
+        DataCopy(xLocal, xGm[progress * this->tileLength], this->tileLength);
+        inQueueX.EnQue(xLocal);
+    }
+
+    __aicore__ inline void Compute(int32_t progress)
+    {
+        LocalTensor<float> xLocal = inQueueX.DeQue<float>();
+        LocalTensor<float> yLocal = outQueueY.AllocTensor<float>();
+        Relu(yLocal, xLocal, this->tileLength);
+        outQueueY.EnQue<float>(yLocal);
+        inQueueX.FreeTensor(xLocal);
+    }
+
+    __aicore__ inline void CopyOut(int32_t progress)
+    {
+        LocalTensor<float> yLocal = outQueueY.DeQue<float>();
+        DataCopy(yGm[progress * this->tileLength], yLocal, this->tileLength);
+        outQueueY.FreeTensor(yLocal);
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inQueueX;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> outQueueY;
+    GlobalTensor<float> xGm;
+    GlobalTensor<float> yGm;
+    uint32_t blockLength;
+    uint32_t tileNum;
+    uint32_t tileLength;
+};
+""",
+    reference="""
+class Model(nn.Module):
+    \"\"\"y = relu(x).\"\"\"
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.relu(x)
+""",
+    get_inputs="""
+shape = eval(param.get('shape', '[1]'))
+return (torch.randn(shape, device=device, dtype=torch.float32),)
+""",
+    test_cases="""
+case_id;shape
+0;[8, 1024]
+1;[16384]
+2;[64, 4096]
+""",
+    edits=[
+        Edit("nearmiss_buffer_num", "near-miss", "tile-loop-bound",
+             "The loop runs tileNum tiles where the tile length was cut for tileNum * BUFFER_NUM of them.",
+             [("kernel", "        int32_t loopCount = this->tileNum * BUFFER_NUM;\n"
+                         "        for (int32_t i = 0; i < loopCount; i++) {\n",
+               "        for (int32_t i = 0; i < this->tileNum; i++) {\n")]),
+    ],
+)
+
+SOFTMAX = Op(
+    dir="row_softmax", op="RowSoftmaxCustom", family="softmax",
+    inputs=[("x", "float")], outputs=[("y", "float")],
+    fields=[("uint32_t", "rows"), ("uint32_t", "cols"), ("uint32_t", "rowsPerCore")], shape="rows",
+    tiling="""    uint32_t blockDim = std::max(1u, std::min(coreNum, rows));
+    uint32_t rowsPerCore = (rows + blockDim - 1) / blockDim;
+""",
+    kernel_class="""
+class KernelRowSoftmaxCustom {
+public:
+    __aicore__ inline KernelRowSoftmaxCustom() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t rows, uint32_t cols, uint32_t rowsPerCore)
+    {
+        uint32_t row0 = rowsPerCore * GetBlockIdx();
+        this->mine = row0 >= rows ? 0 : (rows - row0 < rowsPerCore ? rows - row0 : rowsPerCore);
+        this->width = cols;
+        uint32_t padded = (cols * sizeof(float) + 31) / 32 * 32;
+        src.SetGlobalBuffer((__gm__ float *)x + row0 * cols, this->mine * cols);
+        dst.SetGlobalBuffer((__gm__ float *)y + row0 * cols, this->mine * cols);
+        pipe.InitBuffer(qIn, BUFFER_NUM, padded);
+        pipe.InitBuffer(qOut, BUFFER_NUM, padded);
+        pipe.InitBuffer(redBuf, 32);
+        pipe.InitBuffer(scratchBuf, padded);
+    }
+
+    __aicore__ inline void Process()
+    {
+        DataCopyExtParams line{1, static_cast<uint32_t>(this->width * sizeof(float)), 0, 0, 0};
+        for (uint32_t i = 0; i < this->mine; ++i) {
+            LocalTensor<float> row = qIn.AllocTensor<float>();
+            DataCopyPad(row, src[i * this->width], line, DataCopyPadExtParams<float>{false, 0, 0, 0});
+            qIn.EnQue(row);
+            row = qIn.DeQue<float>();
+            LocalTensor<float> prob = qOut.AllocTensor<float>();
+            LocalTensor<float> red = redBuf.Get<float>();
+            LocalTensor<float> scratch = scratchBuf.Get<float>();
+            ReduceMax(red, row, scratch, this->width);
+            float peak = ScalarOf(red);
+            Adds(row, row, -peak, this->width);
+            Exp(prob, row, this->width);
+            ReduceSum(red, prob, scratch, this->width);
+            float total = ScalarOf(red);
+            Muls(prob, prob, 1.0f / total, this->width);
+            qOut.EnQue(prob);
+            qIn.FreeTensor(row);
+            prob = qOut.DeQue<float>();
+            DataCopyPad(dst[i * this->width], prob, line);
+            qOut.FreeTensor(prob);
+        }
+    }
+
+private:
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> qIn;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> qOut;
+    TBuf<TPosition::VECCALC> redBuf, scratchBuf;
+    GlobalTensor<float> src, dst;
+    uint32_t mine = 0;
+    uint32_t width = 0;
+};
+""",
+    reference="""
+class Model(nn.Module):
+    \"\"\"Softmax over the last dimension.\"\"\"
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.softmax(x, dim=-1)
+""",
+    get_inputs="""
+shape = eval(param.get('shape', '[1, 1]'))
+return (torch.randn(shape, device=device, dtype=torch.float32) * float(param.get('scale', 1.0)),)
+""",
+    test_cases="""
+case_id;shape;scale
+0;[4, 50];1.0
+1;[6, 200];60.0
+2;[33, 777];1.0
+3;[8, 1024];100.0
+""",
+    edits=[
+        Edit("nearmiss_maxsub", "near-miss", "missing-max-subtraction",
+             "exp of the unshifted row overflows for large inputs.",
+             [("kernel", """            ReduceMax(red, row, scratch, this->width);
+            float peak = ScalarOf(red);
+            Adds(row, row, -peak, this->width);
+""", "")]),
+    ],
+)
+
+OPS = [AXPB, ROW_MAX, RELU, SOFTMAX]
+
+
+def _renamed(text: str) -> str:
+    for old, new in RENAME.items():
+        text = re.sub(rf"\b{old}\b", new, text)
+    return text
+
+
+def build_op(o: Op, root: Path) -> None:
+    d = root / o.dir
+    if d.exists():
+        shutil.rmtree(d)
+    files = dict(validation_files(o))
+    files["correct.py"] = _renamed(six_sources(o))
+    candidates = {"correct.py": {"kind": "correct", "format": "mkb-sources"}}
+    for e in o.edits:
+        files[f"{e.name}.py"] = _renamed(six_sources(o, e))
+        candidates[f"{e.name}.py"] = {"kind": "near-miss", "format": "mkb-sources", "bug_class": e.label,
+                                      "fails": e.fails, "description": e.description}
+    files["meta.yaml"] = ("# Generated by tests/repair/rules/data/dev_ascendc/build_dev.py; edit it and rerun.\n"
+                          + yaml.safe_dump({"operator": o.dir, "family": o.family, "op": o.op,
+                                            "candidates": candidates}, sort_keys=False, width=120))
+    for rel, text in files.items():
+        path = d / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (d / "problem.py").write_text(problem_source(d, family=o.family), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    for op in OPS:
+        build_op(op, HERE)
+    print(f"wrote {', '.join(o.dir for o in OPS)} under {HERE}")

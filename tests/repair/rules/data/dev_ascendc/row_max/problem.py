@@ -1,0 +1,60 @@
+"""NPUKernelBench task row_max, imported by `repair import npukernelbench`.
+
+Reference: validation/module.py's Model without its NPU-only imports. Inputs: validation/prepare_inputs.py
+(its get_inputs/get_init_inputs renamed _task_*, called with the case's test_cases.csv row). CASES: every row of
+validation/test_cases.csv; the compact tier is the 2 smallest.
+TOLERANCE: NPUKernelBench's default check (max_abs_error = max_rel_error = 1e-3).
+"""
+# -- validation/module.py ------------------------------------------------------------------------
+
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Max over the last dimension (the output drops it)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.amax(x, dim=-1)
+
+
+# -- validation/prepare_inputs.py ----------------------------------------------------------------
+
+import torch
+
+
+def _task_get_inputs(param, device=None):
+    shape = eval(param.get('shape', '[1, 1]'))
+    return (torch.randn(shape, device=device, dtype=torch.float32) - float(param.get('shift', 0.0)),)
+
+
+def _task_get_init_inputs(param, device=None):
+    return []
+
+
+# -- written by the import ------------------------------------------------------------------------
+
+OPERATOR = {'id': 'row_max', 'family': 'reduction'}
+TOLERANCE = {'atol': 0.001, 'rtol': 0.001}
+CASES = [
+    {'tier': 'compact', 'case_id': 0, 'shape': '[6, 100]', 'shift': 8},
+    {'tier': 'compact', 'case_id': 1, 'shape': '[3, 1001]', 'shift': 8},
+    {'tier': 'full', 'case_id': 2, 'shape': '[130, 1000]', 'shift': 0},
+    {'tier': 'full', 'case_id': 3, 'shape': '[2, 9000]', 'shift': 8},
+]
+
+
+def _row(case):
+    """The case as the task's test_cases.csv row (a dict: the task's code reads it with .get and [])."""
+    return {k: v for k, v in case.items()}
+
+
+def get_inputs(**case):
+    return list(_task_get_inputs(_row(case), device=None))
+
+
+def get_init_inputs(**case):
+    return list(_task_get_init_inputs(_row(case), device=None))

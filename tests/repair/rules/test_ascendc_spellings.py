@@ -1,0 +1,153 @@
+"""The AscendC rules match a bug by what the code does, not by one spelling of it.
+
+Each case is a fragment of a kernel or a host tiling function written another way than the suites' near-misses
+(other names, `this->` members, a core index held in a variable, `auto`, a CeilDiv helper, a reinterpret_cast,
+`std::min` caps); the class's rules must reach the fix, and must leave the correct spelling alone.
+"""
+from __future__ import annotations
+
+import pytest
+
+from ingest.rules import apply_rule, equivalent
+from repair.rules.catalog import ASCENDC_STARTER
+
+BY_CLASS = {p.bug_class: list(p.rules) for p in ASCENDC_STARTER}
+
+
+def _kernel(members: str, body: str) -> str:
+    return ('#include "kernel_operator.h"\nusing namespace AscendC;\n\nclass KernelX {\npublic:\n'
+            f"    __aicore__ inline void Run()\n    {{\n{body}\n    }}\n\nprivate:\n{members}\n}};\n")
+
+
+def _host(body: str) -> str:
+    return ("namespace optiling {\nstatic ge::graphStatus TilingFunc(gert::TilingContext *ctx)\n{\n"
+            f"{body}\n    return ge::GRAPH_SUCCESS;\n}}\n}}\n")
+
+
+MEMBERS = """    TPipe pipe;
+    TQue<QuePosition::VECIN, 2> qIn;
+    TQue<QuePosition::VECOUT, 2> qOut;
+    GlobalTensor<half> aGm, bGm;
+    uint32_t n = 0;"""
+
+CASES = {
+    "tail-tile-dropped": [
+        (_kernel(MEMBERS, "        uint32_t core = GetBlockIdx();\n        uint32_t last = this->n % 64;\n"
+                          "        if (last != 0 && core < GetBlockNum() - 1) {\n            Tile(this->n - last, last);\n"
+                          "        }"),
+         _kernel(MEMBERS, "        uint32_t core = GetBlockIdx();\n        uint32_t last = this->n % 64;\n"
+                          "        if (last != 0) {\n            Tile(this->n - last, last);\n        }")),
+        (_kernel(MEMBERS, "        int me = AscendC::GetBlockIdx();\n        if (me != lastCore && leftover > 0) "
+                          "{\n            Tile(done, leftover);\n        }"),
+         _kernel(MEMBERS, "        int me = AscendC::GetBlockIdx();\n        if (leftover > 0) "
+                          "{\n            Tile(done, leftover);\n        }")),
+        (_host("    int64_t n = shape.GetShapeSize();\n    auto cores = std::min<int64_t>(40, n / 256);\n"
+               "    ctx->SetBlockDim(cores);\n    int64_t each = n / cores;"),
+         _host("    int64_t n = shape.GetShapeSize();\n    auto cores = std::min<int64_t>(40, n / 256);\n"
+               "    ctx->SetBlockDim(cores);\n    int64_t each = (n + cores - 1) / cores;")),
+    ],
+    "tile-loop-bound": [
+        (_kernel(MEMBERS, "        for (int32_t k = 0; k < 1 && k < this->loops; ++k) {\n            Tile(k);\n        }"),
+         _kernel(MEMBERS, "        for (int32_t k = 0; k < this->loops; ++k) {\n            Tile(k);\n        }")),
+        (_kernel(MEMBERS, "        for (uint32_t j = 0; j < std::min(blocks, 1u); j++) {\n            Tile(j);\n"
+                          "        }"),
+         _kernel(MEMBERS, "        for (uint32_t j = 0; j < blocks; j++) {\n            Tile(j);\n        }")),
+    ],
+    "wrong-core-count": [
+        (_host("    auto asc = platform_ascendc::PlatformAscendC(ctx->GetPlatformInfo());\n"
+               "    auto aiv = asc.GetCoreNumAiv();\n    uint32_t used = std::min<uint32_t>(aiv, rows);\n"
+               "    uint32_t share = CeilDiv(rows, aiv);\n    ctx->SetBlockDim(used);"),
+         _host("    auto asc = platform_ascendc::PlatformAscendC(ctx->GetPlatformInfo());\n"
+               "    auto aiv = asc.GetCoreNumAiv();\n    uint32_t used = std::min<uint32_t>(aiv, rows);\n"
+               "    uint32_t share = CeilDiv(rows, used);\n    ctx->SetBlockDim(used);")),
+        (_host("    uint32_t cores = ascendcPlatform->GetCoreNumAiv();\n    uint32_t dim = total < 4096 ? 1 : cores;\n"
+               "    ctx->SetBlockDim(dim);\n    uint32_t per = (total + cores - 1) / cores;"),
+         _host("    uint32_t cores = ascendcPlatform->GetCoreNumAiv();\n    uint32_t dim = total < 4096 ? 1 : cores;\n"
+               "    ctx->SetBlockDim(dim);\n    uint32_t per = (total + dim - 1) / dim;")),
+    ],
+    "unaligned-datacopy": [
+        (_kernel(MEMBERS, "        AscendC::LocalTensor<half> t = qOut.DeQue<half>();\n"
+                          "        DataCopy(this->bGm[base], t, cnt);\n        qOut.FreeTensor(t);"),
+         _kernel(MEMBERS, "        AscendC::LocalTensor<half> t = qOut.DeQue<half>();\n"
+                          "        DataCopyPad(this->bGm[base], t, DataCopyExtParams{1, static_cast<uint32_t>((cnt) * "
+                          "sizeof(half)), 0, 0, 0});\n        qOut.FreeTensor(t);")),
+    ],
+    "queue-out-of-order": [
+        (_kernel(MEMBERS, "        LocalTensor<half> o = qOut.AllocTensor<half>();\n        qOut.EnQue(o);\n"
+                          "        Exp(o, i, len);\n        Muls(o, o, (half)2, len);\n        qIn.FreeTensor(i);"),
+         _kernel(MEMBERS, "        LocalTensor<half> o = qOut.AllocTensor<half>();\n"
+                          "        Exp(o, i, len);\n        Muls(o, o, (half)2, len);\n        qOut.EnQue(o);\n"
+                          "        qIn.FreeTensor(i);")),
+        (_kernel(MEMBERS, "        LocalTensor<half> v = qIn.DeQue<half>();\n        qIn.FreeTensor(v);\n"
+                          "        Abs(w, v, len);\n        v = qIn.DeQue<half>();\n        Abs(w, v, len);"),
+         _kernel(MEMBERS, "        LocalTensor<half> v = qIn.DeQue<half>();\n"
+                          "        Abs(w, v, len);\n        qIn.FreeTensor(v);\n        v = qIn.DeQue<half>();\n"
+                          "        Abs(w, v, len);")),
+    ],
+    "reduction-init": [
+        (_kernel(MEMBERS, "        float total = 1.0f;\n        for (uint32_t i = 0; i < k; i++) {\n"
+                          "            total = total + Part(i);\n        }"),
+         _kernel(MEMBERS, "        float total = 0;\n        for (uint32_t i = 0; i < k; i++) {\n"
+                          "            total = total + Part(i);\n        }")),
+        (_kernel(MEMBERS, "        LocalTensor<float> run = runBuf.Get<float>();\n        Duplicate(run, 0.0f, w);\n"
+                          "        for (uint32_t i = 0; i < k; i++) {\n            Max(run, run, Chunk(i), w);\n"
+                          "        }"),
+         _kernel(MEMBERS, "        LocalTensor<float> run = runBuf.Get<float>();\n"
+                          "        Duplicate(run, -3.40282347e+38f, w);\n        for (uint32_t i = 0; i < k; i++) {\n"
+                          "            Max(run, run, Chunk(i), w);\n        }")),
+        (_kernel(MEMBERS, "        LocalTensor<float> acc = accBuf.Get<float>();\n"
+                          "        for (uint32_t i = 0; i < k; i++) {\n            Add(acc, acc, Chunk(i), w);\n"
+                          "        }"),
+         _kernel(MEMBERS, "        LocalTensor<float> acc = accBuf.Get<float>();\n        Duplicate(acc, (float)(0), w);\n"
+                          "        for (uint32_t i = 0; i < k; i++) {\n            Add(acc, acc, Chunk(i), w);\n"
+                          "        }")),
+    ],
+    "missing-max-subtraction": [
+        (_kernel(MEMBERS, "        LocalTensor<half> v = qIn.DeQue<half>();\n        Exp(v, v, cnt);\n"
+                          "        ReduceSum(acc, v, work, cnt);"),
+         _kernel(MEMBERS, "        LocalTensor<half> v = qIn.DeQue<half>();\n        ReduceMax(acc, v, work, cnt);\n"
+                          "        event_t shiftEvt_ = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));\n"
+                          "        SetFlag<HardEvent::V_S>(shiftEvt_);\n        WaitFlag<HardEvent::V_S>(shiftEvt_);\n"
+                          "        half shiftMax_ = acc.GetValue(0);\n        Adds(v, v, (half)(-shiftMax_), cnt);\n"
+                          "        Exp(v, v, cnt);\n        ReduceSum(acc, v, work, cnt);")),
+    ],
+    "missing-block-offset": [
+        (_kernel(MEMBERS, "        aGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(a), len);\n"
+                          "        bGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(b) + len * GetBlockIdx(), len);"),
+         _kernel(MEMBERS, "        aGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(a) + len * GetBlockIdx(), len);\n"
+                          "        bGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(b) + len * GetBlockIdx(), len);")),
+    ],
+    "buffer-bytes": [
+        (_kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, this->tileLen);\n"
+                          "        LocalTensor<half> t = qIn.AllocTensor<half>();"),
+         _kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, (this->tileLen) * sizeof(half));\n"
+                          "        LocalTensor<half> t = qIn.AllocTensor<half>();")),
+    ],
+}
+
+PARAMS = [pytest.param(c, bad, good, id=f"{c}-{i}") for c, cases in CASES.items() for i, (bad, good) in
+          enumerate(cases)]
+
+
+def _reached(rules, source: str, depth: int = 2) -> list[str]:
+    seen, frontier = [source], [source]
+    for _ in range(depth):
+        frontier = [a.patched_source for s in frontier for r in rules for a in apply_rule(r, s)]
+        seen += frontier
+    return seen
+
+
+def test_every_ascendc_class_has_spellings():
+    assert set(CASES) == set(BY_CLASS)
+
+
+@pytest.mark.parametrize("bug_class,bad,good", PARAMS)
+def test_the_class_reaches_the_fix_from_another_spelling(bug_class, bad, good):
+    assert any(equivalent(r, good, "cpp") for r in _reached(BY_CLASS[bug_class], bad)), bug_class
+
+
+@pytest.mark.parametrize("bug_class,bad,good", PARAMS)
+def test_no_ascendc_rule_touches_the_correct_spelling(bug_class, bad, good):
+    changed = [a.rule_id for rules in BY_CLASS.values() for r in rules for a in apply_rule(r, good)
+               if not equivalent(a.patched_source, good, "cpp")]
+    assert changed == []
