@@ -5,10 +5,11 @@ then `repair run --worker rules` runs on every labelled near-miss, retrieving fr
 for a model to see; the worker itself tries every rule-carrying pattern whose rules match), judged by
 the real harness at a fixed seed. `--offer-all` skips retrieval and offers every starter pattern.
 
-The held-out suite (heldout/transfer) was written by people who had not read the rules: it is
-reported in aggregate only (per bug class: repaired of total), never per file.
+The held-out suites (heldout/transfer, and heldout/transfer2 written later, after the rules, by someone who had
+read neither the rules nor the first suite's kernels, with bug classes named in their own words) are reported in
+aggregate only (per bug class: repaired of total), never per file.
 
-    .venv/bin/python bench/bench_rules_worker.py [--suite examples|heldout|both] [--k 5] [--attempts 8]
+    .venv/bin/python bench/bench_rules_worker.py [--suite examples|heldout|heldout2|both|all] [--k 5] [--attempts 8]
                                                 [--embedder hash] [--offer-all] [--json FILE]
     .venv/bin/python bench/bench_rules_worker.py --distill-loo [--loo-suite dev|heldout] [--loo-judge harness|ast]
 
@@ -41,6 +42,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 SUITES = {"examples": ROOT / "examples", "heldout": ROOT / "heldout" / "transfer",
+          "heldout2": ROOT / "heldout" / "transfer2",
           "dev": ROOT / "tests" / "repair" / "rules" / "data" / "dev"}  # dev: the rules' own development set
 
 
@@ -87,8 +89,8 @@ def main(argv: list[str] | None = None) -> int:
 
     apply_offline_env()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", choices=["examples", "heldout", "both", "dev", "all"], default="both",
-                    help="both: examples and heldout; all: examples, dev and heldout")
+    ap.add_argument("--suite", choices=["examples", "heldout", "heldout2", "both", "dev", "all"], default="both",
+                    help="both: examples and heldout; all: examples, dev, heldout and heldout2")
     ap.add_argument("--examples", type=Path, default=None, help="another directory in the example suite's format")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--attempts", type=int, default=8)
@@ -105,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         return distill_loo(args.loo_suite, args.loo_judge, args.attempts)
     if args.embedder:
         os.environ["KB_EMBEDDER"] = args.embedder
-    suites = {"both": ["examples", "heldout"], "all": ["examples", "dev", "heldout"]}.get(args.suite, [args.suite])
+    suites = {"both": ["examples", "heldout"], "all": ["examples", "dev", "heldout", "heldout2"]}.get(args.suite,
+                                                                                                  [args.suite])
     dirs = {s: SUITES[s] for s in suites}
     if args.examples is not None:
         dirs = {"examples": args.examples}
@@ -172,7 +175,7 @@ def _run(args, dirs: dict[str, Path], tmp: Path) -> int:
         touched[suite] = _correct_touched(suite_dir)
     _summary(rows, list(dirs), touched)
     if args.json:
-        args.json.write_text(json.dumps([asdict(r) | ({"name": ""} if r.suite == "heldout" else {}) for r in rows],
+        args.json.write_text(json.dumps([asdict(r) | ({"name": ""} if r.suite.startswith("heldout") else {}) for r in rows],
                                         indent=1) + "\n")
     return 0
 
@@ -183,7 +186,7 @@ def _run_suite(suite, suite_dir, args, k, make_retriever, starter_classes) -> li
     from repair.loop.judge import HarnessJudge
     from repair.workers.rules_worker import RulesWorker
 
-    named = suite != "heldout"
+    named = not suite.startswith("heldout")
     print(f"\n## {suite} ({suite_dir.relative_to(ROOT) if suite_dir.is_relative_to(ROOT) else suite_dir})")
     if named:
         print(f"{'near-miss':32} {'bug class':24} {'starter':7} {'status':17} {'attempts':>8} {'evals':>5} "
@@ -338,7 +341,7 @@ def distill_loo(suite: str = "dev", judge: str = "harness", attempts: int = 8) -
 
     fixes = _loo_fixes(suite)
     corrects = {d: text for _, d, _, _, text in fixes}
-    named = suite != "heldout"
+    named = not suite.startswith("heldout")
     print(f"# distilled rules, leave one operator out ({suite}: {' + '.join(LOO_SUITES[suite])}; reached = the "
           f"correct kernel reached by at most two rewrites; repaired = reached, or accepted by the harness "
           f"{'(not run)' if judge != 'harness' else f'from the rules worker, {attempts} attempts'})")
