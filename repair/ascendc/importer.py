@@ -70,12 +70,17 @@ def _row(case):
     return {{{"_COLUMNS.get(k, k)" if t.columns else "k"}: v for k, v in case.items()}}
 
 
+def _plain(v):
+    """A numpy scalar (np.int64(n)) as the Python number it holds: what crosses to the candidate process."""
+    return v.item() if type(v).__module__ == "numpy" and getattr(v, "ndim", None) == 0 else v
+
+
 def get_inputs(**case):
-    return list(_task_get_inputs(_row(case), device=None))
+    return [_plain(v) for v in _task_get_inputs(_row(case), device=None)]
 
 
 def get_init_inputs(**case):
-    return list(_task_get_init_inputs(_row(case), device=None))
+    return [_plain(v) for v in _task_get_init_inputs(_row(case), device=None)]
 '''
     parts = [head, "# -- validation/module.py " + "-" * 72 + "\n\n" + t.reference]
     if t.inputs:

@@ -209,7 +209,7 @@ def _check_op_names(sources: list[SourceFile], json_op: tuple[str, SourceFile] |
             continue
         text = strip_comments(s.text)
         for m in TILING_REGISTER.finditer(text):
-            if m.group(1) != op:
+            if m.group(1) != op and not re.fullmatch(re.escape(op) + r"_\d+", m.group(1)):  # <Op>_<tiling key>
                 at = text[:m.start()].count("\n") + 1
                 raise BadInput(f"{s.label(at)}: REGISTER_TILING_DATA_CLASS({m.group(1)}, ...) differs from "
                                f"OP_ADD({op})")

@@ -18,6 +18,9 @@ from repair.errors import BadInput
 
 VALIDATION_FILES = ("module.py", "pybind.cpp", "prepare_inputs.py", "test_cases.csv")
 NPU_ONLY = ("torch_npu", "kernel_gen_ops", "custom_ops_lib")  # modules a CPU reference cannot import
+# NPUKernelBench's own harness package: prepare_inputs.py imports its check_precision for custom_check_precision,
+# which this project never calls (its TOLERANCE is read from that function instead)
+HARNESS = ("framework",)
 # NPUKernelBench's precision check when a task has none of its own: an element fails when its absolute error
 # exceeds max_abs_error and its relative error max_rel_error (base_config.yaml) -- this project's criterion too
 DEFAULT_TOLERANCE = {"atol": 1e-3, "rtol": 1e-3}
@@ -60,7 +63,7 @@ def read_task(task: Path) -> TaskProblem:
     inputs_tree = module if inputs_in_module else prepare
     if not {"get_inputs", "get_init_inputs"} <= _defined(inputs_tree):
         raise BadInput(f"{inputs_path}: defines no get_inputs(param, device) and get_init_inputs(param, device)")
-    inputs = "" if inputs_in_module else _rename(prepare_text)
+    inputs = "" if inputs_in_module else _rename(_drop_harness(prepare_text, prepare, notes))
     if inputs_in_module:
         reference = _rename(reference)
     cases, columns = _cases(v / "test_cases.csv")
@@ -92,6 +95,19 @@ def _reference(text: str, tree: ast.Module, path: Path, notes: list[str]) -> str
             raise BadInput(f"{path}:{origin[n.lineno - 1]}: the reference needs {name.split('.')[0]}, so it cannot "
                            "run without an NPU")
     return kept
+
+
+def _drop_harness(text: str, tree: ast.Module, notes: list[str]) -> str:
+    """prepare_inputs.py without its top-level imports of NPUKernelBench's harness (`from framework.utils import
+    check_precision`): only custom_check_precision uses them, and it is read, never run."""
+    drop: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in HARNESS or \
+                isinstance(node, ast.Import) and all(a.name.split(".")[0] in HARNESS for a in node.names):
+            drop.update(range(node.lineno, node.end_lineno + 1))
+            notes.append(f"validation/prepare_inputs.py:{node.lineno}: dropped `{ast.unparse(node)}` "
+                         "(NPUKernelBench's harness)")
+    return "".join(ln for i, ln in enumerate(text.splitlines(keepends=True), 1) if i not in drop)
 
 
 def _rename(text: str) -> str:
@@ -193,21 +209,18 @@ def _flatten(x):
 # -- the tolerance ----------------------------------------------------------------------------------
 
 def _tolerance(tree: ast.Module, path: Path, notes: list[str]) -> tuple[dict, str]:
-    """TOLERANCE from custom_check_precision's per-dtype constants (`if dtype == torch.float16: RTOL = 1/512`);
-    NPUKernelBench's default check otherwise. Its custom checks fail an element past rtol * max(1, |expected|),
-    which is atol = rtol = that constant here."""
+    """TOLERANCE from custom_check_precision: its per-dtype constants (`if dtype == torch.float16: RTOL = 1/512`;
+    its custom checks fail an element past rtol * max(1, |expected|), which is atol = rtol = that constant here) or
+    its calls of NPUKernelBench's check_precision(..., max_abs_error=A, max_rel_error=R) (atol = A, rtol = R: the
+    same AND criterion), under the dtype tests around them; NPUKernelBench's default check otherwise."""
     check = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "custom_check_precision"), None)
     if check is None:
         return dict(DEFAULT_TOLERANCE), "NPUKernelBench's default check (max_abs_error = max_rel_error = 1e-3)"
     per_dtype: dict[str, dict] = {}
-    for node in ast.walk(check):
-        if not isinstance(node, ast.If):
-            continue
-        dtype = _dtype_test(node.test)
-        value = next((_const(s.value) for s in node.body if isinstance(s, ast.Assign)
-                      and any("tol" in ast.unparse(t).lower() for t in s.targets)), None)
-        if dtype and value is not None:
-            per_dtype[dtype] = {"atol": value, "rtol": value}
+    flat: list[dict] = []
+    _walk_check(check.body, None, per_dtype, flat)
+    if flat and not per_dtype:
+        return dict(flat[0]), f"custom_check_precision in {path.name} (check_precision's bounds)"
     if not per_dtype:
         notes.append(f"{path.name}: custom_check_precision has no per-dtype tolerance constants this import reads; "
                      "NPUKernelBench's default check is used instead")
@@ -215,12 +228,60 @@ def _tolerance(tree: ast.Module, path: Path, notes: list[str]) -> tuple[dict, st
     return per_dtype, f"custom_check_precision in {path.name} (per dtype)"
 
 
-def _dtype_test(test) -> str | None:
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
-        for side in (test.left, test.comparators[0]):
-            name = ast.unparse(side).removeprefix("torch.")
-            if name in _DTYPES:
-                return name
+def _walk_check(body: list, dtypes: set[str] | None, per_dtype: dict, flat: list) -> None:
+    """Record the tolerance each statement sets for the dtypes the tests around it leave (None: any dtype)."""
+    for node in body:
+        if isinstance(node, ast.If):
+            named = _dtype_test(node.test)
+            if named is None:
+                _walk_check(node.body, dtypes, per_dtype, flat)
+                _walk_check(node.orelse, dtypes, per_dtype, flat)
+            else:
+                _walk_check(node.body, named & (dtypes if dtypes is not None else named), per_dtype, flat)
+                _walk_check(node.orelse, (dtypes if dtypes is not None else set(_DTYPES)) - named, per_dtype, flat)
+            continue
+        tol = None
+        if isinstance(node, ast.Assign) and dtypes is not None and \
+                any("tol" in ast.unparse(t).lower() for t in node.targets):
+            value = _const(node.value)
+            tol = {"atol": value, "rtol": value} if value is not None else None
+        elif isinstance(node, (ast.Return, ast.Expr)) and isinstance(node.value, ast.Call) and \
+                ast.unparse(node.value.func).split(".")[-1] == "check_precision":
+            kw = {k.arg: _const(k.value) for k in node.value.keywords}
+            if kw.get("max_abs_error") is not None and kw.get("max_rel_error") is not None:
+                tol = {"atol": kw["max_abs_error"], "rtol": kw["max_rel_error"]}
+        if tol is None:
+            continue
+        if dtypes is None:
+            flat.append(tol)
+        for d in sorted(dtypes or ()):
+            per_dtype.setdefault(d, tol)
+
+
+def _dtype_test(test) -> set[str] | None:
+    """The floating dtypes a test names (`dtype == torch.float16`, `dtype_str == 'bfloat16' or ...`,
+    `dtype in [torch.int8, ...]`), or None when it is not a test of the dtype."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        parts = [_dtype_test(v) for v in test.values]
+        return set().union(*parts) if all(p is not None for p in parts) else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        if isinstance(test.ops[0], ast.Eq):
+            for side in (test.left, test.comparators[0]):
+                name = _dtype_name(side)
+                if name is not None:
+                    return {name} & _DTYPES
+        if isinstance(test.ops[0], ast.In) and isinstance(test.comparators[0], (ast.List, ast.Tuple, ast.Set)):
+            names = [_dtype_name(e) for e in test.comparators[0].elts]
+            if names and all(n is not None for n in names):
+                return set(names) & _DTYPES
+    return None
+
+
+def _dtype_name(node) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Attribute) and ast.unparse(node).startswith("torch."):
+        return node.attr
     return None
 
 

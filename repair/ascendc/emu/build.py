@@ -50,6 +50,13 @@ class EmuBuild:
     include_dirs: tuple[str, ...]  # under the build directory
     entry: str  # the kernel entry (msopgen) or the direct launch's host function
     key: str
+    # msopgen compiles a kernel once per column of its OpDef's DataType lists, with DTYPE_<NAME> defined: one
+    # library per column here (lib-<i>.so), each column as ((input or output name, "DT_..."), ...); () when the
+    # kernel uses no DTYPE_ macro (one library, lib.so)
+    variants: tuple[tuple[tuple[str, str], ...], ...] = ()
+
+    def library_name(self, variant: int | None = None) -> str:
+        return "lib.so" if variant is None or not self.variants else f"lib-{variant}.so"
 
 
 def plan_emu_build(cand: AscendCCandidate, *, launch_fn: str | None = None) -> EmuBuild:
@@ -67,13 +74,40 @@ def plan_emu_build(cand: AscendCCandidate, *, launch_fn: str | None = None) -> E
         raise ValueError("a direct launch's build needs the host function its binding calls")
     call = (f"::ascendc_emu::run_launch(&{entry}, args, nargs)" if direct
             else f"::ascendc_emu::run_entry(&{entry}, args, nargs, blocks, tiling_key)")
+    registered = []
+    if not direct:
+        # a CPU build, as CANN's CPU debug mode: kernels leave out their own <<<>>> launchers under #ifndef
+        registered.append("#define ASCENDC_CPU_DEBUG 1\n")
+        if entry in _LIBM:  # an entry named like a C math function (sqrt): its own name here, not libm's
+            registered.append(f"#define {entry} ascendc_emu_entry_{entry}\n")
+    # msopgen's kernel build declares the tiling structs at global scope: kernels name them unqualified
+    for t in ([] if direct else cand.of("host_tiling")):
+        text = t.text
+        for m in re.finditer(r"\bBEGIN_TILING_DATA_DEF\s*\(\s*(\w+)\s*\)", text):
+            if re.search(r"\bnamespace\s+optiling\b", text[:m.start()]):
+                registered.append(f"using optiling::{m.group(1)};\n")
     files["ascendc_emu_kernel.cpp"] = "".join(
-        ['#include "ascendc_emu/kernel_unit.h"\n', *[f'#include "{t}"\n' for t in tiling],
+        ['#include "ascendc_emu/kernel_unit.h"\n', *[f'#include "{t}"\n' for t in tiling], *registered,
          *[f'#include "{k}"\n' for k in kernels], f'#line 1 "{LAUNCHER}"\n',
          'ASCENDC_EMU_EXPORT int ascendc_emu_entry(const AscendcEmuArg *args, int nargs, uint32_t blocks, '
          'uint64_t tiling_key) {\n', '    (void)blocks;\n    (void)tiling_key;\n', f'    return {call};\n}}\n',
          f'ASCENDC_EMU_EXPORT int ascendc_emu_arity() {{ return ::ascendc_emu::arity(&{entry}); }}\n'])
     units = ["ascendc_emu_kernel.cpp"]
+    variants = () if direct else dtype_variants(cand)
+    if variants:
+        kernel_unit = files.pop("ascendc_emu_kernel.cpp")
+        head, rest = kernel_unit.split("\n", 1)  # the precompiled header first, as it was made (no macro before it)
+        uses_orig = any("ORIG_DTYPE_" in k.text for k in cand.of("kernel"))
+        units = []
+        for i, column in enumerate(variants):
+            defines = "".join(f"#define DTYPE_{n.upper()} {_C_TYPES[dt]}\n#define ORIG_DTYPE_{n.upper()} {_GE_NUM[dt]}\n"
+                              for n, dt in column)
+            if uses_orig:  # `#if ORIG_DTYPE_X == DT_FLOAT16` in a kernel: the dtypes as numbers, after the tiling
+                defines += "".join(f"#define {dt} {num}\n" for dt, num in _GE_NUM.items())
+            after = f'#include "{tiling[-1]}"\n' if tiling else ""  # the macros reach the kernel, not the tiling
+            text = head + "\n" + (rest.replace(after, after + defines, 1) if after else defines + rest)
+            files[f"ascendc_emu_kernel_{i}.cpp"] = text
+            units.append(f"ascendc_emu_kernel_{i}.cpp")
     if not direct:
         hosts = [d for s in cand.of("host_operator") for d in _destinations(cand, s)
                  if not d.endswith((".h", ".hpp", ".hh"))]
@@ -82,8 +116,43 @@ def plan_emu_build(cand: AscendCCandidate, *, launch_fn: str | None = None) -> E
         units.append("ascendc_emu_host.cpp")
     dirs = sorted({str(Path(p).parent) for p in files if "/" in p})
     key = content_hash({"abi": ABI, "compiler": compiler()[1], "flags": [*FLAGS, OPT], "headers": headers_digest(),
-                        "files": files, "units": units, "entry": entry})
-    return EmuBuild(files, tuple(units), tuple(dirs), entry, key)
+                        "files": files, "units": units, "entry": entry, "variants": variants})
+    return EmuBuild(files, tuple(units), tuple(dirs), entry, key, variants)
+
+
+_LIBM = {"sqrt", "sin", "cos", "tan", "exp", "log", "abs", "round", "floor", "ceil", "tanh", "sinh", "cosh", "erf",
+         "erfc", "pow", "fabs", "atan", "asin", "acos", "atan2", "log1p", "expm1", "log2", "log10", "exp2", "rint",
+         "trunc", "div", "fmod", "cbrt", "hypot", "lgamma", "tgamma", "fmax", "fmin"}
+_C_TYPES = {"DT_FLOAT": "float", "DT_FLOAT16": "half", "DT_BF16": "bfloat16_t", "DT_INT8": "int8_t",
+            "DT_UINT8": "uint8_t", "DT_INT16": "int16_t", "DT_UINT16": "uint16_t", "DT_INT32": "int32_t",
+            "DT_UINT32": "uint32_t", "DT_INT64": "int64_t", "DT_UINT64": "uint64_t", "DT_BOOL": "bool",
+            "DT_DOUBLE": "double"}
+_GE_NUM = {"DT_FLOAT": 0, "DT_FLOAT16": 1, "DT_INT8": 2, "DT_INT32": 3, "DT_UINT8": 4, "DT_INT16": 6, "DT_UINT16": 7,
+           "DT_UINT32": 8, "DT_INT64": 9, "DT_UINT64": 10, "DT_DOUBLE": 11, "DT_BOOL": 12, "DT_BF16": 27}
+_OPDEF_IO = re.compile(r'\bthis\s*->\s*(?:Input|Output)\s*\(\s*"(\w+)"\s*\)([^;]*);')
+_DATATYPE = re.compile(r"\.DataType\s*\(\s*\{([^}]*)\}\s*\)")
+
+
+def dtype_variants(cand: AscendCCandidate) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """The OpDef's DataType columns, when a kernel uses DTYPE_<NAME> (msopgen defines it per column): each column
+    as its inputs' and outputs' dtypes; () when no kernel does, or the lists do not form columns."""
+    if not any(re.search(r"\b(ORIG_)?DTYPE_\w+", k.text) for k in cand.of("kernel")):
+        return ()
+    from repair.ascendc.cxx import strip_comments
+
+    lists = []
+    for host in cand.of("host_operator"):
+        for m in _OPDEF_IO.finditer(strip_comments(host.text)):
+            d = _DATATYPE.search(m.group(2))
+            if d:
+                dts = [t.strip().split("::")[-1] for t in d.group(1).split(",") if t.strip()]
+                if dts and all(t in _C_TYPES for t in dts):
+                    lists.append((m.group(1), dts))
+    n = max((len(d) for _, d in lists), default=0)
+    if n == 0 or any(len(d) not in (1, n) for _, d in lists):
+        return ()
+    columns = [tuple((name, d[i] if len(d) == n else d[0]) for name, d in lists) for i in range(n)]
+    return tuple(dict.fromkeys(columns))
 
 
 def _destinations(cand: AscendCCandidate, src: SourceFile) -> list[str]:
@@ -234,23 +303,34 @@ def build_library(build: EmuBuild, *, timeout_s: float = 300.0) -> Path:
         cxx = compiler()[0]
         inc = ["-I", str(usable_pch() or INCLUDE), *[a for p in build.include_dirs for a in ("-I", str(work / p))],
                "-I", str(work)]
-        procs = [subprocess.Popen([cxx, *FLAGS, OPT[u], *inc, "-c", u, "-o", f"{u}.o"], cwd=work, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, env=_c_locale())
+        procs = [subprocess.Popen([cxx, *FLAGS, _opt(u), *inc, "-c", u, "-o", f"{u}.o"], cwd=work,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
+                                  env=_c_locale())
                  for u in build.units]
         outputs = [_finish(p, timeout_s) for p in procs]
         failed = [(p.returncode, out) for p, out in zip(procs, outputs) if p.returncode != 0]
-        if not failed:  # undefined symbols (a kernel entry declared, never defined) fail here, not at dlopen
-            link = subprocess.Popen([cxx, "-shared", "-fPIC", *[f"{u}.o" for u in build.units], "-o", "lib.so",
+        kernels = [u for u in build.units if u.startswith("ascendc_emu_kernel")]
+        others = [f"{u}.o" for u in build.units if u not in kernels]
+        for i, k in enumerate(kernels if not failed else []):  # one library per kernel unit (per dtype variant)
+            # undefined symbols (a kernel entry declared, never defined) fail here, not at dlopen
+            link = subprocess.Popen([cxx, "-shared", "-fPIC", f"{k}.o", *others, "-o", build.library_name(i),
                                      "-Wl,--no-undefined"], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, text=True, env=_c_locale())
             out = _finish(link, timeout_s)
-            failed = [(link.returncode, out)] if link.returncode != 0 else []
+            if link.returncode != 0:
+                failed = [(link.returncode, out)]
+                break
         if failed:
             message = _message("\n".join(out for _, out in failed), work)
             if all(code > 0 for code, _ in failed) and not _UNSURE.search(message):  # the candidate's own error
                 _write_atomic(err, message)
             raise CompileError(message)
-        os.replace(work / "lib.so", lib)
+        for i in range(1, len(build.variants)):
+            os.replace(work / build.library_name(i), d / build.library_name(i))
+        if build.variants:
+            os.replace(work / build.library_name(0), d / build.library_name(0))
+            shutil.copyfile(d / build.library_name(0), work / "lib.so")
+        os.replace(work / "lib.so", lib)  # last: its presence says every library of the build is there
         try:  # the sources as compiled, for whoever debugs the candidate
             shutil.copytree(work, d / "src", ignore=shutil.ignore_patterns("*.o", "*.so"))
         except OSError:
@@ -258,6 +338,10 @@ def build_library(build: EmuBuild, *, timeout_s: float = 300.0) -> Path:
         return lib
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _opt(unit: str) -> str:
+    return OPT["ascendc_emu_kernel.cpp" if unit.startswith("ascendc_emu_kernel") else unit]
 
 
 def _c_locale() -> dict[str, str]:

@@ -93,7 +93,26 @@ class Evaluator:
             raise MappingError(f"{self.plan.source.label()}: {self.plan.function} takes {len(self.plan.params)} "
                                f"arguments, ModelNew passes {len(args)}")
         env = {name: convert(t, v) if not _is_tensor(v) else v for (t, name), v in zip(self.plan.params, args)}
-        for st in self.plan.statements:
+        return self.statements(self.plan.statements, env, on_call)
+
+    def statements(self, statements, env: dict, on_call: Callable) -> Any:
+        for st in statements:
+            if st.type == "if_statement" and self.plan.call.start_byte > st.end_byte or \
+                    st.type == "if_statement" and self.plan.call.end_byte < st.start_byte:
+                # a branch before or after the operator call (`if (reduction == "none") out = empty_like(x);`):
+                # its condition decides which statements run, as in C++
+                cond = st.child_by_field_name("condition")
+                cond = cond.named_children[-1] if cond.type == "condition_clause" else cond
+                branch = st.child_by_field_name("consequence") if self.eval(cond, env) else \
+                    st.child_by_field_name("alternative")
+                if branch is not None and branch.type == "else_clause":
+                    branch = branch.named_children[0] if branch.named_children else None
+                if branch is not None:
+                    body = branch.named_children if branch.type == "compound_statement" else [branch]
+                    out = self.statements(body, env, on_call)
+                    if out is not None:
+                        return out
+                continue
             if st is self.plan.call:
                 call = statement_call(st)
                 nodes = call.child_by_field_name("arguments").named_children
@@ -104,9 +123,11 @@ class Evaluator:
                 self.expression_statement(st, env)
             elif st.type == "return_statement":
                 return self.eval(st.named_children[0], env) if st.named_children else None
+            elif st.type == "comment":
+                continue
             else:
-                self.fail(st, f"a {st.type.replace('_', ' ')}; ascendc-cpu reads declarations, checks, the operator "
-                              "call and a return")
+                self.fail(st, f"a {st.type.replace('_', ' ')}; ascendc-cpu reads declarations, checks, `if`s that do "
+                              "not hold the operator call, the operator call and a return")
         return None
 
     def declare(self, st, env: dict) -> None:
@@ -266,6 +287,9 @@ class Evaluator:
             return list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
         if last in ("dtype",) and args:
             return Options(args[0])
+        if last in ("ConvertTensorToAclScaler", "ConvertTensorToAclScalar") and len(args) == 1 and \
+                _is_tensor(args[0]):
+            return args[0]  # an OpDef input declared .Scalar(): aclnn hands the kernel the value as a tensor
         self.fail(n, f"a call of {name}")
 
     def method(self, n, method: str, arg_nodes, env: dict) -> Any:
@@ -278,6 +302,8 @@ class Evaluator:
                 return Options(args[0])
             if method in ("device", "layout", "requires_grad", "memory_format", "pinned_memory"):
                 return obj
+        if isinstance(obj, str) and method in ("c_str", "data"):
+            return obj
         if isinstance(obj, (list, tuple)):
             seq = list(obj)
             if method == "slice":  # ArrayRef::slice(N, M): drop N, keep M

@@ -39,7 +39,9 @@ class EmulatedLoader:
         if self.library is None:
             self.build()
         kernel = self.plan.launch_fn if self.plan.kind == "launch" else self.cand.kernel
-        op = EmulatedOp(Library(self.library), self.plan, kernel, self.cand.op, self.launch_scope)
+        variants = [(column, self.library.parent / self.build_plan.library_name(i))
+                    for i, column in enumerate(self.build_plan.variants)]
+        op = EmulatedOp(Library(self.library), self.plan, kernel, self.cand.op, self.launch_scope, variants)
         return types.SimpleNamespace(ModelNew=model_class(self.forward, op), __file__=self.cand.path)
 
 

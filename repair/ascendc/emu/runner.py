@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from repair.ascendc.emu.binding import BindingPlan
+from repair.ascendc.emu.build import _GE_NUM
 from repair.ascendc.emu.cxxeval import Evaluator, Opaque, Ptr
 from repair.ascendc.emu.forward import ForwardCall, MappingError
 from repair.errors import BadInput, RepairError
@@ -120,7 +121,11 @@ class Arena:
         for s in shape:
             numel *= s
         nbytes = numel * torch.empty((), dtype=dtype).element_size()
-        buf = self._buffer(nbytes)
+        # the NPU's allocator hands out whole 32-byte blocks (and more): a write into the rest of the output's last
+        # block lands in its own allocation, harmlessly, so the region holds it; it never reaches the output
+        padded = (nbytes + 31) // 32 * 32
+        buf = self._buffer(padded)
+        buf[GUARD + nbytes:GUARD + padded] = POISON
         view = buf[GUARD:GUARD + nbytes].view(dtype).view(shape)
         if fill is not None:
             view.fill_(fill)
@@ -129,7 +134,7 @@ class Arena:
         else:
             view.fill_(torch.iinfo(dtype).max if dtype != torch.bool else True)
         self._views[id(view)] = len(self.regions)
-        self.regions.append((buf, nbytes, ""))
+        self.regions.append((buf, padded, ""))
         self._keep.append(view)
         return view
 
@@ -201,8 +206,11 @@ class EmulatedOp:
     """One AscendC operator, emulated: `op(args)` maps ModelNew's call through the binding and runs it."""
 
     def __init__(self, lib: Library, plan: BindingPlan, kernel: str, op: str | None,
-                 launch_scope: Callable | None = None):
+                 launch_scope: Callable | None = None, variants: list[tuple[tuple, Path]] | None = None):
         self.lib, self.plan, self.kernel, self.op = lib, plan, kernel, op
+        # a kernel built once per OpDef DataType column: (column, its library), opened when a call needs it
+        self.variants = variants or []
+        self._opened: dict[int, Library] = {}
         self.launch_scope = launch_scope or (lambda name, args: contextlib.nullcontext())
         if plan.kind == "aclnn" and lib.opdef is None:
             raise MappingError(f"{plan.source.label()}: no OP_ADD registered an operator in the host sources")
@@ -216,6 +224,8 @@ class EmulatedOp:
                      call.named_children[0].child_by_field_name("arguments").named_children]
             texts = texts[1:] if self.plan.kind == "aclnn" else texts
             run = self._aclnn if self.plan.kind == "aclnn" else self._launch
+            if self.variants and self.plan.kind == "aclnn":
+                self.lib = self._variant(values)
             entry = run(arena, values, texts)
             arena.register(self.lib.lib)
             with self.launch_scope(self.kernel, arena.buffers()):  # what runs here is the kernel's, not torch's
@@ -229,6 +239,22 @@ class EmulatedOp:
         if isinstance(out, list):
             return tuple(out)
         return out
+
+    def _variant(self, values: list) -> Library:
+        """The library built for the OpDef column that takes these inputs' and outputs' dtypes (msopgen's binary
+        for them); an error naming the dtypes when no column does, as the NPU's operator would refuse them."""
+        opdef = self.lib.opdef
+        n_in, n_attr = len(opdef["inputs"]), len(opdef["attrs"])
+        named = list(zip([d["name"] for d in opdef["inputs"]], values[:n_in])) + \
+            list(zip([d["name"] for d in opdef["outputs"]], values[n_in + n_attr:]))
+        have = {name: str(v.dtype).replace("torch.", "") for name, v in named if _is_tensor(v)}
+        for i, (column, path) in enumerate(self.variants):
+            if all(_GE.get(have[n]) == _GE_NUM[dt] for n, dt in column if n in have):
+                if i not in self._opened:
+                    self._opened[i] = Library(path)
+                return self._opened[i]
+        raise KernelFault("error", "ascendc-cpu: no DataType column of the OpDef takes " +
+                          ", ".join(f"{n}: {d}" for n, d in have.items()) + " (msopgen builds the kernel for those only)")
 
     # msopgen: EXEC_NPU_CMD(aclnn<Op>, inputs..., attributes..., outputs...), then the host tiling, then the entry
     def _aclnn(self, arena: Arena, values: list, texts: list) -> tuple:

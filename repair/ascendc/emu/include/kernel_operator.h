@@ -7,6 +7,7 @@
 #include "ascendc_emu/copy.h"
 #include "ascendc_emu/vector.h"
 #include "ascendc_emu/reduce.h"
+#include "ascendc_emu/level0.h"
 #include "ascendc_emu/tiling_data.h"
 #include "ascendc_emu/launch.h"
 
@@ -18,13 +19,26 @@ constexpr uint32_t DEFAULT_BLK_NUM = 8;
 constexpr uint32_t MAX_REPEAT_TIMES = 255;
 constexpr uint32_t BLOCK_CUBE = 16;
 
+template <class T, class U> struct IsSameType {  // AscendC's std::is_same
+    static constexpr bool value = std::is_same_v<T, U>;
+};
+
 template <class T> __aicore__ inline T DivCeil(T a, T b) { return (a + b - 1) / b; }
-template <class T> __aicore__ inline T AlignUp(T a, T b) { return (a + b - 1) / b * b; }
+// not a template: a kernel's own `template <class T> T AlignUp(T, T)` called as AlignUp<uint32_t>(...) stays its own
+__aicore__ inline uint64_t AlignUp(uint64_t a, uint64_t b) { return b == 0 ? a : (a + b - 1) / b * b; }
+
+// a scalar of any AscendC number type as float, and a float as bfloat16_t (rounded to nearest even)
+template <class T> __aicore__ inline float ToFloat(const T &v) { return static_cast<float>(v); }
+__aicore__ inline bfloat16_t ToBfloat16(float v) { return bfloat16_t(v); }
 
 inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
     return workspace == nullptr ? nullptr : workspace + ascendc_emu::g_config.sys_workspace;
 }
 inline GM_ADDR GetSysWorkSpacePtr() { return nullptr; }
+inline void SetSysWorkspace(GM_ADDR) {}  // the system workspace the high-level APIs use; none of them is emulated
+
+enum CoreType { AIC = 0, AIV = 1, MIX = 2 };
+constexpr CoreType g_coreType = AIV;  // every block runs on a vector core here
 
 template <class... A> inline void printf(const char *fmt, A... args) {
     std::fprintf(stderr, fmt, args...);
@@ -34,6 +48,23 @@ template <class T> inline void DumpTensor(const GlobalTensor<T> &, uint32_t, uin
 
 }  // namespace AscendC
 
+// GetBlockIdx/GetBlockNum are called unqualified by kernels with no `using namespace AscendC`
+using AscendC::GetBlockIdx;
+using AscendC::GetBlockNum;
+
+// the lower-case spellings some kernels use
+inline int64_t get_block_idx() { return AscendC::GetBlockIdx(); }
+inline int64_t get_block_num() { return AscendC::GetBlockNum(); }
+
+// ASSERT compiles to nothing in the NPU's kernel build (kernels even write it where no statement may stand:
+// `x = n ASSERT(n != 0);`), so it checks nothing here either
+#define ASSERT(...)
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
 #define KERNEL_TASK_TYPE_DEFAULT(type)
 #define KERNEL_TASK_TYPE(key, type)
 #define ASCEND_IS_AIV true

@@ -64,6 +64,30 @@ inline void strided(uint8_t *dst, const uint8_t *src, uint64_t count, uint64_t l
     for (uint64_t b = 0; b < count; b++) std::memmove(dst + b * (len + dst_gap), src + b * (len + src_gap), len);
 }
 
+// A UB -> GM write: plain, or (after SetAtomicAdd/Max/Min<T>) combined element by element with what GM holds,
+// in T's arithmetic (half and bfloat16 through float, rounded back). Blocks run one after another here, so the
+// combination is the NPU's for any order of the blocks' writes up to rounding.
+template <class T> void gm_write(uint8_t *dst, const uint8_t *src, uint64_t bytes, const char *api, const Loc &loc) {
+    if (g_block.atomic == 0) {
+        std::memmove(dst, src, bytes);
+        return;
+    }
+    if (std::strcmp(g_block.atomic_type, type_name<T>()) != 0)
+        fail(kError, loc, "%s of %s to GM while SetAtomic*<%s> is set: the atomic type must be the copied one", api,
+             type_name<T>(), g_block.atomic_type);
+    if (bytes % sizeof(T) != 0)
+        fail(kError, loc, "%s under an atomic mode writes %llu bytes, not whole %s elements", api,
+             (unsigned long long)bytes, type_name<T>());
+    for (uint64_t i = 0; i < bytes; i += sizeof(T)) {
+        T a, b;
+        std::memcpy(&a, dst + i, sizeof(T));
+        std::memcpy(&b, src + i, sizeof(T));
+        auto x = up(a), y = up(b);
+        T r = down<T>(g_block.atomic == 1 ? x + y : g_block.atomic == 2 ? (x > y ? x : y) : (x < y ? x : y));
+        std::memcpy(dst + i, &r, sizeof(T));
+    }
+}
+
 template <class T> uint8_t *ub_span(const AscendC::LocalTensor<T> &t, uint64_t bytes, bool write, const char *api,
                                      const Loc &loc) {
     t.aligned(api, loc);
@@ -88,7 +112,7 @@ template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T
     ascendc_emu::check_blocks(bytes, "DataCopy", loc);
     uint8_t *s = ascendc_emu::ub_span(src, bytes, false, "DataCopy", loc);
     ascendc_emu::gm_check(dst.raw(), bytes, true, "DataCopy", loc);
-    std::memcpy(dst.raw(), s, bytes);
+    ascendc_emu::gm_write<T>(reinterpret_cast<uint8_t *>(dst.raw()), s, bytes, "DataCopy", loc);
 }
 
 template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
@@ -117,7 +141,9 @@ template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T
     uint64_t sspan = p.blockCount * (len + sg) - sg, dspan = p.blockCount * (len + dg) - dg;
     uint8_t *s = ascendc_emu::ub_span(src, sspan, false, "DataCopy", loc);
     ascendc_emu::gm_check(dst.raw(), dspan, true, "DataCopy", loc);
-    ascendc_emu::strided(reinterpret_cast<uint8_t *>(dst.raw()), s, p.blockCount, len, sg, dg);
+    for (uint64_t b = 0; b < p.blockCount; b++)
+        ascendc_emu::gm_write<T>(reinterpret_cast<uint8_t *>(dst.raw()) + b * (len + dg), s + b * (len + sg), len,
+                                 "DataCopy", loc);
 }
 
 template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
@@ -175,12 +201,19 @@ template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTenso
     ascendc_emu::gm_check(dst.raw(), dspan, true, "DataCopyPad", loc);
     uint8_t *d = reinterpret_cast<uint8_t *>(dst.raw());
     for (uint64_t b = 0; b < p.blockCount; b++)
-        std::memmove(d + b * (uint64_t(p.blockLen) + p.dstStride), s + b * (row + gap), p.blockLen);
+        ascendc_emu::gm_write<T>(d + b * (uint64_t(p.blockLen) + p.dstStride), s + b * (row + gap), p.blockLen,
+                                 "DataCopyPad", loc);
 }
 
 template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
                                     ASCENDC_EMU_LOC) {
     DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride), loc);
 }
+
+// the atomic mode of this core's UB -> GM copies, until SetAtomicNone
+template <class T> void SetAtomicAdd() { ascendc_emu::g_block.atomic = 1; ascendc_emu::g_block.atomic_type = ascendc_emu::type_name<T>(); }
+template <class T> void SetAtomicMax() { ascendc_emu::g_block.atomic = 2; ascendc_emu::g_block.atomic_type = ascendc_emu::type_name<T>(); }
+template <class T> void SetAtomicMin() { ascendc_emu::g_block.atomic = 3; ascendc_emu::g_block.atomic_type = ascendc_emu::type_name<T>(); }
+inline void SetAtomicNone() { ascendc_emu::g_block.atomic = 0; ascendc_emu::g_block.atomic_type = nullptr; }
 
 }  // namespace AscendC

@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <initializer_list>
+#include <iostream>  // host code prints with std::cout, which CANN's host headers bring in
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ enum DataType {
 enum Format { FORMAT_NCHW = 0, FORMAT_NHWC = 1, FORMAT_ND = 2, FORMAT_NC1HWC0 = 3, FORMAT_FRACTAL_Z = 4,
               FORMAT_FRACTAL_NZ = 29, FORMAT_NCDHW = 30, FORMAT_DHWCN = 31, FORMAT_NDHWC = 32, FORMAT_RESERVED = 40 };
 using graphStatus = uint32_t;
+using char_t = char;
+constexpr int64_t UNKNOWN_DIM = -1;      // a dimension known only at run time
+constexpr int64_t UNKNOWN_DIM_NUM = -2;  // a rank known only at run time
 constexpr graphStatus GRAPH_SUCCESS = 0;
 constexpr graphStatus GRAPH_FAILED = 0xFFFFFFFF;
 constexpr graphStatus GRAPH_PARAM_INVALID = 50331649;
@@ -138,6 +142,9 @@ public:
         else if constexpr (std::is_same_v<T, bool>) return &v.b;
         else if constexpr (std::is_same_v<T, char>) return v.s.c_str();
         else if constexpr (std::is_same_v<T, ContinuousVector>) return &v.list;
+        // an integer attribute is stored as int64: a narrower integer read of it sees its low bytes, as on the
+        // host's little-endian storage
+        else if constexpr (std::is_integral_v<T>) return reinterpret_cast<const T *>(&v.i);
         else return nullptr;
     }
     const float *GetFloat(size_t i) const { return GetAttrPointer<float>(i); }
@@ -225,7 +232,14 @@ public:
     uint64_t tiling_key_ = 0;
 };
 
-class TilingParseContext {};
+// the compile info a TilingParse stored (never run here: a TilingFunc reading it gets a value-initialised one)
+class TilingParseContext {
+public:
+    template <class T> T *GetCompiledInfo() {
+        static T info{};
+        return &info;
+    }
+};
 
 // Compiled, never run by ascendc-cpu (the binding's allocation says the output's shape and dtype).
 class InferShapeContext {
@@ -426,3 +440,4 @@ struct ImplOp {
 
 #define IMPL_OP(name) static ::ascendc_emu::ImplOp ascendc_emu_impl_op_##name = ::ascendc_emu::ImplOp()
 #define IMPL_OP_OPTILING(name) IMPL_OP(name)
+#define IMPL_OP_INFERSHAPE(name) static ::ascendc_emu::ImplOp ascendc_emu_impl_infershape_##name = ::ascendc_emu::ImplOp()

@@ -24,6 +24,8 @@ inline void begin_block(uint32_t idx, uint32_t num) {
     b.ub_used = 0;
     b.pipe = nullptr;
     std::memset(b.flags, 0, sizeof b.flags);
+    b.atomic = 0;  // each core starts with plain GM writes
+    b.atomic_type = nullptr;
 }
 
 inline void check_blocks(uint32_t blocks, const Loc &loc) {

@@ -169,9 +169,13 @@ public:
     TBuf() = default;
     TBuf(const TBuf &) = delete;
     TBuf &operator=(const TBuf &) = delete;
+    // a TBuf's tensor stays its until the pipe goes: FreeTensor on it gives nothing back (as on the NPU)
+    template <class T> void FreeTensor(LocalTensor<T> &) {}
     template <class T> LocalTensor<T> Get(ASCENDC_EMU_LOC) { return Get<T>(static_cast<uint32_t>(slot_.bytes / sizeof(T)), loc); }
     template <class T> LocalTensor<T> Get(uint32_t len, ASCENDC_EMU_LOC) {
-        if (slot_.owner == nullptr) ascendc_emu::fail(ascendc_emu::kError, loc, "TBuf::Get on a TBuf no InitBuffer sized");
+        // no InitBuffer: the NPU hands out a tensor at no real buffer, harmless until used (a kernel may Get one it
+        // uses only for other dtypes); here it is a tensor that faults on its first use
+        if (slot_.owner == nullptr) return LocalTensor<T>();
         if (uint64_t(len) * sizeof(T) > slot_.bytes)
             ascendc_emu::fail(ascendc_emu::kError, loc, "TBuf::Get<%s>(%u): %llu bytes from a TBuf of %llu",
                               ascendc_emu::type_name<T>(), len, (unsigned long long)(uint64_t(len) * sizeof(T)),

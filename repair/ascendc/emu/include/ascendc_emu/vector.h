@@ -97,7 +97,17 @@ ASCENDC_EMU_UNARY(Reciprocal, decltype(x)(1) / x, true)
 ASCENDC_EMU_UNARY(Abs, x < 0 ? -x : x, false)
 ASCENDC_EMU_UNARY(Relu, ascendc_emu::vmax(x, decltype(x)(0)), false)
 ASCENDC_EMU_UNARY(Not, ~x, false)
+// the math library's Tanh (exact here; the NPU's approximation is within the tolerances its tasks use)
+ASCENDC_EMU_UNARY(Tanh, std::tanh(x), true)
 #undef ASCENDC_EMU_UNARY
+
+// the math library's forms with a caller-given scratch buffer (unused here: the result does not depend on it)
+template <class T, bool isReuseSource = false>
+void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer,
+          const uint32_t count, ASCENDC_EMU_LOC) {
+    sharedTmpBuffer.aligned("Tanh", loc);
+    Tanh(dst, src, static_cast<int32_t>(count), loc);
+}
 
 #define ASCENDC_EMU_SCALAR(NAME, EXPR)                                                                           \
     template <class T>                                                                                          \
@@ -114,6 +124,8 @@ ASCENDC_EMU_SCALAR(Muls, x * s)
 ASCENDC_EMU_SCALAR(Maxs, ascendc_emu::vmax(x, s))
 ASCENDC_EMU_SCALAR(Mins, ascendc_emu::vmin(x, s))
 ASCENDC_EMU_SCALAR(LeakyRelu, x < 0 ? x * s : x)
+ASCENDC_EMU_SCALAR(ShiftLeft, x << s)
+ASCENDC_EMU_SCALAR(ShiftRight, x >> s)
 #undef ASCENDC_EMU_SCALAR
 
 // dst = src * scalar + dst

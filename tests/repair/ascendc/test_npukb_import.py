@@ -1,0 +1,146 @@
+"""NPUKernelBench task idioms through `repair import npukernelbench` and ascendc-cpu, on a task written here from
+examples/ascendc/add (none of the benchmark's code): prepare_inputs.py importing the benchmark's harness
+(`from framework.utils import check_precision`) with a custom_check_precision calling it per dtype; an OpDef with two
+DataType columns and a kernel typed by DTYPE_X/DTYPE_Y/DTYPE_Z (one library per column, chosen by the case's
+dtypes); REGISTER_TILING_DATA_CLASS(<Op>_<key>, ...) beside <Op>'s; the tiling struct (declared in optiling) named
+unqualified in the kernel;
+std::cout in the host; ASSERT where no statement may stand; the headers kernels and hosts include by name
+(kernel_utils.h, platform/platform_info.h, ...); ASCENDC_CPU_DEBUG leaving out a <<<>>> launcher; g_coreType,
+unlikely, SetSysWorkspace; a binding that allocates its output under an `if` on a std::string."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from repair.ascendc.importer import import_tasks
+from repair.ascendc.task import read_task
+
+ADD = Path(__file__).resolve().parents[3] / "examples" / "ascendc" / "add"
+
+PREPARE = '''import torch
+from framework.utils import check_precision
+
+
+def get_inputs(param, device=None):
+    shape = eval(param.get('shape', '[1]'))
+    dtype = getattr(torch, param.get('dtype', 'float32'))
+    return (torch.randn(shape, device=device, dtype=dtype), torch.randn(shape, device=device, dtype=dtype))
+
+
+def get_init_inputs(param, device=None):
+    return []
+
+
+def custom_check_precision(param, outputs, outputs_new):
+    dtype_str = param.get('dtype', 'float16')
+    if dtype_str == 'bfloat16' or dtype_str == 'float16':
+        return check_precision(outputs, outputs_new, max_abs_error=0.004, max_rel_error=0.004)
+    else:
+        return check_precision(outputs, outputs_new, max_abs_error=0.00002, max_rel_error=0.00002)
+'''
+
+
+def make_task(root: Path, cases: str) -> Path:
+    task = root / "AddCustom"
+    shutil.copytree(ADD / "validation", task / "validation")
+    shutil.copytree(ADD / "answer", task / "answer")
+    (task / "validation" / "prepare_inputs.py").write_text(PREPARE)
+    (task / "validation" / "test_cases.csv").write_text(cases)
+    host = task / "answer" / "0" / "op_host" / "add_custom.cpp"
+    text = host.read_text().replace("{ge::DT_FLOAT}", "{ge::DT_FLOAT16, ge::DT_FLOAT}")
+    text = text.replace("    context->SetBlockDim(blockDim);",
+                        "    if (totalLength == 0) std::cout << \"empty input\" << std::endl;\n"
+                        "    context->SetBlockDim(blockDim);")
+    host.write_text(text)
+    tiling = task / "answer" / "0" / "op_host" / "add_custom_tiling.h"
+    tiling.write_text(tiling.read_text().replace(
+        "REGISTER_TILING_DATA_CLASS(AddCustom, AddCustomTilingData)",
+        "REGISTER_TILING_DATA_CLASS(AddCustom, AddCustomTilingData)\n"
+        "REGISTER_TILING_DATA_CLASS(AddCustom_1, AddCustomTilingData)"))
+    kernel = task / "answer" / "0" / "op_kernel" / "add_custom.cpp"
+    text = kernel.read_text()
+    text = text.replace("float", "DTYPE_X").replace("LocalTensor<DTYPE_X> zLocal", "LocalTensor<DTYPE_Z> zLocal")
+    text = text.replace("class KernelAddCustom {", "__aicore__ inline uint32_t TileOf(const AddCustomTilingData &t)\n"
+                        "{\n    return t.tileLength;\n}\n\nclass KernelAddCustom {")
+    text = text.replace("tilingData.tileLength);", "TileOf(tilingData));")
+    text = text.replace("this->tileLength = tileLength;", "this->tileLength = tileLength ASSERT(tileLength != 0);")
+    text = text.replace('#include "kernel_operator.h"', '#include "kernel_operator.h"\n#include "kernel_utils.h"\n'
+                        '#include "impl/dav_c220/kernel_operator_reg_others_impl.h"')
+    text = text.replace("    KernelAddCustom op;", "    SetSysWorkspace(workspace);\n"
+                        "    if (g_coreType == AIC || unlikely(tilingData.totalLength == 0)) {\n        return;\n    }\n"
+                        "    KernelAddCustom op;")
+    # a launcher the NPU's kernel build compiles and a CPU build leaves out (it names no kernel of this file)
+    text += ("\n#ifndef ASCENDC_CPU_DEBUG\nvoid add_custom_do(uint32_t blockDim, void *stream)\n{\n"
+             "    not_a_kernel<<<blockDim, nullptr, stream>>>();\n}\n#endif\n")
+    kernel.write_text(text)
+    host.write_text(host.read_text().replace('#include "register/op_def_registry.h"',
+                                             '#include "register/op_def_registry.h"\n#include "platform/platform_info.h"'))
+    tiling.write_text(tiling.read_text().replace("namespace optiling {", "namespace optiling {\n"
+                      "template <typename T> inline T *GetCompileInfoPtr(gert::TilingParseContext *context)\n"
+                      "{\n    return context->GetCompiledInfo<T>();\n}\n", 1))
+    binding = task / "validation" / "pybind.cpp"
+    binding.write_text(binding.read_text().replace(
+        "    at::Tensor z = at::empty_like(x);",
+        '    std::string mode = "same";\n    const char *mode_cstr = mode.c_str();\n    at::Tensor z;\n'
+        '    if (mode == "sum") {\n        z = at::empty({1}, x.options());\n    } else {\n'
+        '        z = at::empty_like(x);\n    }'))
+    assert 'if (mode == "sum")' in binding.read_text()
+    return task
+
+
+def test_check_precision_bounds_become_the_tolerance_and_the_harness_import_goes(tmp_path):
+    task = make_task(tmp_path, "case_id;shape;dtype\n0;[100];float16\n1;[100];float32\n")
+    tp = read_task(task)
+    assert tp.tolerance["float16"] == {"atol": 0.004, "rtol": 0.004}
+    assert tp.tolerance["bfloat16"] == {"atol": 0.004, "rtol": 0.004}
+    assert tp.tolerance["float32"] == {"atol": 0.00002, "rtol": 0.00002}
+    assert "framework" not in tp.inputs and "custom_check_precision" in tp.inputs
+    assert any("framework.utils" in n for n in tp.notes)
+
+
+def test_an_unconditional_check_precision_is_a_flat_tolerance(tmp_path):
+    task = make_task(tmp_path, "case_id;shape;dtype\n0;[100];float32\n")
+    prepare = task / "validation" / "prepare_inputs.py"
+    prepare.write_text(PREPARE.split("def custom_check_precision")[0] + "def custom_check_precision(p, o, n):\n"
+                       "    return check_precision(o, n, max_abs_error=0.003, max_rel_error=0.005)\n")
+    assert read_task(task).tolerance == {"atol": 0.003, "rtol": 0.005}
+
+
+def test_dtype_columns_build_one_library_each_and_every_case_passes(tmp_path):
+    from repair.engine.harness import evaluate
+
+    cases = "case_id;shape;dtype\n0;[8, 1000];float16\n1;[1025];float32\n2;[3, 7, 4099];float16\n3;[1];float32\n"
+    task = make_task(tmp_path / "tasks", cases)
+    (imported,), _ = import_tasks([task], tmp_path / "out")
+    r = evaluate(imported.problem, imported.candidate, backend="ascendc-cpu", seed=0, tier="full")
+    assert [c.status for c in r.cases] == ["pass"] * 4, [c.message for c in r.cases]
+    assert r.passed, r.integrity
+    from repair.ascendc.emu.build import plan_emu_build
+    from repair.ascendc.load import load_candidate
+
+    plan = plan_emu_build(load_candidate(Path(imported.candidate)))
+    assert plan.variants == ((("x", "DT_FLOAT16"), ("y", "DT_FLOAT16"), ("z", "DT_FLOAT16")),
+                             (("x", "DT_FLOAT"), ("y", "DT_FLOAT"), ("z", "DT_FLOAT")))
+
+
+def test_a_dtype_no_column_takes_is_an_error_naming_it(tmp_path):
+    from repair.engine.harness import evaluate
+
+    task = make_task(tmp_path / "tasks", "case_id;shape;dtype\n0;[100];bfloat16\n")
+    (imported,), _ = import_tasks([task], tmp_path / "out")
+    r = evaluate(imported.problem, imported.candidate, backend="ascendc-cpu", seed=0, tier="full")
+    assert r.cases[0].status == "error"
+    assert "no DataType column of the OpDef takes x: bfloat16" in r.cases[0].message
+
+
+def test_numpy_scalars_from_prepare_inputs_cross_as_python_numbers(tmp_path):
+    import runpy
+
+    task = make_task(tmp_path / "tasks", "case_id;shape;dtype;n\n0;[100];float32;7\n")
+    prepare = task / "validation" / "prepare_inputs.py"
+    prepare.write_text(PREPARE.replace("    return []", "    import numpy as np\n"
+                                       "    return [np.int64(param.get('n', 1)), np.float32(0.5)]"))
+    (imported,), _ = import_tasks([task], tmp_path / "out")
+    problem = runpy.run_path(imported.problem)
+    init = problem["get_init_inputs"](**{k: v for k, v in problem["CASES"][0].items() if k != "tier"})
+    assert init == [7, 0.5] and [type(v) for v in init] == [int, float]
