@@ -168,12 +168,13 @@ class Unit:
                     self.node_text(params) if params else "", node.start_point[0] + 1, self, node)
 
     def _macros(self) -> dict[str, list[str]]:
-        """Function-like and object-like macros: name -> the names their body calls."""
-        out = {}
+        """Function-like and object-like macros: name -> the names their body calls (their text: `macro_bodies`)."""
+        out, self.macro_bodies = {}, {}
         for n in walk(self.tree.root_node):
             if n.type in ("preproc_function_def", "preproc_def"):
                 name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
                 if name is not None and value is not None:
+                    self.macro_bodies[self.node_text(name)] = self.node_text(value)
                     out[self.node_text(name)] = [callee_name(m) for m in
                                                  re.findall(r"([\w:<>]+)\s*\(", self.node_text(value))]
         return out
@@ -212,6 +213,7 @@ class Program:
             for f in u.funcs:
                 self.by_name.setdefault(f.name, []).append(f)
         self.macros = {k: v for u in self.units for k, v in u.macros.items()}
+        self.macro_bodies = {k: v for u in self.units for k, v in u.macro_bodies.items()}
 
     def functions(self) -> list[Func]:
         return [f for u in self.units for f in u.funcs]

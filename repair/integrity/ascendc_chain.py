@@ -218,18 +218,28 @@ class _Chain:
                 return struct, fields, s
         return None, set(), tilings[0] if tilings else None
 
+    def _tiling_read_by_macro(self, k, calls) -> bool:
+        """The entry invokes a macro (its own source's, expanded transitively) whose body reads the entry's tiling
+        parameter with GET_TILING_DATA and uses what it read (`#define IMPL(T) do { GET_TILING_DATA(t, tiling); ...`)."""
+        invoked = {c.name for f, c in calls if f is k and c.name in self.kernels.macros}
+        bodies = self.kernels.macro_bodies
+        return any(_tiling_get(bodies.get(m, ""), k.params) for name in invoked for m in self.kernels.expand(name))
+
     # kernel <- tiling, kernel -> copy, kernel -> compute
     def kernel(self, k) -> None:
         src = self.source_of(k)
         reached, calls = self.kernels.reach([k])
         if self.cand.format != "mkb-direct":
             gets = [(f, c) for f, c in calls if c.name.startswith("GET_TILING_DATA") and len(c.args) >= 2]
-            if not gets:
+            if not gets and self._tiling_read_by_macro(k, calls):
+                pass  # a macro the entry invokes reads the entry's tiling parameter (GET_TILING_DATA in its body)
+            elif not gets:
                 self.broken("kernel<-tiling", src, k.line, f"kernel entry {k.name} never reads its tiling "
                                                            "(no GET_TILING_DATA)")
             else:
                 f, c = gets[0]
-                var, arg = c.args[0].strip(), c.args[-1].strip()
+                # GET_TILING_DATA(var, tiling); GET_TILING_DATA_WITH_STRUCT(Struct, var, tiling)
+                var, arg = c.args[-2].strip(), c.args[-1].strip()
                 if f is not k or arg not in k.params:
                     self.broken("kernel<-tiling", self.source_of(f), c.line,
                                 f"GET_TILING_DATA reads {arg}, not the tiling parameter of kernel entry {k.name}")
@@ -266,6 +276,16 @@ def _last_name(text: str) -> str:
 
 def _within(node, line: int) -> bool:
     return node.start_point[0] + 1 <= line <= node.end_point[0] + 1
+
+
+def _tiling_get(body: str, params: list[str]) -> str | None:
+    """The variable a macro body's GET_TILING_DATA reads one of `params` into (the kernel's own names, which the
+    macro's expansion sees), if it does and uses it."""
+    for m in re.finditer(r"\bGET_TILING_DATA\w*\s*\(([^()]*)\)", body):
+        args = [a.strip() for a in m.group(1).split(",")]
+        if len(args) >= 2 and args[-1] in params and len(re.findall(rf"\b{re.escape(args[-2])}\b", body)) >= 2:
+            return args[-2]
+    return None
 
 
 def _uses(f, var: str) -> int:

@@ -154,3 +154,38 @@ def test_cli_check_exit_codes_rule_off_and_json():
         "static.ascendc-chain", "static.cpp-framework-compute", "static.kernel-not-launched"]
     r = run(LAYER_NORM / "problem.py", LAYER_NORM / "npukb" / "nearmiss_queue_order", "--json")
     assert r.exit_code == 0 and json.loads(r.output)["verdict"] == "clean"
+
+
+_MACRO_ENTRY = """#define RUN_ADD(Cls) do {                                                              \\
+        GET_TILING_DATA(tilingData, tiling);                                                \\
+        Cls op;                                                                             \\
+        op.Init(x, y, z, tilingData.totalLength, tilingData.blockLength, tilingData.tileLength); \\
+        op.Process();                                                                       \\
+    } while (0)
+extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+{
+    RUN_ADD(KernelAddCustom);
+}"""
+_ENTRY = """extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+{
+    GET_TILING_DATA(tilingData, tiling);
+    KernelAddCustom op;
+    op.Init(x, y, z, tilingData.totalLength, tilingData.blockLength, tilingData.tileLength);
+    op.Process();
+}"""
+
+
+def test_a_tiling_read_inside_a_macro_the_entry_invokes_counts(tmp_path):
+    """Real answers wrap the entry's body in a macro (one per tiling key); the macro reads the entry's parameter."""
+    assert scan(ADD / "problem.py", variant(ADD / "correct.py", tmp_path / "ok", (_ENTRY, _MACRO_ENTRY))).verdict == \
+        "clean"
+    other = _MACRO_ENTRY.replace("GET_TILING_DATA(tilingData, tiling)", "GET_TILING_DATA(tilingData, workspace2)")
+    v = scan(ADD / "problem.py", variant(ADD / "correct.py", tmp_path / "bad", (_ENTRY, other)))
+    assert any(f.message.startswith("kernel<-tiling:") for f in v.findings), [f.message for f in v.findings]
+
+
+def test_get_tiling_data_with_struct_reads_into_its_second_argument(tmp_path):
+    with_struct = _ENTRY.replace("GET_TILING_DATA(tilingData, tiling)",
+                                 "GET_TILING_DATA_WITH_STRUCT(AddCustomTilingData, tilingData, tiling)")
+    assert scan(ADD / "problem.py", variant(ADD / "correct.py", tmp_path / "s", (_ENTRY, with_struct))).verdict == \
+        "clean"
