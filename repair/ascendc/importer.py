@@ -52,6 +52,8 @@ Reference: validation/module.py's Model without its NPU-only imports. Inputs: va
 (its get_inputs/get_init_inputs renamed _task_*, called with the case's test_cases.csv row). CASES: every row of
 validation/test_cases.csv; the compact tier is the {compact} smallest.
 TOLERANCE: {t.tolerance_source}.
+COMPARE: NPUKernelBench's check computes `out - out_new`, so an output of another dtype compares in the promoted
+one, and one of another shape holding the same elements (`[1]` for a scalar) too.
 """
 '''
     columns = f"_COLUMNS = {t.columns!r}  # case keys that are not the CSV's column names\n" if t.columns else ""
@@ -61,6 +63,7 @@ TOLERANCE: {t.tolerance_source}.
 
 OPERATOR = {{'id': {operator_id!r}, 'family': {family!r}}}
 TOLERANCE = {pprint.pformat(t.tolerance, sort_dicts=True)}
+COMPARE = {{'promote': True}}
 CASES = [
 {"".join(f"    {c!r},{chr(10)}" for c in t.cases)}]
 {columns}

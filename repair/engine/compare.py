@@ -2,7 +2,8 @@
 
 An element fails only when its absolute error exceeds atol AND its relative error exceeds rtol;
 NaN/Inf where the reference is finite always fails, and a non-finite reference value must be
-matched exactly. Shape, dtype and output-count mismatches fail the case outright.
+matched exactly. Shape, dtype and output-count mismatches fail the case outright, unless the problem says
+COMPARE = {"promote": True} (a benchmark whose check computes `out - out_new`: see `promoted`).
 """
 from __future__ import annotations
 
@@ -97,11 +98,27 @@ def _unravel(flat: int, shape) -> list[int]:
     return idx[::-1]
 
 
-def compare_one(exp, act, tolerance: dict[str, float]) -> Comparison:
+def promoted(exp, act):
+    """(exp, act) as a benchmark's `out - out_new` check sees them: in torch's promoted dtype, and an output holding
+    the expected number of elements in another shape (`[1]` for a scalar) reshaped to the expected one; unchanged
+    when the counts differ (no broadcasting of a few values over a whole output)."""
+    import torch
+
+    if act.numel() == exp.numel() and act.shape != exp.shape:
+        act = act.reshape(exp.shape)
+    if act.dtype != exp.dtype and act.shape == exp.shape and act.dtype != torch.bool and exp.dtype != torch.bool:
+        common = torch.promote_types(act.dtype, exp.dtype)
+        exp, act = exp.to(common), act.to(common)
+    return exp, act
+
+
+def compare_one(exp, act, tolerance: dict[str, float], promote: bool = False) -> Comparison:
     import torch
 
     c = Comparison(shape=list(act.shape), expected_shape=list(exp.shape), dtype=_dtype(act),
                    expected_dtype=_dtype(exp))
+    if promote:
+        exp, act = promoted(exp, act)
     counts = act.is_floating_point() or act.is_complex()
     if act.shape != exp.shape or act.dtype != exp.dtype:
         if counts:
@@ -157,20 +174,21 @@ def _one_thread():
 _THREADED_FROM = 1 << 20  # elements: outputs from this size are compared with the process's threads
 
 
-def compare_outputs(expected: list, actual: list, tolerance_for: Callable[[str], dict]) -> Comparison:
+def compare_outputs(expected: list, actual: list, tolerance_for: Callable[[str], dict], *,
+                    promote: bool = False) -> Comparison:
     """Compare every output; the case's figures are those of the first failing output (or the worst errors).
     Small outputs on one thread; big ones with the process's threads (one on triton-cpu; a GPU machine's
     reference has its cores: a 64M-element output took 1.15 s on one thread here, 0.66 s on two)."""
     big = sum(e.numel() for e in expected) >= _THREADED_FROM
     with nullcontext() if big else _one_thread():
-        return _compare_outputs(expected, actual, tolerance_for)
+        return _compare_outputs(expected, actual, tolerance_for, promote)
 
 
-def _compare_outputs(expected: list, actual: list, tolerance_for: Callable[[str], dict]) -> Comparison:
+def _compare_outputs(expected: list, actual: list, tolerance_for: Callable[[str], dict], promote: bool) -> Comparison:
     if len(actual) != len(expected):
         return Comparison(status="mismatch", message=f"returned {len(actual)} outputs, expected {len(expected)}",
                           diagnostics=Diagnostics(symptom="output-count", location="everywhere"))
-    parts = [compare_one(e, a, tolerance_for(_dtype(e))) for e, a in zip(expected, actual)]
+    parts = [compare_one(e, a, tolerance_for(_dtype(e)), promote) for e, a in zip(expected, actual)]
     failing = [i for i, p in enumerate(parts) if p.status != "pass"]
     if failing:
         first = parts[failing[0]]

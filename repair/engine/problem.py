@@ -34,6 +34,7 @@ class ProblemSpec(BaseModel):
     sha256: str
     cases: list[CaseSpec]
     tolerance: dict[str, Any] | None = None  # as written in the problem (None: defaults by dtype)
+    compare: dict[str, Any] | None = None  # COMPARE as written: {"promote": True} compares as a benchmark's check does
     kernelbench_style: bool = False  # no CASES: one "default" case
 
     def cases_for(self, tier: Tier) -> list[CaseSpec]:
@@ -175,6 +176,14 @@ def _validate_tolerance(path: Path, tol: Any) -> dict | None:
     return tol
 
 
+def _validate_compare(path: Path, compare: Any) -> dict | None:
+    if compare is None:
+        return None
+    if not isinstance(compare, dict) or set(compare) - {"promote"} or not isinstance(compare.get("promote"), bool):
+        raise BadInput(f"{path}: COMPARE must be a dict like {{'promote': True}}")
+    return compare
+
+
 def spec_from_report(path: str | Path, sha256: str, report: dict) -> ProblemSpec:
     """Build a ProblemSpec from what the reference process found in the problem module."""
     p = Path(path)
@@ -185,4 +194,5 @@ def spec_from_report(path: str | Path, sha256: str, report: dict) -> ProblemSpec
         cases = [CaseSpec(case_id="default", tier="compact", params={})]
     return ProblemSpec(operator_id=op_id, family=family, path=str(p), sha256=sha256, cases=cases,
                        tolerance=_validate_tolerance(p, report.get("TOLERANCE")),
+                       compare=_validate_compare(p, report.get("COMPARE")),
                        kernelbench_style=not report.get("has_cases"))

@@ -121,7 +121,8 @@ class ReferenceProcess:
         reference process goes on comparing the candidate's outputs (as they came off the wire) with it:
         `judged()` reads that verdict."""
         reply, _ = self._call({"op": "judge", "key": key, "seed": seed, "actual": actual,
-                               "tolerance": self.spec.tolerance, "keep": keep, "against": against},
+                               "tolerance": self.spec.tolerance, "compare": self.spec.compare, "keep": keep,
+                               "against": against},
                               f"Model forward on case {case_id}", payload)
         self.seconds += reply["seconds"]
         return reply

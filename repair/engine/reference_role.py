@@ -104,7 +104,7 @@ class ReferenceRole(Role):
 
         m = self.module
         spec = {"status": "ok", "has_cases": hasattr(m, "CASES")}
-        for attr in ("OPERATOR", "CASES", "TOLERANCE"):
+        for attr in ("OPERATOR", "CASES", "TOLERANCE", "COMPARE"):
             if hasattr(m, attr):
                 try:
                     spec[attr] = json.loads(json.dumps(getattr(m, attr), allow_nan=False))
@@ -196,7 +196,9 @@ class ReferenceRole(Role):
             reply["malformed"] = f"malformed outputs from the candidate process: {e}"
             return (reply,)
         tolerance = header.get("tolerance")
-        reply["comparison"] = compare_outputs(expected, actual, lambda d: resolve_tolerance(tolerance, d)).as_dict()
+        promote = bool((header.get("compare") or {}).get("promote"))
+        reply["comparison"] = compare_outputs(expected, actual, lambda d: resolve_tolerance(tolerance, d),
+                                              promote=promote).as_dict()
         if header.get("against"):
             from repair.integrity import insensitivity_findings
 

@@ -51,6 +51,26 @@ def test_shape_dtype_and_count_mismatch():
     assert c.status == "mismatch" and c.diagnostics.symptom == "output-count"
 
 
+def test_promote_compares_as_a_benchmark_check_does():
+    """COMPARE = {"promote": True}: another dtype compares in the promoted one, the same elements in another shape
+    compare reshaped; a few values never broadcast over a whole output."""
+    exp = torch.tensor([1.0, 2.0, 3.0])
+    assert compare_one(exp, exp.half(), TOL).status == "mismatch"  # strict by default
+    assert compare_one(exp, exp.half(), TOL, promote=True).status == "pass"
+    assert compare_one(exp, exp.half() + 1, TOL, promote=True).status == "mismatch"
+    assert compare_one(torch.tensor(2.5), torch.tensor([2.5]), TOL, promote=True).status == "pass"
+    assert compare_one(torch.full((4,), 2.5), torch.tensor([2.5]), TOL, promote=True).message.startswith("shape")
+    assert compare_outputs([exp], [exp.double().reshape(3, 1)], lambda d: TOL, promote=True).status == "pass"
+
+
+def test_compare_is_validated():
+    ok = spec_from_report("p.py", "0" * 64, {"COMPARE": {"promote": True}})
+    assert ok.compare == {"promote": True}
+    for bad in ({"promote": 1}, {"broadcast": True}, ["promote"]):
+        with pytest.raises(BadInput, match="COMPARE must be"):
+            spec_from_report("p.py", "0" * 64, {"COMPARE": bad})
+
+
 def test_integers_compare_exactly_and_second_output_is_named():
     exp = torch.arange(10)
     act = exp.clone()
