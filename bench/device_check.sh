@@ -23,20 +23,8 @@ export REPAIR_BACKEND=${REPAIR_BACKEND:-cuda} HF_HUB_OFFLINE=1 TRANSFORMERS_OFFL
 unset TRITON_INTERPRET
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 PY=${PYTHON:-python3}
-summary=$out/summary.txt
-: >"$summary"
-
 steps=" ${STEPS:-info probe smoke start tests run landlock bench-cuda bench-cpu} "  # a subset: STEPS="smoke tests"
-step() {  # step NAME SECONDS CMD...: run CMD with a time limit, log to NAME.log, print its tail
-    local name=$1 limit=$2; shift 2
-    [[ $steps == *" $name "* ]] || return 0
-    local t0=$SECONDS
-    timeout -k 5 "$limit" "$@" >"$out/$name.log" 2>&1
-    local rc=$?
-    printf '%-10s rc=%-3s %4ss\n' "$name" "$rc" "$((SECONDS - t0))" | tee -a "$summary"
-    tail -n "${TAILN:-12}" "$out/$name.log" | sed 's/^/    /'
-    return $rc
-}
+source "$(dirname "${BASH_SOURCE[0]}")/check_steps.sh"
 
 step info 60 bash -c "nvidia-smi -L; nproc; $PY -c 'import sys, torch, triton; print(sys.version.split()[0], \
 torch.__version__, triton.__version__, torch.cuda.is_available(), torch.cuda.get_device_name(0))'"

@@ -21,20 +21,8 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True
 unset TRITON_INTERPRET
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 PY=${PYTHON:-python3}
-summary=$out/summary.txt
-: >"$summary"
-
 steps=" ${STEPS:-info ascendc emulated triton run} "  # a subset: STEPS="info ascendc"
-step() {  # step NAME SECONDS CMD...: run CMD with a time limit, log to NAME.log, print its tail
-    local name=$1 limit=$2; shift 2
-    [[ $steps == *" $name "* ]] || return 0
-    local t0=$SECONDS
-    timeout -k 5 "$limit" "$@" >"$out/$name.log" 2>&1
-    local rc=$?
-    printf '%-10s rc=%-3s %4ss\n' "$name" "$rc" "$((SECONDS - t0))" | tee -a "$summary"
-    tail -n "${TAILN:-12}" "$out/$name.log" | sed 's/^/    /'
-    return $rc
-}
+source "$(dirname "${BASH_SOURCE[0]}")/check_steps.sh"
 
 step info 60 bash -c "npu-smi info | head -20; cat \"\${ASCEND_HOME_PATH:-/usr/local/Ascend/ascend-toolkit/latest}\"/*/version.info 2>/dev/null | head -3; \
 $PY -c 'import torch, torch_npu; print(torch.__version__, torch_npu.__version__, torch.npu.is_available(), torch.npu.device_count())'"
