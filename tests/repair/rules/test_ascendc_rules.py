@@ -101,8 +101,11 @@ def test_rewrites_of_correct_kernels_still_pass_on_ascendc_cpu(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("op_dir,name,info", [pytest.param(*x, id=_rel(x[0] / x[1])) for x in NEAR_MISSES])
+@pytest.mark.parametrize("op_dir,name,info", [pytest.param(*x, id=_rel(x[0] / x[1])) for x in NEAR_MISSES
+                                               if x[0].parent == SUITE])
 def test_the_rules_worker_repairs_every_near_miss_on_ascendc_cpu(op_dir, name, info):
+    """The example suite's 18 near-misses, both formats (the development set's are ranked by the tests above and
+    below; every one of them was repaired this way too when the rules were written)."""
     from repair.loop import Bounds, FixedRetriever, HarnessJudge, RunConfig, run_repair
     from repair.workers import RulesWorker
 
@@ -143,7 +146,7 @@ def test_the_failure_cues_of_each_near_miss_rank_its_own_class_first():
     from repair.loop import forensics
     from repair.workers.rules_worker import failure_cues
 
-    todo = NEAR_MISSES
+    todo = [x for x in NEAR_MISSES if (x[0] / x[1]).is_file()]  # a task directory repeats its six-source twin
     results = evaluate_many([(d / "problem.py", d / n) for d, n, _ in todo], backend="ascendc-cpu", seed=0,
                             tier="compact")
     wrong = []
