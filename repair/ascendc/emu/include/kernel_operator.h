@@ -51,6 +51,10 @@ template <class T> inline void DumpTensor(const GlobalTensor<T> &, uint32_t, uin
 // GetBlockIdx/GetBlockNum are called unqualified by kernels with no `using namespace AscendC`
 using AscendC::GetBlockIdx;
 using AscendC::GetBlockNum;
+// event_t and pipe_t are the compiler's own (global) types on the NPU: helpers outside AscendC name them bare
+using AscendC::event_t;
+using AscendC::pipe_t;
+using AscendC::GetTPipePtr;  // global on the NPU too
 
 // the lower-case spellings some kernels use
 inline int64_t get_block_idx() { return AscendC::GetBlockIdx(); }

@@ -96,8 +96,22 @@ struct Block {
     uint64_t tiling_key = 0;
     int atomic = 0;              // how UB -> GM copies write: 0 plainly, 1 adding, 2 max, 3 min (SetAtomicAdd...)
     const char *atomic_type = nullptr;  // the type SetAtomicAdd<T> named
+    // the vector mask register: normal mode, one bit per element of a repeat (mask[0] the low 64); counter mode
+    // (SetMaskCount), mask[0] a count of elements across the repeats
+    bool mask_counter = false;
+    uint64_t mask[2] = {~0ull, ~0ull};
+    // the last WholeReduceMax/Min's best value and its index, as bits (GetReduceMaxMinCount)
+    bool reduce_set = false;
+    uint64_t reduce_value = 0, reduce_index = 0;
+    size_t reduce_size = 0;
 };
 inline Block g_block;
+
+// what a count-form instruction leaves in the mask register: normal mode, all ones (it runs in counter mode)
+inline void count_form_mask() {
+    g_block.mask_counter = false;
+    g_block.mask[0] = g_block.mask[1] = ~0ull;
+}
 inline std::string g_error;  // the last fault's message, for ascendc_emu_error()
 
 [[gnu::format(printf, 3, 4)]] [[noreturn]] inline void fail(int kind, const Loc &loc, const char *fmt, ...) {

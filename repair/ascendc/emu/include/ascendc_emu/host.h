@@ -13,6 +13,10 @@
 #include "ascendc_emu/platform.h"
 #include "ascendc_emu/tiling_data.h"
 
+#ifndef ASCENDC_EXTERN_C
+#define ASCENDC_EXTERN_C extern "C"  // how the ops libraries declare a TilingFunc
+#endif
+
 namespace ge {
 
 enum DataType {

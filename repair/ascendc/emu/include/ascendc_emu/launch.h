@@ -26,6 +26,9 @@ inline void begin_block(uint32_t idx, uint32_t num) {
     std::memset(b.flags, 0, sizeof b.flags);
     b.atomic = 0;  // each core starts with plain GM writes
     b.atomic_type = nullptr;
+    b.mask_counter = false;  // and the mask register in normal mode, all ones
+    b.mask[0] = b.mask[1] = ~0ull;
+    b.reduce_set = false;
 }
 
 inline void check_blocks(uint32_t blocks, const Loc &loc) {

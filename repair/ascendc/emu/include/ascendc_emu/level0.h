@@ -1,6 +1,7 @@
-// ascendc-cpu: the level-0 forms of the binary instructions and Compare: a mask (a count of leading elements, or two
-// 64-bit masks), repeats of 256 bytes, and block and repeat strides in 32-byte units (BinaryRepeatParams). Every
-// operand is checked as in the count form, up to the last element a repeat reaches.
+// ascendc-cpu: the level-0 forms of the binary, unary and scalar instructions, Copy and Compare: a mask (a count of leading elements, or two
+// 64-bit masks; with isSetMask = false the mask register, see mask.h), repeats of 256 bytes, and block and repeat
+// strides in 32-byte units (BinaryRepeatParams). Every operand is checked as in the count form, up to the last
+// element a repeat reaches.
 #pragma once
 
 #include "ascendc_emu/reduce.h"
@@ -17,43 +18,56 @@ struct BinaryRepeatParams {
           src0RepStride(src0Rep), src1RepStride(src1Rep) {}
 };
 
+struct UnaryRepeatParams {
+    uint16_t dstBlkStride = 1, srcBlkStride = 1;
+    uint8_t dstRepStride = 8, srcRepStride = 8;
+    UnaryRepeatParams() = default;
+    UnaryRepeatParams(uint16_t dstBlk, uint16_t srcBlk, uint8_t dstRep, uint8_t srcRep)
+        : dstBlkStride(dstBlk), srcBlkStride(srcBlk), dstRepStride(dstRep), srcRepStride(srcRep) {}
+};
+
 }  // namespace AscendC
 
 namespace ascendc_emu {
 
-template <class T> uint64_t reach(const uint64_t mask[2], int32_t repeat, int32_t blk, int32_t rep) {
-    uint64_t last = 0;
-    for (int32_t r = 0; r < repeat; r++)
-        for (auto &eo : repeat_elems<T>(mask, r, blk, rep)) last = std::max(last, eo.second + 1);
-    return last;
-}
-
-// each repeat reads its operands whole before it writes, as the vector unit does
+// each repeat reads its operand whole before it writes
 template <class T, class F>
-void binary_l0(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &a, const AscendC::LocalTensor<T> &b,
-               const uint64_t mask[2], int32_t repeat, const AscendC::BinaryRepeatParams &p, const char *api,
-               const Loc &loc, F f) {
-    if (repeat < 0 || repeat > 255) fail(kError, loc, "%s: repeatTime %d outside [0, 255]", api, repeat);
-    if (repeat == 0) return;
+void unary_l0(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src, const Repeats &rp,
+              const AscendC::UnaryRepeatParams &p, const char *api, const Loc &loc, F f) {
+    if (rp.n == 0) return;
     dst.aligned(api, loc);
-    a.aligned(api, loc);
-    b.aligned(api, loc);
-    const T *x = a.use(uint32_t(reach<T>(mask, repeat, p.src0BlkStride, p.src0RepStride)), false, api, loc);
-    const T *y = b.use(uint32_t(reach<T>(mask, repeat, p.src1BlkStride, p.src1RepStride)), false, api, loc);
-    T *d = dst.use(uint32_t(reach<T>(mask, repeat, p.dstBlkStride, p.dstRepStride)), true, api, loc);
-    for (int32_t r = 0; r < repeat; r++) {
-        auto ed = repeat_elems<T>(mask, r, p.dstBlkStride, p.dstRepStride);
-        auto ea = repeat_elems<T>(mask, r, p.src0BlkStride, p.src0RepStride);
-        auto eb = repeat_elems<T>(mask, r, p.src1BlkStride, p.src1RepStride);
+    src.aligned(api, loc);
+    const T *x = src.use(uint32_t(reach<T>(rp, p.srcBlkStride, p.srcRepStride)), false, api, loc);
+    T *d = dst.use(uint32_t(reach<T>(rp, p.dstBlkStride, p.dstRepStride)), true, api, loc);
+    for (int64_t r = 0; r < rp.n; r++) {
+        auto ed = repeat_elems<T>(rp, r, p.dstBlkStride, p.dstRepStride);
+        auto es = repeat_elems<T>(rp, r, p.srcBlkStride, p.srcRepStride);
         std::vector<T> out(ed.size());
-        for (size_t i = 0; i < ed.size(); i++) out[i] = down<T>(f(up(x[ea[i].second]), up(y[eb[i].second])));
+        for (size_t i = 0; i < ed.size(); i++) out[i] = f(x[es[i].second]);
         for (size_t i = 0; i < ed.size(); i++) d[ed[i].second] = out[i];
     }
 }
 
-template <class T> void l0_mask(const uint64_t mask[], uint64_t out[2]) {
-    out[0] = mask[0];
-    out[1] = sizeof(T) == 2 ? mask[1] : 0;
+
+// each repeat reads its operands whole before it writes, as the vector unit does
+template <class T, class F>
+void binary_l0(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &a, const AscendC::LocalTensor<T> &b,
+               const Repeats &rp, const AscendC::BinaryRepeatParams &p, const char *api, const Loc &loc, F f) {
+    if (rp.n == 0) return;
+    dst.aligned(api, loc);
+    a.aligned(api, loc);
+    b.aligned(api, loc);
+    const T *x = a.use(uint32_t(reach<T>(rp, p.src0BlkStride, p.src0RepStride)), false, api, loc);
+    const T *y = b.use(uint32_t(reach<T>(rp, p.src1BlkStride, p.src1RepStride)), false, api, loc);
+    T *d = dst.use(uint32_t(reach<T>(rp, p.dstBlkStride, p.dstRepStride)), true, api, loc);
+    for (int64_t r = 0; r < rp.n; r++) {
+        auto ed = repeat_elems<T>(rp, r, p.dstBlkStride, p.dstRepStride);
+        auto ea = repeat_elems<T>(rp, r, p.src0BlkStride, p.src0RepStride);
+        auto eb = repeat_elems<T>(rp, r, p.src1BlkStride, p.src1RepStride);
+        std::vector<T> out(ed.size());
+        for (size_t i = 0; i < ed.size(); i++) out[i] = down<T>(f(up(x[ea[i].second]), up(y[eb[i].second])));
+        for (size_t i = 0; i < ed.size(); i++) d[ed[i].second] = out[i];
+    }
 }
 
 }  // namespace ascendc_emu
@@ -65,8 +79,9 @@ namespace AscendC {
     void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, uint64_t mask,   \
               const uint8_t repeatTimes, const BinaryRepeatParams &repeatParams, ASCENDC_EMU_LOC) {             \
         uint64_t m[2];                                                                                          \
-        ascendc_emu::count_mask<T>(static_cast<int32_t>(mask), m, #NAME, loc);                                  \
-        ascendc_emu::binary_l0(dst, src0, src1, m, repeatTimes, repeatParams, #NAME, loc,                        \
+        ascendc_emu::given_mask<T, isSetMask>(int64_t(mask), m, #NAME, loc);                                    \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTimes, #NAME, loc);                        \
+        ascendc_emu::binary_l0(dst, src0, src1, rp, repeatParams, #NAME, loc,                                   \
                                [](auto a, auto b) { return EXPR; });                                            \
     }                                                                                                           \
     template <class T, bool isSetMask = true>                                                                   \
@@ -74,8 +89,9 @@ namespace AscendC {
               const uint64_t mask[], const uint8_t repeatTimes, const BinaryRepeatParams &repeatParams,         \
               ASCENDC_EMU_LOC) {                                                                                \
         uint64_t m[2];                                                                                          \
-        ascendc_emu::l0_mask<T>(mask, m);                                                                       \
-        ascendc_emu::binary_l0(dst, src0, src1, m, repeatTimes, repeatParams, #NAME, loc,                        \
+        ascendc_emu::given_mask<T, isSetMask>(mask, m);                                                         \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTimes, #NAME, loc);                        \
+        ascendc_emu::binary_l0(dst, src0, src1, rp, repeatParams, #NAME, loc,                                   \
                                [](auto a, auto b) { return EXPR; });                                            \
     }
 ASCENDC_EMU_BINARY_L0(Add, a + b)
@@ -85,6 +101,73 @@ ASCENDC_EMU_BINARY_L0(Div, a / b)
 ASCENDC_EMU_BINARY_L0(Max, ascendc_emu::vmax(a, b))
 ASCENDC_EMU_BINARY_L0(Min, ascendc_emu::vmin(a, b))
 #undef ASCENDC_EMU_BINARY_L0
+
+#define ASCENDC_EMU_UNARY_L0(NAME, EXPR, FLOAT_ONLY)                                                             \
+    template <class T, bool isSetMask = true>                                                                   \
+    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask, const uint8_t repeatTimes,    \
+              const UnaryRepeatParams &repeatParams, ASCENDC_EMU_LOC) {                                         \
+        if constexpr (FLOAT_ONLY) ascendc_emu::floating_only<T>();                                               \
+        uint64_t m[2];                                                                                          \
+        ascendc_emu::given_mask<T, isSetMask>(int64_t(mask), m, #NAME, loc);                                    \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTimes, #NAME, loc);                        \
+        ascendc_emu::unary_l0(dst, src, rp, repeatParams, #NAME, loc, [](T v) {                                 \
+            auto x = ascendc_emu::up(v);                                                                        \
+            return ascendc_emu::down<T>(EXPR);                                                                  \
+        });                                                                                                     \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],                       \
+              const uint8_t repeatTimes, const UnaryRepeatParams &repeatParams, ASCENDC_EMU_LOC) {              \
+        if constexpr (FLOAT_ONLY) ascendc_emu::floating_only<T>();                                               \
+        uint64_t m[2];                                                                                          \
+        ascendc_emu::given_mask<T, isSetMask>(mask, m);                                                         \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTimes, #NAME, loc);                        \
+        ascendc_emu::unary_l0(dst, src, rp, repeatParams, #NAME, loc, [](T v) {                                 \
+            auto x = ascendc_emu::up(v);                                                                        \
+            return ascendc_emu::down<T>(EXPR);                                                                  \
+        });                                                                                                     \
+    }
+ASCENDC_EMU_UNARY_L0(Exp, std::exp(x), true)
+ASCENDC_EMU_UNARY_L0(Ln, std::log(x), true)
+ASCENDC_EMU_UNARY_L0(Sqrt, std::sqrt(x), true)
+ASCENDC_EMU_UNARY_L0(Rsqrt, decltype(x)(1) / std::sqrt(x), true)
+ASCENDC_EMU_UNARY_L0(Reciprocal, decltype(x)(1) / x, true)
+ASCENDC_EMU_UNARY_L0(Abs, x < 0 ? -x : x, false)
+ASCENDC_EMU_UNARY_L0(Relu, ascendc_emu::vmax(x, decltype(x)(0)), false)
+#undef ASCENDC_EMU_UNARY_L0
+
+#define ASCENDC_EMU_SCALAR_L0(NAME, EXPR)                                                                        \
+    template <class T, bool isSetMask = true>                                                                   \
+    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,                                              \
+              const typename ascendc_emu::Identity<T>::type &scalarValue, uint64_t mask,                        \
+              const uint8_t repeatTimes, const UnaryRepeatParams &repeatParams, ASCENDC_EMU_LOC) {              \
+        uint64_t m[2];                                                                                          \
+        ascendc_emu::given_mask<T, isSetMask>(int64_t(mask), m, #NAME, loc);                                    \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTimes, #NAME, loc);                        \
+        auto s = ascendc_emu::up(scalarValue);                                                                  \
+        ascendc_emu::unary_l0(dst, src, rp, repeatParams, #NAME, loc, [s](T v) {                                \
+            auto x = ascendc_emu::up(v);                                                                        \
+            return ascendc_emu::down<T>(EXPR);                                                                  \
+        });                                                                                                     \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,                                              \
+              const typename ascendc_emu::Identity<T>::type &scalarValue, const uint64_t mask[],                \
+              const uint8_t repeatTimes, const UnaryRepeatParams &repeatParams, ASCENDC_EMU_LOC) {              \
+        uint64_t m[2];                                                                                          \
+        ascendc_emu::given_mask<T, isSetMask>(mask, m);                                                         \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTimes, #NAME, loc);                        \
+        auto s = ascendc_emu::up(scalarValue);                                                                  \
+        ascendc_emu::unary_l0(dst, src, rp, repeatParams, #NAME, loc, [s](T v) {                                \
+            auto x = ascendc_emu::up(v);                                                                        \
+            return ascendc_emu::down<T>(EXPR);                                                                  \
+        });                                                                                                     \
+    }
+ASCENDC_EMU_SCALAR_L0(Adds, x + s)
+ASCENDC_EMU_SCALAR_L0(Muls, x * s)
+ASCENDC_EMU_SCALAR_L0(Maxs, ascendc_emu::vmax(x, s))
+ASCENDC_EMU_SCALAR_L0(Mins, ascendc_emu::vmin(x, s))
+#undef ASCENDC_EMU_SCALAR_L0
 
 struct CopyRepeatParams {
     uint16_t dstStride = 1, srcStride = 1, dstRepeatSize = 8, srcRepeatSize = 8;
@@ -98,16 +181,16 @@ template <class T, bool isSetMask = true>
 void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask, uint8_t repeatTimes,
           const CopyRepeatParams &p, ASCENDC_EMU_LOC) {
     uint64_t m[2];
-    ascendc_emu::count_mask<T>(static_cast<int32_t>(mask), m, "Copy", loc);
-    if (repeatTimes == 0) return;
+    ascendc_emu::given_mask<T, isSetMask>(int64_t(mask), m, "Copy", loc);
+    auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTimes, "Copy", loc);
+    if (rp.n == 0) return;
     dst.aligned("Copy", loc);
     src.aligned("Copy", loc);
-    const T *s = src.use(uint32_t(ascendc_emu::reach<T>(m, repeatTimes, p.srcStride, p.srcRepeatSize)), false, "Copy",
-                         loc);
-    T *d = dst.use(uint32_t(ascendc_emu::reach<T>(m, repeatTimes, p.dstStride, p.dstRepeatSize)), true, "Copy", loc);
-    for (int32_t r = 0; r < repeatTimes; r++) {
-        auto es = ascendc_emu::repeat_elems<T>(m, r, p.srcStride, p.srcRepeatSize);
-        auto ed = ascendc_emu::repeat_elems<T>(m, r, p.dstStride, p.dstRepeatSize);
+    const T *s = src.use(uint32_t(ascendc_emu::reach<T>(rp, p.srcStride, p.srcRepeatSize)), false, "Copy", loc);
+    T *d = dst.use(uint32_t(ascendc_emu::reach<T>(rp, p.dstStride, p.dstRepeatSize)), true, "Copy", loc);
+    for (int64_t r = 0; r < rp.n; r++) {
+        auto es = ascendc_emu::repeat_elems<T>(rp, r, p.srcStride, p.srcRepeatSize);
+        auto ed = ascendc_emu::repeat_elems<T>(rp, r, p.dstStride, p.dstRepeatSize);
         std::vector<T> v(es.size());
         for (size_t i = 0; i < es.size(); i++) v[i] = s[es[i].second];
         for (size_t i = 0; i < ed.size(); i++) d[ed[i].second] = v[i];
@@ -120,23 +203,22 @@ template <class U, class T, bool isSetMask = true>
 void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode,
              uint64_t mask, uint8_t repeatTimes, const BinaryRepeatParams &p, ASCENDC_EMU_LOC) {
     uint64_t m[2];
-    ascendc_emu::count_mask<T>(static_cast<int32_t>(mask), m, "Compare", loc);
-    if (repeatTimes == 0) return;
+    ascendc_emu::given_mask<T, isSetMask>(int64_t(mask), m, "Compare", loc);
+    auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTimes, "Compare", loc);
+    if (rp.n == 0) return;
     dst.aligned("Compare", loc);
     src0.aligned("Compare", loc);
     src1.aligned("Compare", loc);
-    const T *x = src0.use(uint32_t(ascendc_emu::reach<T>(m, repeatTimes, p.src0BlkStride, p.src0RepStride)), false,
-                          "Compare", loc);
-    const T *y = src1.use(uint32_t(ascendc_emu::reach<T>(m, repeatTimes, p.src1BlkStride, p.src1RepStride)), false,
-                          "Compare", loc);
-    uint32_t bits = repeatTimes * ascendc_emu::per_repeat<T>();
+    const T *x = src0.use(uint32_t(ascendc_emu::reach<T>(rp, p.src0BlkStride, p.src0RepStride)), false, "Compare", loc);
+    const T *y = src1.use(uint32_t(ascendc_emu::reach<T>(rp, p.src1BlkStride, p.src1RepStride)), false, "Compare", loc);
+    uint64_t bits = uint64_t(rp.n) * ascendc_emu::per_repeat<T>();
     uint8_t *d = reinterpret_cast<uint8_t *>(
         dst.use(static_cast<uint32_t>(((bits + 7) / 8 + sizeof(U) - 1) / sizeof(U)), true, "Compare", loc));
-    for (int32_t r = 0; r < repeatTimes; r++) {
-        auto ea = ascendc_emu::repeat_elems<T>(m, r, p.src0BlkStride, p.src0RepStride);
-        auto eb = ascendc_emu::repeat_elems<T>(m, r, p.src1BlkStride, p.src1RepStride);
+    for (int64_t r = 0; r < rp.n; r++) {
+        auto ea = ascendc_emu::repeat_elems<T>(rp, r, p.src0BlkStride, p.src0RepStride);
+        auto eb = ascendc_emu::repeat_elems<T>(rp, r, p.src1BlkStride, p.src1RepStride);
         for (size_t i = 0; i < ea.size(); i++) {
-            uint32_t bit = r * ascendc_emu::per_repeat<T>() + ea[i].first;
+            uint64_t bit = uint64_t(r) * ascendc_emu::per_repeat<T>() + ea[i].first;
             bool v = ascendc_emu::compare(ascendc_emu::up(x[ea[i].second]), ascendc_emu::up(y[eb[i].second]), cmpMode);
             d[bit / 8] = static_cast<uint8_t>(v ? d[bit / 8] | (1u << (bit % 8)) : d[bit / 8] & ~(1u << (bit % 8)));
         }

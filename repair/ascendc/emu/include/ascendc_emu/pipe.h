@@ -59,6 +59,7 @@ inline void SyncAll(ASCENDC_EMU_LOC) {
         ascendc_emu::fail(ascendc_emu::kError, loc, "SyncAll across %u blocks: ascendc-cpu runs blocks one after "
                           "another and cannot synchronise them", ascendc_emu::g_block.num);
 }
+template <bool isAIVOnly> inline void SyncAll(ASCENDC_EMU_LOC) { SyncAll(loc); }  // SyncAll<true>(): the same
 
 template <pipe_t src, pipe_t dst> class TQueSync {
 public:

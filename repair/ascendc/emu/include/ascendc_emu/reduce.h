@@ -1,10 +1,12 @@
 // ascendc-cpu: reductions. ReduceSum/ReduceMax/ReduceMin over `count` elements (the per-repeat partial results
 // land in the work tensor, as on the NPU, so a work tensor that aliases live data is clobbered), and
-// WholeReduceSum/WholeReduceMax/WholeReduceMin: one result per 256-byte repeat, under a mask. Sums add in pairs
-// (a binary tree per repeat); half rounds, and saturates at +-65504, after every addition.
+// WholeReduceSum/WholeReduceMax/WholeReduceMin: one result per 256-byte repeat, under a mask; BlockReduceSum/Max/Min
+// (one per 32-byte block), PairReduceSum (one per two elements), the level-0 ReduceSum/Max/Min, and
+// GetReduceMaxMinCount. Sums add in pairs (a binary tree per repeat); half rounds, and saturates at +-65504, after
+// every addition.
 #pragma once
 
-#include "ascendc_emu/vector.h"
+#include "ascendc_emu/mask.h"
 
 namespace AscendC {
 enum class ReduceOrder { ORDER_VALUE_INDEX, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
@@ -32,9 +34,6 @@ template <class T> inline calc_t<T> tree_sum(std::vector<calc_t<T>> v) {
     return v[0];
 }
 
-template <class T> constexpr uint32_t per_repeat() { return 256 / sizeof(T); }
-template <class T> constexpr uint32_t per_block() { return 32 / sizeof(T); }
-
 // the index of an element stored in a T-sized slot, as the NPU writes it (an integer's bits)
 template <class T> inline T index_bits(uint32_t idx) {
     T out;
@@ -46,6 +45,15 @@ template <class T> inline T index_bits(uint32_t idx) {
         std::memcpy(&out, &i, 2);
     }
     return out;
+}
+
+// what GetReduceMaxMinCount reads: the best value of the last WholeReduceMax/Min (or ReduceMax/Min) over all its
+// repeats, and its index counted across the repeats, both as T's bits
+template <class T> void record_extreme(T value, uint32_t index) {
+    g_block.reduce_set = true;
+    g_block.reduce_value = bits_of(value);
+    g_block.reduce_index = bits_of(index_bits<T>(index));
+    g_block.reduce_size = sizeof(T);
 }
 
 template <class T, bool kMax>
@@ -65,6 +73,7 @@ void reduce_extreme(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTens
         else if (kMax ? a > b : a < b) best = i;
     }
     T value = s[best];
+    record_extreme<T>(value, best);
     if (repeats > 1) {  // the per-repeat results pass through the work tensor
         T *w = work.use(repeats, true, api, loc);
         for (uint32_t r = 0; r < repeats; r++) w[r] = value;
@@ -125,45 +134,23 @@ void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, const Local
 
 namespace ascendc_emu {
 
-// The elements of repeat r a level-0 reduction reads: (element index in the repeat, offset in src), under the mask.
 template <class T>
-std::vector<std::pair<uint32_t, uint64_t>> repeat_elems(const uint64_t mask[2], int32_t r, int32_t srcBlkStride,
-                                                         int32_t srcRepStride) {
-    std::vector<std::pair<uint32_t, uint64_t>> out;
-    for (uint32_t e = 0; e < per_repeat<T>(); e++) {
-        if (!((mask[e / 64] >> (e % 64)) & 1)) continue;
-        uint64_t off = (uint64_t(r) * srcRepStride * 32 + uint64_t(e / per_block<T>()) * srcBlkStride * 32) / sizeof(T) +
-                       e % per_block<T>();
-        out.emplace_back(e, off);
-    }
-    return out;
-}
-
-template <class T> inline void count_mask(int32_t mask, uint64_t out[2], const char *api, const Loc &loc) {
-    if (mask < 1 || uint32_t(mask) > per_repeat<T>())
-        fail(kError, loc, "%s: mask %d outside [1, %u] for %s", api, mask, per_repeat<T>(), type_name<T>());
-    out[0] = mask >= 64 ? ~0ull : ((1ull << mask) - 1);
-    out[1] = mask >= 128 ? ~0ull : (mask > 64 ? ((1ull << (mask - 64)) - 1) : 0);
-}
-
-template <class T>
-void whole_reduce(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src, const uint64_t mask[2],
-                  int32_t repeat, int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, int kind,
+void whole_reduce(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src, const Repeats &rp,
+                  int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, int kind,
                   AscendC::ReduceOrder order, const char *api, const Loc &loc) {
     floating_only<T>();
-    if (repeat < 0 || repeat > 255) fail(kError, loc, "%s: repeatTime %d outside [0, 255]", api, repeat);
-    if (repeat == 0) return;
+    if (rp.n == 0) return;
     src.aligned(api, loc);
     using AscendC::ReduceOrder;
     bool pair = kind != 0 && (order == ReduceOrder::ORDER_VALUE_INDEX || order == ReduceOrder::ORDER_INDEX_VALUE);
-    uint64_t last = 0;
-    for (int32_t r = 0; r < repeat; r++)
-        for (auto &eo : repeat_elems<T>(mask, r, srcBlkStride, srcRepStride)) last = std::max(last, eo.second + 1);
-    const T *s = src.use(static_cast<uint32_t>(last), false, api, loc);
+    const T *s = src.use(static_cast<uint32_t>(reach<T>(rp, srcBlkStride, srcRepStride)), false, api, loc);
     uint64_t unit = pair ? 2 : 1;
-    T *d = dst.use(static_cast<uint32_t>(uint64_t(repeat - 1) * dstRepStride * unit + unit), true, api, loc);
-    for (int32_t r = 0; r < repeat; r++) {
-        auto elems = repeat_elems<T>(mask, r, srcBlkStride, srcRepStride);
+    T *d = dst.use(static_cast<uint32_t>(uint64_t(rp.n - 1) * dstRepStride * unit + unit), true, api, loc);
+    bool any = false;
+    T overall{};
+    uint32_t overall_index = 0;
+    for (int64_t r = 0; r < rp.n; r++) {
+        auto elems = repeat_elems<T>(rp, r, srcBlkStride, srcRepStride);
         T *out = d + uint64_t(r) * dstRepStride * unit;
         if (kind == 0) {
             std::vector<calc_t<T>> v(per_repeat<T>(), calc_t<T>(0));
@@ -178,6 +165,11 @@ void whole_reduce(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor
             if (kind > 0 ? a > b : a < b) best = eo;
         }
         T value = s[best.second], index = index_bits<T>(best.first);
+        if (!any || (kind > 0 ? up(value) > up(overall) : up(value) < up(overall))) {
+            overall = value;
+            overall_index = uint32_t(r * per_repeat<T>() + best.first);
+            any = true;
+        }
         switch (order) {
             case ReduceOrder::ORDER_VALUE_INDEX: out[0] = value; out[1] = index; break;
             case ReduceOrder::ORDER_INDEX_VALUE: out[0] = index; out[1] = value; break;
@@ -185,6 +177,7 @@ void whole_reduce(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor
             default: out[0] = index; break;
         }
     }
+    if (any) record_extreme<T>(overall, overall_index);
 }
 
 }  // namespace ascendc_emu
@@ -197,17 +190,18 @@ namespace AscendC {
               const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride ORDER_PARAM,      \
               ASCENDC_EMU_LOC) {                                                                                   \
         uint64_t m[2];                                                                                             \
-        ascendc_emu::count_mask<T>(mask, m, #NAME, loc);                                                           \
-        ascendc_emu::whole_reduce(dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, KIND, ORDER,  \
-                                  #NAME, loc);                                                                     \
+        ascendc_emu::given_mask<T, isSetMask>(mask, m, #NAME, loc);                                                \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTime, #NAME, loc);                            \
+        ascendc_emu::whole_reduce(dst, src, rp, dstRepStride, srcBlkStride, srcRepStride, KIND, ORDER, #NAME, loc);  \
     }                                                                                                              \
     template <class T, bool isSetMask = true>                                                                      \
     void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[], const int32_t repeatTime, \
               const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride ORDER_PARAM,      \
               ASCENDC_EMU_LOC) {                                                                                   \
-        uint64_t m[2] = {mask[0], sizeof(T) == 2 ? mask[1] : 0};                                                    \
-        ascendc_emu::whole_reduce(dst, src, m, repeatTime, dstRepStride, srcBlkStride, srcRepStride, KIND, ORDER,  \
-                                  #NAME, loc);                                                                     \
+        uint64_t m[2];                                                                                             \
+        ascendc_emu::given_mask<T, isSetMask>(mask, m);                                                            \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTime, #NAME, loc);                            \
+        ascendc_emu::whole_reduce(dst, src, rp, dstRepStride, srcBlkStride, srcRepStride, KIND, ORDER, #NAME, loc);  \
     }
 #define ASCENDC_EMU_COMMA ,
 ASCENDC_EMU_WHOLE(WholeReduceSum, 0, , ReduceOrder::ORDER_ONLY_VALUE)
@@ -215,5 +209,217 @@ ASCENDC_EMU_WHOLE(WholeReduceMax, 1, ASCENDC_EMU_COMMA const ReduceOrder order =
 ASCENDC_EMU_WHOLE(WholeReduceMin, -1, ASCENDC_EMU_COMMA const ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, order)
 #undef ASCENDC_EMU_COMMA
 #undef ASCENDC_EMU_WHOLE
+
+// GetReduceMaxMinCount: the last WholeReduceMax/Min's (or ReduceMax/Min's) best value over all its repeats and
+// that element's index counted across them (r * elements per repeat + its place in repeat r), stored as T's bits
+template <class T> void GetReduceMaxMinCount(T &maxMinValue, T &maxMinIndex, ASCENDC_EMU_LOC) {
+    const ascendc_emu::Block &b = ascendc_emu::g_block;
+    if (!b.reduce_set || b.reduce_size != sizeof(T))
+        ascendc_emu::fail(ascendc_emu::kError, loc, "GetReduceMaxMinCount<%s> with no WholeReduceMax/WholeReduceMin "
+                          "(or ReduceMax/ReduceMin) of %s before it", ascendc_emu::type_name<T>(),
+                          ascendc_emu::type_name<T>());
+    maxMinValue = ascendc_emu::from_bits<T>(b.reduce_value);
+    maxMinIndex = ascendc_emu::from_bits<T>(b.reduce_index);
+}
+template <class T> void GetReduceMaxMinCount(T &maxMinValue, ASCENDC_EMU_LOC) {
+    T index;
+    GetReduceMaxMinCount<T>(maxMinValue, index, loc);
+}
+
+}  // namespace AscendC
+
+namespace ascendc_emu {
+
+// BlockReduceSum/Max/Min: each 32-byte block of each repeat to one element, the 8 of repeat r at
+// dst[r * dstRepStride * 8 + block]. A sum adds in pairs within the block (masked-out elements add 0; half
+// saturates at +-65504); a block the mask leaves empty sums to 0, and Max/Min leave its output as it was.
+template <class T>
+void block_reduce(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src, const Repeats &rp,
+                  int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, int kind, const char *api,
+                  const Loc &loc) {
+    floating_only<T>();
+    if (rp.n == 0) return;
+    src.aligned(api, loc);
+    uint64_t off = dst.GetPhyAddr();
+    if (off % (8 * sizeof(T)) != 0)
+        fail(kError, loc, "%s: the destination starts at UB offset %llu, not %zu-byte aligned", api,
+             (unsigned long long)off, 8 * sizeof(T));
+    if (dstRepStride < 0 || srcBlkStride < 0 || srcRepStride < 0)
+        fail(kError, loc, "%s: a negative stride", api);
+    const T *s = src.use(static_cast<uint32_t>(reach<T>(rp, srcBlkStride, srcRepStride)), false, api, loc);
+    T *d = dst.use(static_cast<uint32_t>(uint64_t(rp.n - 1) * dstRepStride * 8 + 8), true, api, loc);
+    constexpr uint32_t B = per_block<T>();
+    for (int64_t r = 0; r < rp.n; r++) {
+        auto elems = repeat_elems<T>(rp, r, srcBlkStride, srcRepStride);
+        std::vector<std::vector<calc_t<T>>> sums(8, std::vector<calc_t<T>>(B, calc_t<T>(0)));
+        std::vector<int> best(8, -1);  // Max/Min: the element of elems each block keeps
+        for (size_t i = 0; i < elems.size(); i++) {
+            uint32_t k = elems[i].first / B;
+            auto v = up(s[elems[i].second]);
+            if (kind == 0) {
+                sums[k][elems[i].first % B] = v;
+            } else if (best[k] < 0) {
+                best[k] = int(i);
+            } else {
+                auto b = up(s[elems[best[k]].second]);
+                if (kind > 0 ? v > b : v < b) best[k] = int(i);  // the first of equals, as WholeReduceMax/Min
+            }
+        }
+        T out[8];
+        for (uint32_t k = 0; k < 8; k++)
+            if (kind == 0) out[k] = down<T>(tree_sum<T>(sums[k]));
+            else if (best[k] >= 0) out[k] = s[elems[best[k]].second];
+        T *o = d + uint64_t(r) * dstRepStride * 8;
+        for (uint32_t k = 0; k < 8; k++)
+            if (kind == 0 || best[k] >= 0) o[k] = out[k];
+    }
+}
+
+}  // namespace ascendc_emu
+
+namespace AscendC {
+
+#define ASCENDC_EMU_BLOCK(NAME, KIND)                                                                              \
+    template <class T, bool isSetMask = true>                                                                      \
+    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t repeatTime, const int32_t mask,  \
+              const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,                  \
+              ASCENDC_EMU_LOC) {                                                                                   \
+        uint64_t m[2];                                                                                             \
+        ascendc_emu::given_mask<T, isSetMask>(mask, m, #NAME, loc);                                                \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTime, #NAME, loc);                            \
+        ascendc_emu::block_reduce(dst, src, rp, dstRepStride, srcBlkStride, srcRepStride, KIND, #NAME, loc);       \
+    }                                                                                                              \
+    template <class T, bool isSetMask = true>                                                                      \
+    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t repeatTime,                      \
+              const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,                       \
+              const int32_t srcRepStride, ASCENDC_EMU_LOC) {                                                       \
+        uint64_t m[2];                                                                                             \
+        ascendc_emu::given_mask<T, isSetMask>(mask, m);                                                            \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTime, #NAME, loc);                            \
+        ascendc_emu::block_reduce(dst, src, rp, dstRepStride, srcBlkStride, srcRepStride, KIND, #NAME, loc);       \
+    }
+ASCENDC_EMU_BLOCK(BlockReduceSum, 0)
+ASCENDC_EMU_BLOCK(BlockReduceMax, 1)
+ASCENDC_EMU_BLOCK(BlockReduceMin, -1)
+#undef ASCENDC_EMU_BLOCK
+
+}  // namespace AscendC
+
+namespace ascendc_emu {
+
+// PairReduceSum: each two neighbouring elements of a repeat to one (a masked-out element adds 0), the
+// per_repeat / 2 results of repeat r at dst[r * dstRepStride * per_repeat / 2 + e / 2]
+template <class T>
+void pair_reduce(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src, const Repeats &rp,
+                 int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, const char *api, const Loc &loc) {
+    floating_only<T>();
+    if (rp.n == 0) return;
+    src.aligned(api, loc);
+    dst.aligned(api, loc);
+    constexpr uint32_t H = per_repeat<T>() / 2;
+    const T *s = src.use(static_cast<uint32_t>(reach<T>(rp, srcBlkStride, srcRepStride)), false, api, loc);
+    T *d = dst.use(static_cast<uint32_t>(uint64_t(rp.n - 1) * dstRepStride * H + H), true, api, loc);
+    for (int64_t r = 0; r < rp.n; r++) {
+        std::vector<calc_t<T>> v(per_repeat<T>(), calc_t<T>(0));
+        for (auto &eo : repeat_elems<T>(rp, r, srcBlkStride, srcRepStride)) v[eo.first] = up(s[eo.second]);
+        T *o = d + uint64_t(r) * dstRepStride * H;
+        for (uint32_t k = 0; k < H; k++) o[k] = down<T>(add_rounded<T>(v[2 * k], v[2 * k + 1]));
+    }
+}
+
+// ReduceSum/Max/Min over the masked elements of `repeat` repeats (srcRepStride blocks apart): dst[0] the result and,
+// for Max/Min with calIndex, dst[1] its index counted across the repeats, as T's bits. The per-repeat results pass
+// through the work tensor, as in the count form; a sum adds each repeat in pairs, then the repeats' sums in pairs.
+template <class T>
+void reduce_l0(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src,
+               const AscendC::LocalTensor<T> &work, const Repeats &rp, int32_t srcRepStride, bool calIndex, int kind,
+               const char *api, const Loc &loc) {
+    floating_only<T>();
+    if (rp.n == 0) return;
+    src.aligned(api, loc);
+    dst.aligned(api, loc);
+    const T *s = src.use(static_cast<uint32_t>(reach<T>(rp, 1, srcRepStride)), false, api, loc);
+    std::vector<calc_t<T>> partial;
+    bool any = false;
+    T best{};
+    uint32_t best_index = 0;
+    for (int64_t r = 0; r < rp.n; r++) {
+        auto elems = repeat_elems<T>(rp, r, 1, srcRepStride);
+        if (kind == 0) {
+            std::vector<calc_t<T>> v(per_repeat<T>(), calc_t<T>(0));
+            for (auto &eo : elems) v[eo.first] = up(s[eo.second]);
+            partial.push_back(tree_sum<T>(v));
+            continue;
+        }
+        for (auto &eo : elems) {
+            auto a = up(s[eo.second]);
+            if (!any || (kind > 0 ? a > up(best) : a < up(best))) {
+                best = s[eo.second];
+                best_index = uint32_t(r * per_repeat<T>() + eo.first);
+                any = true;
+            }
+        }
+    }
+    if (kind != 0 && !any) fail(kError, loc, "%s: the mask enables no element", api);
+    if (rp.n > 1) {
+        T *w = work.use(static_cast<uint32_t>(rp.n), true, api, loc);
+        for (int64_t r = 0; r < rp.n; r++) w[r] = kind == 0 ? down<T>(partial[r]) : best;
+    }
+    T *d = dst.use(kind != 0 && calIndex ? 2 : 1, true, api, loc);
+    if (kind == 0) {
+        d[0] = down<T>(tree_sum<T>(partial));
+        return;
+    }
+    record_extreme<T>(best, best_index);
+    d[0] = best;
+    if (calIndex) d[1] = index_bits<T>(best_index);
+}
+
+}  // namespace ascendc_emu
+
+namespace AscendC {
+
+template <class T, bool isSetMask = true>
+void PairReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t repeatTime, const int32_t mask,
+                   const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,
+                   ASCENDC_EMU_LOC) {
+    uint64_t m[2];
+    ascendc_emu::given_mask<T, isSetMask>(mask, m, "PairReduceSum", loc);
+    auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTime, "PairReduceSum", loc);
+    ascendc_emu::pair_reduce(dst, src, rp, dstRepStride, srcBlkStride, srcRepStride, "PairReduceSum", loc);
+}
+template <class T, bool isSetMask = true>
+void PairReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t repeatTime,
+                   const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,
+                   const int32_t srcRepStride, ASCENDC_EMU_LOC) {
+    uint64_t m[2];
+    ascendc_emu::given_mask<T, isSetMask>(mask, m);
+    auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTime, "PairReduceSum", loc);
+    ascendc_emu::pair_reduce(dst, src, rp, dstRepStride, srcBlkStride, srcRepStride, "PairReduceSum", loc);
+}
+
+#define ASCENDC_EMU_REDUCE_L0(NAME, KIND)                                                                          \
+    template <class T, bool isSetMask = true>                                                                      \
+    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,         \
+              const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = false,     \
+              ASCENDC_EMU_LOC) {                                                                                   \
+        uint64_t m[2];                                                                                             \
+        ascendc_emu::given_mask<T, isSetMask>(mask, m, #NAME, loc);                                                \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTime, #NAME, loc);                            \
+        ascendc_emu::reduce_l0(dst, src, sharedTmpBuffer, rp, srcRepStride, calIndex, KIND, #NAME, loc);            \
+    }                                                                                                              \
+    template <class T, bool isSetMask = true>                                                                      \
+    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer,         \
+              const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = false,  \
+              ASCENDC_EMU_LOC) {                                                                                   \
+        uint64_t m[2];                                                                                             \
+        ascendc_emu::given_mask<T, isSetMask>(mask, m);                                                            \
+        auto rp = ascendc_emu::level0_repeats<T>(isSetMask, m, repeatTime, #NAME, loc);                            \
+        ascendc_emu::reduce_l0(dst, src, sharedTmpBuffer, rp, srcRepStride, calIndex, KIND, #NAME, loc);            \
+    }
+ASCENDC_EMU_REDUCE_L0(ReduceSum, 0)
+ASCENDC_EMU_REDUCE_L0(ReduceMax, 1)
+ASCENDC_EMU_REDUCE_L0(ReduceMin, -1)
+#undef ASCENDC_EMU_REDUCE_L0
 
 }  // namespace AscendC

@@ -9,6 +9,7 @@ namespace ascendc_emu {
 
 inline uint32_t count_of(int64_t count, const char *api, const Loc &loc) {
     if (count < 0) fail(kError, loc, "%s with a negative count (%lld)", api, (long long)count);
+    count_form_mask();
     return static_cast<uint32_t>(count);
 }
 
@@ -108,6 +109,27 @@ void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTenso
     sharedTmpBuffer.aligned("Tanh", loc);
     Tanh(dst, src, static_cast<int32_t>(count), loc);
 }
+
+// the math library's logarithms (Log the natural one), with or without a caller-given scratch buffer
+#define ASCENDC_EMU_LOG(NAME, EXPR)                                                                              \
+    template <class T, bool isReuseSource = false>                                                              \
+    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount, ASCENDC_EMU_LOC) {   \
+        ascendc_emu::floating_only<T>();                                                                        \
+        ascendc_emu::unary(dst, src, calCount, #NAME, loc, [](T v) {                                            \
+            auto x = ascendc_emu::up(v);                                                                        \
+            return ascendc_emu::down<T>(EXPR);                                                                  \
+        });                                                                                                     \
+    }                                                                                                           \
+    template <class T, bool isReuseSource = false>                                                              \
+    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer, \
+              const uint32_t calCount, ASCENDC_EMU_LOC) {                                                       \
+        sharedTmpBuffer.aligned(#NAME, loc);                                                                    \
+        NAME<T, isReuseSource>(dst, src, calCount, loc);                                                        \
+    }
+ASCENDC_EMU_LOG(Log, std::log(x))
+ASCENDC_EMU_LOG(Log2, std::log2(x))
+ASCENDC_EMU_LOG(Log10, std::log10(x))
+#undef ASCENDC_EMU_LOG
 
 #define ASCENDC_EMU_SCALAR(NAME, EXPR)                                                                           \
     template <class T>                                                                                          \
@@ -289,6 +311,7 @@ template <class C> inline bool compare(C a, C b, AscendC::CMPMODE m) {
 template <class U, class T, class F>
 void compare_into(const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor<T> &src0, uint32_t count,
                   const char *api, const Loc &loc, F bit) {
+    count_form_mask();
     dst.aligned(api, loc);
     src0.aligned(api, loc);
     src0.use(count, false, api, loc);
@@ -328,6 +351,7 @@ template <class T, class U>
 void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
             const LocalTensor<T> &src1, SELMODE selMode, uint32_t count, ASCENDC_EMU_LOC) {
     (void)selMode;
+    ascendc_emu::count_form_mask();
     selMask.aligned("Select", loc);
     const uint8_t *m = reinterpret_cast<const uint8_t *>(
         selMask.use(static_cast<uint32_t>(((count + 7) / 8 + sizeof(U) - 1) / sizeof(U)), false, "Select", loc));
@@ -344,6 +368,7 @@ template <class T, class U>
 void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
             typename ascendc_emu::Identity<T>::type src1, SELMODE selMode, uint32_t count, ASCENDC_EMU_LOC) {
     (void)selMode;
+    ascendc_emu::count_form_mask();
     selMask.aligned("Select", loc);
     const uint8_t *m = reinterpret_cast<const uint8_t *>(
         selMask.use(static_cast<uint32_t>(((count + 7) / 8 + sizeof(U) - 1) / sizeof(U)), false, "Select", loc));
