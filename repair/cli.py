@@ -155,14 +155,10 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
     import json
     from pathlib import Path
 
-    from repair.ascendc import is_ascendc_candidate
-    from repair.loop import Bounds
-    from repair.engine import default_backend, prestart
+    from repair.loop import Bounds, backend_for
+    from repair.engine import prestart
 
-    if backend is None:
-        from repair.loop import default_ascendc_backend
-
-        backend = default_ascendc_backend() if is_ascendc_candidate(candidate) else default_backend()
+    backend = backend_for(Path(candidate), backend)
     prestart(backend)
     from repair.loop import repair_run, summary
 

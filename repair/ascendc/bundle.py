@@ -20,24 +20,21 @@ import re
 import shutil
 from dataclasses import dataclass, replace as _replace
 from pathlib import Path, PurePosixPath
-from typing import Callable
+from typing import Callable, get_args
 
-from repair.ascendc.candidate import CPP_ROLES, AscendCCandidate, snake
+from repair.ascendc.candidate import CPP_ROLES, AscendCCandidate, Format, Role, snake
+from repair.ascendc.load import MKB_SOURCES, find_validation
 from repair.errors import BadInput
 
 BUNDLE_SCHEMA = "ascendc-bundle/v1"
-FORMATS = ("mkb-sources", "mkb-direct", "npukernelbench")
-ROLES = ("project_json", "host_tiling", "host_operator", "kernel", "launch", "binding", "model")
+FORMATS, ROLES = get_args(Format), get_args(Role)
 _HEAD = re.compile(r"^//@ ascendc-bundle/v1 format=(\S+)[ \t]*$")
 _FILE = re.compile(r"^//@ file (\S+) role=(\w+)( noeol)?[ \t]*$")
 _MARK = "//@ "
-# a six-source .py's variables (repair.ascendc.load.MKB_SOURCES), by role, and the names the bundle gives them
-_MKB_VARS = {"project_json": "project_json_src", "host_tiling": "host_tiling_src",
-             "host_operator": "host_operator_src", "kernel": "kernel_src", "binding": "python_bind_src",
-             "model": "model_src"}
+# a six-source .py's variables by role, and the names the bundle gives them
+_MKB_VARS = {role: var for var, role in MKB_SOURCES.items()}
 _MKB_NAMES = {"project_json": "{s}.json", "host_tiling": "op_host/{s}_tiling.h", "host_operator": "op_host/{s}.cpp",
               "kernel": "op_kernel/{s}.cpp", "binding": "CppExtension/csrc/op.cpp", "model": "model.py"}
-_HUNK_HEADER = re.compile(r"^(---|\+\+\+) ")
 
 
 class BundleError(BadInput):
@@ -228,8 +225,6 @@ def _direct(bundle: Bundle, original: Path) -> str:
 
 
 def _task_dir(bundle: Bundle, original: Path, target: Path) -> None:
-    from repair.ascendc.load import find_validation
-
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(original, target, symlinks=False)

@@ -7,7 +7,7 @@ __all__, __getattr__ = exports(__name__, {
     "diagnose": ["Diagnostics", "TensorStats"],
     "problem": ["TIERS", "ProblemSpec", "CaseSpec", "check_problem_file", "check_candidate_file"],
     "processes": ["load_problem_spec"],
-    "backends": ["DEFAULT_BACKEND", "Backend", "default_backend", "get_backend"],
+    "backends": ["BACKENDS", "DEFAULT_BACKEND", "Backend", "default_backend", "get_backend"],
     "sandbox": ["prestart"],
     "launch": ["sandbox_environ"],
     "confine.limits": ["apply_limits", "set_parent_death_signal"],

@@ -83,8 +83,7 @@ class AscendCForm:
 
         self.problem_name = PurePosixPath(problem.name).name
         self.original = candidate
-        self.candidate = load_candidate(candidate)  # BadInput: one line naming the file
-        self.source_text = to_bundle(self.candidate)
+        self.source_text = to_bundle(load_candidate(candidate))  # BadInput: one line naming the file
         self.bundle = parse_bundle(self.source_text)
 
     # -- proposals -------------------------------------------------------------------------------

@@ -28,8 +28,8 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
     if not problem.is_file():
         raise BadInput(f"{problem}: no such file")
     ascendc = is_ascendc_candidate(candidate)
+    backend = backend_for(candidate, backend)  # resolved once: the record names the backend that ran
     if ascendc:  # its numerics need an AscendC backend: say which is missing now (exit 3)
-        backend = backend or default_ascendc_backend()
         require_backend(load_candidate(candidate), get_backend(backend).name)
     elif not candidate.is_file():
         raise BadInput(f"{candidate}: no such file")
@@ -38,7 +38,6 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
     the_worker = make_worker(worker, WorkerOptions(model=model, script=script))
     # one seed for the whole run, so every candidate meets the same inputs and scores compare; it is recorded
     seed = secrets.randbits(31) if seed is None else seed
-    backend = backend or default_backend()  # resolved once: the record names the backend that ran
     judge = HarnessJudge(problem, backend=backend, seed=seed, timeout_s=timeout_s, rules_off=tuple(rules_off))
     if out is not None:
         out = Path(out)
@@ -49,11 +48,21 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
                           the_worker, retriever, judge, backend=backend)
 
 
+def backend_for(candidate: Path, backend: str | None = None) -> str:
+    """`backend` when given; else what a repair of this candidate runs on: default_ascendc_backend() for an AscendC
+    candidate, $REPAIR_BACKEND (else triton-cpu) for a Triton one."""
+    if backend:
+        return backend
+    return default_ascendc_backend() if is_ascendc_candidate(candidate) else default_backend()
+
+
 def default_ascendc_backend() -> str:
-    """The backend an AscendC candidate runs on when none is asked: $REPAIR_BACKEND when it names an AscendC
-    backend, else ascendc-cpu (the CPU emulation; the npu backend cannot evaluate yet, repair.ascendc.toolchain)."""
+    """The backend an AscendC candidate runs on when none is asked: $REPAIR_BACKEND when it names a backend that runs
+    AscendC (npu on an Ascend host), else ascendc-cpu (the CPU emulation)."""
+    from repair.engine import BACKENDS
+
     env = os.environ.get("REPAIR_BACKEND", "")
-    return env if env in ("ascendc-cpu", "npu") else "ascendc-cpu"
+    return env if env in BACKENDS and "ascendc" in BACKENDS[env].languages else "ascendc-cpu"
 
 
 def static_operator_id(problem: Path) -> str:
