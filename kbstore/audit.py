@@ -235,12 +235,15 @@ def _score_text(ev: dict) -> str:
     if "score" not in ev:
         return ""
     unit = f" with {ev['aligned_unit']}" if ev.get("aligned_unit") else ""
-    lines = ""
-    if ev.get("aligned_entry_lines") and ev.get("aligned_cohort_lines"):
-        (a, b), (c, d) = ev["aligned_entry_lines"], ev["aligned_cohort_lines"]
-        lines = f", entry lines {a}-{b} ~ cohort lines {c}-{d}"
+    lines = _line_pair(ev, "aligned", ", ")
     return (f"score {ev['score']:.3f} (ops aligned {ev.get('aligned', 0.0):.3f}, {ev.get('aligned_ops', 0)} ops{unit}"
             f"{lines}), ")
+
+
+def _line_pair(ev: dict, which: str, sep: str) -> str:
+    """sep + "entry lines a-b ~ cohort lines c-d" of ev's `which` (run, aligned) line ranges, "" without both."""
+    e, c = ev.get(f"{which}_entry_lines"), ev.get(f"{which}_cohort_lines")
+    return f"{sep}entry lines {e[0]}-{e[1]} ~ cohort lines {c[0]}-{c[1]}" if e and c else ""
 
 
 def _html_sides(frag) -> str:
@@ -276,10 +279,7 @@ def _evidence_text(rule: str, ev: dict) -> str:
             return f"provenance: run {ev['run_id']} repaired cohort operator {ev['operator_id']}"
         return f"provenance: {ev['match']} of run {ev['run_id']} is cohort file {ev['cohort_file']} ({ev['cohort_operator']})"
     if rule == "overlap":
-        lines = ""
-        if ev.get("run_entry_lines") and ev.get("run_cohort_lines"):
-            (a, b), (c, d) = ev["run_entry_lines"], ev["run_cohort_lines"]
-            lines = f"; entry lines {a}-{b} ~ cohort lines {c}-{d}"
+        lines = _line_pair(ev, "run", "; ")
         unit = f"::{ev['cohort_unit']}" if ev.get("cohort_unit") else ""
         return (f"overlap ({ev['representation']}, {ev['reason']}): {ev['entry_part']} vs {ev['cohort_file']}{unit} "
                 f"[{ev['operator_id']}] {_score_text(ev)}containment {ev['containment']:.3f}, dice {ev['dice']:.3f}, "

@@ -92,22 +92,7 @@ def m004_fingerprint_scheme_ts2(con) -> None:
     brought to the current one from their record's code (provenance.fingerprint_store.refreshed: Triton and C
     ones are restamped, AscendC ones recomputed), so a freeze compares them again. A row whose record is gone
     is left as it was (a freeze then refuses it, naming the scheme)."""
-    import json
-
-    from provenance.fingerprint import SCHEME
-    from provenance.fingerprint_store import refreshed
-
-    rows = con.execute("SELECT f.entry_id, f.record_sha256, f.role, f.scheme, f.packed, r.canonical_json "
-                       "FROM fingerprints f JOIN records r ON r.sha256 = f.record_sha256 "
-                       "WHERE f.packed IS NOT NULL").fetchall()
-    for entry_id, record, role, scheme, packed, raw in rows:
-        rec = json.loads(raw)
-        code, language = (rec.get(role) or {}).get("code"), rec.get("language", "triton")
-        new = refreshed(bytes(packed), code, language) if isinstance(code, str) else None
-        if new is None or (new == bytes(packed) and scheme == SCHEME):
-            continue
-        con.execute("UPDATE fingerprints SET packed = ?, scheme = ? "
-                    "WHERE entry_id = ? AND record_sha256 = ? AND role = ?", [new, SCHEME, entry_id, record, role])
+    _refresh_fingerprints(con)
 
 
 @migration
@@ -120,6 +105,7 @@ def m005_fingerprint_scheme_ts3(con) -> None:
 
 
 def _refresh_fingerprints(con) -> None:
+    """Every stored blob of another scheme brought to the current SCHEME (m004 and m005: a scheme bump)."""
     import json
 
     from provenance.fingerprint import SCHEME

@@ -81,11 +81,9 @@ def _stream_at(blob: bytes, off: int, v2: bool):
 
     if not v2:
         return [], [], off
-    m, b = struct.unpack_from("<II", blob, off)
+    end = _skip_stream(blob, off, v2)
+    m = struct.unpack_from("<I", blob, off)[0]
     lines = np.frombuffer(blob, dtype="<i4", count=m, offset=off + 8).tolist() if m else []
-    end = off + 8 + 4 * m + b
-    if end > len(blob):
-        raise ValueError("truncated op stream")
     ops = blob[off + 8 + 4 * m:end].decode("utf-8").split("\n") if m else []
     if len(ops) != m:
         raise ValueError("op stream length mismatch")

@@ -22,7 +22,7 @@ import re
 
 from provenance.ascendc import PLUMBING_CALLS, callee, declared_names, walk
 from provenance.optables import ASCENDC_VECTOR
-from provenance.opstream_c import CWalker, _args
+from provenance.opstream_c import CWalker, _args, _function_declarator
 from provenance.opwalker import const_token, node_text, strip_parens
 
 MAX_DEPTH = 16  # calls followed inside one another
@@ -53,9 +53,7 @@ def _base(node) -> str:
 
 def _function_name(fn) -> tuple[str, str | None]:
     """(name, class) of a function_definition: `void KernelAdd::Init(...)` -> (Init, KernelAdd)."""
-    decl = fn.child_by_field_name("declarator")
-    while decl is not None and decl.type not in ("function_declarator",):
-        decl = decl.child_by_field_name("declarator")
+    decl = _function_declarator(fn)
     inner = decl.child_by_field_name("declarator") if decl is not None else None
     name, cls = node_text(inner), None
     if inner is not None and inner.type == "qualified_identifier":
@@ -70,9 +68,7 @@ def _function_name(fn) -> tuple[str, str | None]:
 
 
 def _params(fn) -> list[str]:
-    decl = fn.child_by_field_name("declarator")
-    while decl is not None and decl.type != "function_declarator":
-        decl = decl.child_by_field_name("declarator")
+    decl = _function_declarator(fn)
     plist = decl.child_by_field_name("parameters") if decl is not None else None
     out = []
     for p in plist.named_children if plist is not None else []:

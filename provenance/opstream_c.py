@@ -63,11 +63,17 @@ def _loop_vars(node) -> set[str]:
     return set()
 
 
-def function_name(fn) -> str:
-    """The name a function_definition declares (`static inline float gelu(float x)` -> gelu)."""
+def _function_declarator(fn):
+    """The function_declarator of a function_definition (under pointers, references, ...), or None."""
     decl = fn.child_by_field_name("declarator")
     while decl is not None and decl.type != "function_declarator":
         decl = decl.child_by_field_name("declarator")
+    return decl
+
+
+def function_name(fn) -> str:
+    """The name a function_definition declares (`static inline float gelu(float x)` -> gelu)."""
+    decl = _function_declarator(fn)
     return _declared_name(decl.child_by_field_name("declarator")) or "" if decl is not None else ""
 
 
@@ -78,9 +84,7 @@ def functions(root) -> dict[str, tuple[list[str], object]]:
     while stack:
         n = stack.pop()
         if n.type == "function_definition":
-            decl = n.child_by_field_name("declarator")
-            while decl is not None and decl.type != "function_declarator":
-                decl = decl.child_by_field_name("declarator")
+            decl = _function_declarator(n)
             plist = decl.child_by_field_name("parameters") if decl is not None else None
             params = [_declared_name(p.child_by_field_name("declarator")) or ""
                       for p in (plist.named_children if plist is not None else []) if p.type == "parameter_declaration"]

@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 
 from provenance import overlap_scan
 from provenance.align import Alignment, align, total_weight
-from provenance.fingerprint import PARAMS, Fingerprint, fingerprint_stream, fingerprints, kernel_units, shifted
+from provenance.fingerprint import (PARAMS, Fingerprint, fingerprint, fingerprint_stream, fingerprints, kernel_units,
+                                    shifted)
 from provenance.fingerprint_store import PackedView, unpack_views
 from provenance.overlap_rules import (REPRESENTATIONS, OverlapConfig, OverlapMatch, OverlapScan, check_key, decide,
                                       score)
@@ -64,7 +65,7 @@ def cohort_units(file_id: str, operator_id: str, code: str, language: str) -> li
     units = [CohortUnit(file_id, operator_id, "", whole)]
     ops = next(fp for fp in whole if fp.representation == "ops")
     for name, src, line in kernel_units(code, language):
-        fps = [shifted(fp, line - 1) for fp in fingerprints(src, language) if fp.representation != "ops"]
+        fps = [shifted(fingerprint(src, language, "tokens"), line - 1)]
         # a kernel's ops are the file's within its lines: helpers it calls are followed there (opwalker.inline)
         last = line + src.count("\n")
         mine = [(op, ln) for op, ln in zip(ops.stream, ops.stream_lines) if line <= ln <= last]
@@ -234,7 +235,7 @@ class OverlapIndex:
         """Add the op alignment with the cohort file's best-aligned kernel to m, then its score and decision."""
         key = ("align", entry_id, part, m.cohort_file)
         if key not in cache:
-            stream = list(getattr(ops_fp, "stream", None) or [])
+            stream = tuple(getattr(ops_fp, "stream", None) or ())
             best = ("", Alignment(0.0, 0.0, 0, None, None), [])
             for unit, ops, c_lines in self._kernels.get(m.cohort_file, []):
                 a = _aligned(stream, ops, unit, m.cohort_file, cache)
@@ -267,9 +268,9 @@ class OverlapIndex:
         return m  # scored and decided by _align
 
 
-def _aligned(stream: list[str], ops: list[str], unit: str, file_id: str, cache: dict) -> Alignment:
+def _aligned(stream: tuple[str, ...], ops: list[str], unit: str, file_id: str, cache: dict) -> Alignment:
     """align(stream, ops), once per distinct entry stream and cohort kernel of a scan (KB entries repeat streams)."""
-    key = ("stream", tuple(stream), file_id, unit)
+    key = ("stream", stream, file_id, unit)
     got = cache.get(key)
     if got is None:
         got = cache[key] = align(stream, ops)
