@@ -162,16 +162,16 @@ def packed_hashes(blob: bytes) -> list[tuple[str, str, int, int, list[int]]]:
     if blob[:4] not in _MAGICS:
         raise BadInput("stored fingerprint blob is damaged: not a packed fingerprint blob")
     v2 = blob[:4] == b"FPK2"
-    ls = blob[4]
-    scheme = blob[5:5 + ls].decode("ascii")
-    count, off = blob[5 + ls], 6 + ls
     out = []
     try:
+        ls = blob[4]
+        scheme = blob[5:5 + ls].decode("ascii")
+        count, off = blob[5 + ls], 6 + ls
         for _ in range(count):
             r, _lang, k, w, _nt, n = struct.unpack_from("<BBHHII", blob, off)
             out.append((scheme, ("tokens", "ops")[r], k, w, np.frombuffer(blob, dtype="<i8", count=n, offset=off + 14).tolist()))
             off = _skip_stream(blob, off + 14 + 20 * n, v2)
-    except (ValueError, IndexError, struct.error) as e:
+    except (ValueError, IndexError, struct.error) as e:  # UnicodeDecodeError is a ValueError
         raise BadInput(f"stored fingerprint blob is damaged: {e}") from e
     return out
 

@@ -167,13 +167,13 @@ def test_packed_and_json_storage_round_trip():
     assert len(blob) < len(stored)
 
 
-@pytest.mark.parametrize("bad", [b"", b"JUNK", b"FPK1\x03ts1\x01\x00", None])
+@pytest.mark.parametrize("bad", [b"", b"JUNK", b"FPK1\x03ts1\x01\x00", b"FPK2", None])
 def test_damaged_blobs_are_bad_input(bad):
-    from provenance.fingerprint_store import pack_fingerprints, unpack_fingerprints, unpack_views
+    from provenance.fingerprint_store import pack_fingerprints, packed_hashes, unpack_fingerprints, unpack_views
 
     if bad is None:
         bad = pack_fingerprints(fingerprints(KERNEL, "triton"))[:-3]
-    for reader in (unpack_fingerprints, unpack_views):
+    for reader in (unpack_fingerprints, unpack_views, packed_hashes):
         with pytest.raises(BadInput, match="damaged"):
             reader(bad)
     from provenance.fingerprint_store import load_fingerprints
