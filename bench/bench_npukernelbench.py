@@ -68,7 +68,8 @@ def find_tasks(root: Path, categories: list[str], only: set[str] | None) -> list
 
 
 def vector_only(task: Path) -> tuple[bool, str]:
-    """Mechanically: the first marker of NOT_VECTOR in the answer's op_kernel/ files or the task's test_cases.csv."""
+    """Mechanically: the first marker of NOT_VECTOR in the answer's op_kernel/ files or the task's test_cases.csv
+    and prepare_inputs.py."""
     answers = sorted((task / "answer").glob("*/op_kernel"))
     files = sorted(p for a in answers[:1] for p in a.rglob("*") if p.is_file())
     files += [task / "validation" / "test_cases.csv", task / "validation" / "prepare_inputs.py"]

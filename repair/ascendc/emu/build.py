@@ -325,10 +325,9 @@ def build_library(build: EmuBuild, *, timeout_s: float = 300.0) -> Path:
             if all(code > 0 for code, _ in failed) and not _UNSURE.search(message):  # the candidate's own error
                 _write_atomic(err, message)
             raise CompileError(message)
-        for i in range(1, len(build.variants)):
+        for i in range(len(build.variants)):
             os.replace(work / build.library_name(i), d / build.library_name(i))
-        if build.variants:
-            os.replace(work / build.library_name(0), d / build.library_name(0))
+        if build.variants:  # lib.so: the first variant's library, for what opens the build before a call picks one
             shutil.copyfile(d / build.library_name(0), work / "lib.so")
         os.replace(work / "lib.so", lib)  # last: its presence says every library of the build is there
         try:  # the sources as compiled, for whoever debugs the candidate

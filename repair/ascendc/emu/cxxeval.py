@@ -96,9 +96,9 @@ class Evaluator:
         return self.statements(self.plan.statements, env, on_call)
 
     def statements(self, statements, env: dict, on_call: Callable) -> Any:
+        op_call = self.plan.call
         for st in statements:
-            if st.type == "if_statement" and self.plan.call.start_byte > st.end_byte or \
-                    st.type == "if_statement" and self.plan.call.end_byte < st.start_byte:
+            if st.type == "if_statement" and (op_call.start_byte > st.end_byte or op_call.end_byte < st.start_byte):
                 # a branch before or after the operator call (`if (reduction == "none") out = empty_like(x);`):
                 # its condition decides which statements run, as in C++
                 cond = st.child_by_field_name("condition")
@@ -113,7 +113,7 @@ class Evaluator:
                     if out is not None:
                         return out
                 continue
-            if st is self.plan.call:
+            if st is op_call:
                 call = statement_call(st)
                 nodes = call.child_by_field_name("arguments").named_children
                 on_call([self.eval(a, env) for a in (nodes[1:] if self.plan.kind == "aclnn" else nodes)])
