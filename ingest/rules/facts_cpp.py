@@ -36,6 +36,12 @@ def declared_template_arg(source: str, name: str, template: str) -> str | None:
     return m.group(1).strip() if m else None
 
 
+def _named(ctx: FactContext, args: dict):
+    """The node `of` binds and the variable it names (None, None when unbound)."""
+    node = ctx.node(args.get("of"))
+    return node, (base_name(node.text()) if node is not None else None)
+
+
 def _strip_comments(text: str) -> str:
     return re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
 
@@ -43,8 +49,7 @@ def _strip_comments(text: str) -> str:
 @cpp_fact("cpp-tensor")
 def _tensor(ctx: FactContext, args: dict) -> list[Option]:
     """The element type of a tensor declared as args["template"]<T> (LocalTensor, GlobalTensor): `of` names it."""
-    node = ctx.node(args.get("of"))
-    name = base_name(node.text()) if node is not None else None
+    _, name = _named(ctx, args)
     if name is None:
         return []
     found = declared_template_arg(ctx.source, name, str(args.get("template", "LocalTensor")))
@@ -74,8 +79,7 @@ def _last_use(ctx: FactContext, args: dict) -> list[Option]:
     The scan stops at a statement matching args["until"] (a regex; `$NAME` stands for the variable), such as the
     DeQue that hands a queued tensor back or an assignment that makes the name another tensor.
     """
-    node = ctx.node(args.get("of"))
-    name = base_name(node.text()) if node is not None else None
+    _, name = _named(ctx, args)
     stmt = _statement(ctx.match)
     if name is None or stmt is None or stmt.parent() is None or stmt.parent().kind() != "compound_statement":
         return []
@@ -105,8 +109,7 @@ def _last_use(ctx: FactContext, args: dict) -> list[Option]:
 @cpp_fact("cpp-queue-type")
 def _queue_type(ctx: FactContext, args: dict) -> list[Option]:
     """The element type of the tensors a queue or buffer `of` hands out (Q.AllocTensor<T>, Q.DeQue<T>, B.Get<T>)."""
-    node = ctx.node(args.get("of"))
-    name = base_name(node.text()) if node is not None else None
+    _, name = _named(ctx, args)
     if name is None:
         return []
     m = re.search(rf"\b{re.escape(name)}\s*\.\s*(?:AllocTensor|DeQue|Get)\s*<\s*([\w:]+)\s*>",
@@ -118,8 +121,7 @@ def _queue_type(ctx: FactContext, args: dict) -> list[Option]:
 def _split_factor(ctx: FactContext, args: dict) -> list[Option]:
     """F where the file divides a length by `of` and then by F (tileLength = blockLength / tileNum / BUFFER_NUM):
     the number of tiles is `of` * F."""
-    node = ctx.node(args.get("of"))
-    name = base_name(node.text()) if node is not None else None
+    node, name = _named(ctx, args)
     if name is None or not re.fullmatch(r"\s*(this\s*->\s*)?\w+\s*", node.text()):
         return []
     text = _strip_comments(ctx.source)

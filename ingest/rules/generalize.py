@@ -26,10 +26,11 @@ import re
 from dataclasses import dataclass
 
 from provenance.canonical import canonical_json, sha256_text
-from ingest.rules.distill import _COMPOUND, _FRAGMENT, _children, _context, _diff, _docstring, _meta, _role_is_concrete
+from ingest.rules.distill import (_COMPOUND, _FRAGMENT, _children, _context, _diff, _docstring, _meta, _role_is_concrete,
+                                  _walk)
 from ingest.rules.engine import apply_rule, equivalent
 from ingest.rules.errors import RuleError
-from ingest.rules.explain import Skeleton, explain, filters
+from ingest.rules.explain import Skeleton, explain, filters, reproduces_all
 from ingest.rules.flow import span
 from ingest.rules.model import Fact, Flow, MetaConstraint, Rule, language_of
 
@@ -239,12 +240,6 @@ def _identifiers(source: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source))
 
 
-def _walk(node):
-    yield node
-    for c in node.children():
-        yield from _walk(c)
-
-
 _PURE = {"identifier", "integer", "float", "binary_operator", "parenthesized_expression", "unary_operator", "subscript",
          "slice", "none"}
 
@@ -340,14 +335,9 @@ def _candidates(fixes: list[_Fix], lang: str, meta: dict, first: bool = True):
                 *(_flows([c]) for c in learned), *([_flows(learned)] if len(learned) > 1 else []),
                 *([_flows([c], not_sink=_WHERE) for c in learned] if learned and _unmasked(fixes, lang) else []), []]
     for sk in _skeletons(fixes, lang, first):
-        if not sk.derived:
-            for flows in meanings:
-                yield _candidate(fixes, lang, meta, sk, {}, flows)
-            if sk.mode == "shallow":
-                for name, fact in filters(sk):
-                    yield _candidate(fixes, lang, meta, sk, {name: fact}, [])
-            continue
-        for derive in explain(sk, fixes, lang, lambda d, sk=sk: _candidate(fixes, lang, meta, sk, d, [])):
+        explained = explain(sk, fixes, lang, lambda d, sk=sk: _candidate(fixes, lang, meta, sk, d, [])) \
+            if sk.derived else [{}]
+        for derive in explained:
             for flows in meanings:
                 yield _candidate(fixes, lang, meta, sk, derive, flows)
             if sk.mode == "shallow":  # operands of any shape: say where they come from
@@ -355,7 +345,7 @@ def _candidates(fixes: list[_Fix], lang: str, meta: dict, first: bool = True):
                     yield _candidate(fixes, lang, meta, sk, {**derive, name: fact}, [])
 
 
-_NO_THEN = {name for name in ("loop-stop", "grid", "max", "min", "divided", "mask", "sum", "pointer")}
+_NO_THEN = {"loop-stop", "grid", "max", "min", "divided", "mask", "sum", "pointer"}
 
 
 def _any_flow(categories: list[str]) -> Flow:
@@ -363,10 +353,6 @@ def _any_flow(categories: list[str]) -> Flow:
     from ingest.rules.vocab import CATEGORIES
 
     return Flow(sink=[p for c in categories if c in _NO_THEN for p in CATEGORIES[c][0]])
-
-
-def _fill(template: str, values: dict[str, str]) -> str:
-    return re.sub(r"\$([A-Z_][A-Z0-9_]*)", lambda m: values.get(m.group(1), m.group(0)), template)
 
 
 def _skeletons(fixes: list[_Fix], lang: str, first: bool = True):
@@ -443,12 +429,9 @@ def _candidate(fixes: list[_Fix], lang: str, meta: dict, sk: Skeleton, derive: d
 
 def _valid(rule: Rule | None, fixes: list[_Fix], corpus: list[str]) -> bool:
     """Reproduces every fix of the group (some application of it is the fix), fires on no correct kernel."""
-    if rule is None:
+    if rule is None or not reproduces_all(rule, fixes):
         return False
     try:
-        for fix in fixes:
-            if not any(equivalent(a.patched_source, fix.after, rule.language) for a in apply_rule(rule, fix.before)):
-                return False
         return not any(not equivalent(a.patched_source, text, rule.language)
                        for text in corpus for a in apply_rule(rule, text))
     except RuleError:

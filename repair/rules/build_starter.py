@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ingest.record import Diagnosis, RepairRecord, Retrieval, Symptom, Worker
 from provenance.canonical import content_hash
-from repair.rules.catalog import STARTER, StarterPattern
+from repair.rules.catalog import STARTER, StarterPattern, pattern_key
 
 STARTER_DIR = Path(__file__).resolve().parent / "starter"
 ROOT = Path(__file__).resolve().parents[2]  # the catalogue's example paths are relative to the repository
@@ -53,8 +53,7 @@ def problem_for(candidate: Path) -> Path:
 
 def record_stem(record: RepairRecord) -> str:
     """The record's file name: its bug class, prefixed by its language unless Triton (StarterPattern.key)."""
-    bug_class = record.diagnosis.bug_class
-    return bug_class if record.language == "triton" else f"{record.language}-{bug_class}"
+    return pattern_key(record.diagnosis.bug_class, record.language)
 
 
 def build_record(p: StarterPattern, root: Path = ROOT, *, seed: int = 0,

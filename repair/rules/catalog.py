@@ -43,7 +43,12 @@ class StarterPattern:
     @property
     def key(self) -> str:
         """Unique across languages (a bug class may have a Triton and an AscendC pattern): the record's file stem."""
-        return self.bug_class if self.language == "triton" else f"{self.language}-{self.bug_class}"
+        return pattern_key(self.bug_class, self.language)
+
+
+def pattern_key(bug_class: str, language: str) -> str:
+    """The bug class, prefixed by its language unless Triton (StarterPattern.key, a record's file stem)."""
+    return bug_class if language == "triton" else f"{language}-{bug_class}"
 
 
 def _pattern(bug_class, title, root_cause, fix, rules, examples, symptoms, language="triton") -> StarterPattern:

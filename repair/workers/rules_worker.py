@@ -110,7 +110,11 @@ def _bundle(text: str):
 
 def rule_language(text: str, language: str = "python") -> str:
     """The ast-grep language of the rules that apply to `text`: a bundle's are C++ (LANGUAGES["ascendc"])."""
-    return "cpp" if language == "ascendc" or _bundle(text) is not None else language
+    return _language_of(_bundle(text), language)
+
+
+def _language_of(bundle, language: str) -> str:
+    return "cpp" if language == "ascendc" or bundle is not None else language
 
 
 def source_key(text: str, language: str = "python") -> str:
@@ -123,9 +127,8 @@ def source_key(text: str, language: str = "python") -> str:
                         for f in bundle.files)
 
 
-def _applications(rule, source: str, reference: str | None) -> list[RuleApplication]:
-    """The rule's applications to a source, or to each C++ file of a bundle (as whole bundles)."""
-    bundle = _bundle(source)
+def _applications(rule, source: str, bundle, reference: str | None) -> list[RuleApplication]:
+    """The rule's applications to a source, or to each C++ file of its bundle (`bundle`, as whole bundles)."""
     if bundle is None:
         return apply_rule(rule, source, reference=reference)
     out = []
@@ -144,7 +147,8 @@ def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], langu
     Best: the highest symptom fit, then the best retrieval rank, then a rule's every-site rewrite, then the
     fewest changed lines.
     """
-    language = rule_language(source, language)
+    bundle = _bundle(source)  # parsed once, not once per rule
+    language = _language_of(bundle, language)
     found: list[tuple[tuple, Candidate]] = []
     for rank, pattern in enumerate(patterns):
         try:
@@ -155,7 +159,7 @@ def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], langu
             if rule.language != language:
                 continue
             try:
-                apps = _applications(rule, source, reference)
+                apps = _applications(rule, source, bundle, reference)
             except BadRule:
                 continue
             score = fit(rule.symptoms, cues)
@@ -199,6 +203,7 @@ class RulesWorker:
         patterns = offered(ctx)
         ids = tuple(p.id for p in patterns)
         cues = failure_cues(ctx.forensics, ctx.problem_text)
+        base_keys = {source_key(b, self.language) for b in self.bases}
         for base in reversed(self.bases):
             key = (base, ids)
             if key not in self._cache:
@@ -207,7 +212,7 @@ class RulesWorker:
             for cand in self._cache[key]:
                 text = cand.application.patched_source
                 pkey = source_key(text, self.language)
-                if pkey in self.proposed or any(source_key(b, self.language) == pkey for b in self.bases):
+                if pkey in self.proposed or pkey in base_keys:
                     continue
                 self.proposed.add(pkey)
                 self.last = text

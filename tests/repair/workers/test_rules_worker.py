@@ -283,6 +283,7 @@ def test_emulator_faults_are_cues_that_rank_their_class_first():
     text = _bundle(ASCENDC / "bias_add" / "nearmiss_queue_order.py").replace(
         "DataCopyPad(yGm[r * this->cols], yLocal, RowParams());",
         "DataCopy(yGm[r * this->cols], yLocal, this->cols);")
+    assert "DataCopy(yGm" in text  # the second bug is in
     pats = _ascendc_patterns()
     assert candidates(text, pats, cues={"queue"})[0].pattern.bug_class == "queue-out-of-order"
     assert candidates(text, pats, cues={"datacopy-align"})[0].pattern.bug_class == "unaligned-datacopy"
