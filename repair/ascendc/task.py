@@ -25,6 +25,7 @@ HARNESS = ("framework",)
 # exceeds max_abs_error and its relative error max_rel_error (base_config.yaml) -- this project's criterion too
 DEFAULT_TOLERANCE = {"atol": 1e-3, "rtol": 1e-3}
 COMPACT_MAX = 2
+_MAX_VALIDATION_BYTES = 1 << 20  # NPUKernelBench's largest validation file is far smaller; 200 MB of CSV is an attack
 _DTYPES = {"float16", "float32", "float64", "bfloat16"}
 
 
@@ -313,7 +314,7 @@ def _parse(text: str, path: Path) -> ast.Module:
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadInput(f"{path}: cannot read ({e.__class__.__name__})") from None
+    from repair.ascendc.taskfiles import read_source
+
+    # a validation file: a regular file inside its task directory, bounded (test_cases.csv too)
+    return read_source(path, within=path.parent.parent, max_bytes=_MAX_VALIDATION_BYTES)
