@@ -454,6 +454,47 @@ def server_stop_cmd():
     click.echo(f"stopped {sum(1 for i in stopped if i.pid)} shared fork server(s)")
 
 
+@cli.group("cache", cls=RepairGroup)
+def cache_group() -> None:
+    """The ascendc-cpu build cache: where it is, what it holds, and pruning it.
+
+    It lives in $REPAIR_ASCENDC_CACHE, else $XDG_CACHE_HOME/nearmiss/ascendc-cpu, else ~/.cache/nearmiss/ascendc-cpu,
+    must be yours alone (mode 700; refused otherwise, exit 3) and is kept under $REPAIR_ASCENDC_CACHE_MAX_MB (2048)
+    by removing the least recently used builds.
+    """
+
+
+@cache_group.command("info")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def cache_info_cmd(as_json):
+    """Where the cache is, its entries, size and cap, and temporaries of builds that were killed."""
+    import json
+
+    from repair.ascendc.emu.cache import info, render_info
+
+    i = info()
+    click.echo(json.dumps(i, indent=2) if as_json else render_info(i))
+
+
+@cache_group.command("prune")
+@click.option("--max-size", "max_size", metavar="SIZE", default=None,
+              help="Keep at most this much (e.g. 500M, 2G; a bare number is MB); default the cache's cap.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def cache_prune_cmd(max_size, as_json):
+    """Remove temporaries of killed builds, then the least recently used builds past the size."""
+    import json
+
+    from repair.ascendc.emu.cache import parse_size, prune, render_info
+
+    r = prune(limit=None if max_size is None else parse_size(max_size))
+    if as_json:
+        click.echo(json.dumps(r, indent=2))
+        return
+    click.echo(f"removed {len(r['removed'])} build(s) or header cache(s), {r['freed_bytes'] / 2**20:.1f} MB, and "
+               f"{len(r['removed_temporary'])} temporary director{'y' if len(r['removed_temporary']) == 1 else 'ies'}")
+    click.echo(render_info(r))
+
+
 def main() -> None:
     from provenance.offline import apply_offline_env
 

@@ -39,6 +39,10 @@ class CandidateRole(Role):
                 loader.build()  # its toolchain (g++), before seccomp forbids new processes
         except BaseException as e:  # noqa: BLE001
             return self._failed("building the candidate failed", e)
+        # a second Landlock layer on the first: what the build needed to write (the build cache) is not the
+        # candidate's to write once its own code runs (a library's constructors run at load)
+        if confine and writable and not self._confine(lambda: self._seal_build(cwd)):
+            return False
         if confine and not self._confine(self._restrict_calls):
             return False
         try:
@@ -58,6 +62,11 @@ class CandidateRole(Role):
         # before its code runs: no privilege; read anywhere, write only to cwd (and what its backend needs)
         drop_capabilities()
         landlock.restrict([cwd, *self.backend.landlock_writable(), *writable])
+
+    def _seal_build(self, cwd: str) -> None:
+        from repair.engine.confine import landlock
+
+        landlock.restrict([cwd, *self.backend.landlock_writable()])
 
     def _restrict_calls(self) -> None:
         from repair.engine.confine import seccomp
