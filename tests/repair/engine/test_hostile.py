@@ -71,6 +71,8 @@ KINDS = {
     "monkeypatch": Kind("hostile/monkeypatch.py", "mismatch", "beyond atol", rule="static.monkey-patch"),
     # reading and running the problem cannot be told from a correct kernel by its outputs: the gate catches it
     "exec-problem": Kind("hostile/exec_problem.py", "pass", "", rule="static.reference-import"),
+    # seccomp: no namespace of its own, where it would be root again (#30)
+    "unshare-userns": Kind("hostile/unshare_userns.py", "error", "entered: none; refused:", needs="seccomp"),
     "raise": Kind("cand_raise.py", "error", "ValueError: deliberate failure in forward"),
     "garbage": Kind("cand_garbage.py", "crash", "malformed reply"),  # into stdout, stderr and its reply socket
     # its own environment it reads (the env allow-list decides what is there: test below); other processes'
