@@ -108,14 +108,11 @@ class ReferenceRole(Role):
         (Landlock: write only its scratch; seccomp: no sockets, no namespaces), keeping what its role needs: new
         processes (a case is sized on the meta device in a forked copy) and memfds (a case's inputs travel in
         one)."""
-        from repair.engine.confine import landlock, seccomp
-        from repair.engine.confine.capabilities import drop_capabilities
+        from repair.engine.confine.apply import confine_self
 
         try:
-            drop_capabilities()
-            if self.config.get("confine"):
-                landlock.restrict([self.config["cwd"], *self.backend.landlock_writable()])
-                seccomp.restrict(processes=True, memfd=True)
+            confine_self([self.config["cwd"], *self.backend.landlock_writable()], confine=bool(self.config.get("confine")),
+                         processes=True, memfd=True)
             return True
         except OSError as e:  # the environment's failure, not the problem's
             self.reply({"status": "environment", "error": f"confining the reference process failed: {e} "
