@@ -402,8 +402,10 @@ def server_stop(every, kb_path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     from provenance.offline import apply_offline_env
+    from provenance.runtime import hide_environment
 
     apply_offline_env()
+    hide_environment()  # a key in this user's environment: not readable from here through /proc (ingest's pool too)
     try:
         cli.main(args=argv, prog_name="kb", standalone_mode=False)
     except click.exceptions.Abort:

@@ -101,3 +101,35 @@ def sources_stamp(root: Path, packages: tuple[str, ...]) -> bytes:
             st = p.stat()
             out.append(f"{p.relative_to(root)} {st.st_mtime_ns} {st.st_size}\0")
     return "".join(out).encode()
+
+
+def holds_secret() -> bool:
+    """Whether this process's environment holds a secret-named value: as it is now, or as it started (what
+    /proc/PID/environ shows others, whatever was unset since)."""
+    from provenance.redact import secret_names
+
+    if secret_names():
+        return True
+    try:
+        with open("/proc/self/environ", "rb") as f:
+            start = dict(kv.split("=", 1) for kv in f.read().decode("utf-8", "replace").split("\0") if "=" in kv)
+    except OSError:
+        return False
+    return bool(secret_names(start))
+
+
+def hide_environment() -> bool:
+    """Make this process not dumpable when its environment holds a secret (holds_secret): other processes of this
+    user (an unconfined candidate, a problem file's code) can then read neither its /proc/PID/environ nor its memory;
+    root without CAP_SYS_PTRACE cannot either. Core dumps and attaching a debugger then need that capability, so a
+    process without secrets is left as it is. True when it hid itself. Called again, it costs a scan of the
+    environment; a child made by exec (not by fork) must call it for itself."""
+    if not holds_secret():
+        return False
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        return False
+    return True
