@@ -28,7 +28,8 @@ from repair.engine.processes import CandidateProcess, Outcome, ReferenceProcess,
 from repair.engine.result import CaseResult, EvalResult, TierSummary
 from repair.engine.sandbox import fork_server
 from repair.errors import BadInput
-from repair.integrity import IntegrityFinding, IntegrityVerdict, make_verdict, merge_verdicts, resolve_rules_off, scan
+from repair.integrity import (IntegrityFinding, IntegrityVerdict, check_policy, make_verdict, merge_verdicts,
+                              resolve_rules_off, scan)
 
 
 def case_seed(seed: int, case_id: str, salt: str = "") -> int:
@@ -185,14 +186,15 @@ class _Session:
         self.proc = None
 
 
-def _verdict(static: IntegrityVerdict | None, runtime: list[IntegrityFinding], rules_off: list[str]) -> IntegrityVerdict:
+def _verdict(static: IntegrityVerdict | None, runtime: list[IntegrityFinding], rules_off: list[str],
+             policy: str = "strict") -> IntegrityVerdict:
     seen, unique = set(), []
     for f in runtime:  # one finding per rule and message, with the first case that showed it
         if (f.rule, f.message) not in seen:
             seen.add((f.rule, f.message))
             unique.append(f)
-    rt = make_verdict(unique, rules_off)
-    return merge_verdicts(static, rt) if static is not None else rt
+    rt = make_verdict(unique, rules_off, policy)
+    return merge_verdicts(static, rt, policy=policy) if static is not None else rt
 
 
 def _summary(results: list[CaseResult], tier: str) -> tuple[dict[str, TierSummary], float | None]:
@@ -209,7 +211,7 @@ def _summary(results: list[CaseResult], tier: str) -> tuple[dict[str, TierSummar
 
 def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", backend: str | None = None,
              seed: int | None = None, timeout_s: float = 60.0, mem_limit_mb: int = 4096, rules_off=(),
-             integrity: bool = True) -> EvalResult:
+             integrity: bool = True, policy: str = "strict") -> EvalResult:
     """Evaluate a candidate against a problem on the asked tier; see the module docstring for the protocol."""
     t0 = time.perf_counter()
     if tier not in TIERS:
@@ -219,12 +221,13 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     be = get_backend(backend)
     problem, candidate = str(problem), str(candidate)
     check_problem_file(problem)
+    check_policy(policy)
     rules_off = list(resolve_rules_off(rules_off if integrity else ["*"]))  # numerics only: no guard runs either
     if is_ascendc_candidate(candidate):  # read whole; its numerics need ascendc-cpu or an NPU (else exit 3)
         ascendc = load_candidate(candidate)
         require_backend(ascendc, be.name)
         candidate_sha = ascendc.sha256
-        static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, ascendc=ascendc))
+        static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, ascendc=ascendc, policy=policy))
                        if integrity else (lambda: None))
     else:
         if "python" not in be.languages:
@@ -232,7 +235,8 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
                            "a Python one (--backend triton-cpu runs Triton on the CPU)")
         cand = read_candidate_file(candidate)  # read and parsed once
         candidate_sha = cand.sha256
-        static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, source=cand.text, tree=cand.tree))
+        static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, source=cand.text, tree=cand.tree,
+                                              policy=policy))
                        if integrity and cand.tree is not None else (lambda: None))
     be.check_available()
     confine = confine_candidates(be)
@@ -257,9 +261,9 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     summary, match = _summary(results, tier)
     numerics = all(r.status == "pass" for r in results)
     if integrity:
-        verdict = _verdict(static, session.findings, rules_off)
+        verdict = _verdict(static, session.findings, rules_off, policy)
     else:
-        verdict = IntegrityVerdict(rules_off=rules_off)
+        verdict = IntegrityVerdict(rules_off=rules_off, policy=policy)
     return EvalResult(
         operator_id=spec.operator_id, family=spec.family, problem_path=problem, problem_sha256=spec.sha256,
         candidate_path=candidate, candidate_sha256=candidate_sha, backend=be.name, tier=tier, seed=seed,

@@ -17,7 +17,8 @@ from repair.integrity.verdict import IntegrityVerdict
 
 
 def scan(problem_path, candidate_path, rules_off=(), *, source: str | None = None,
-         tree: ast.Module | None = None, ascendc: AscendCCandidate | None = None) -> IntegrityVerdict:
+         tree: ast.Module | None = None, ascendc: AscendCCandidate | None = None,
+         policy: str = "strict") -> IntegrityVerdict:
     """Static verdict for a candidate file against its problem file.
 
     A caller that has read and parsed the candidate already (the engine) passes its text and tree, or the AscendC
@@ -32,9 +33,9 @@ def scan(problem_path, candidate_path, rules_off=(), *, source: str | None = Non
         if ascendc is not None:  # an AscendC candidate: its own chain
             from repair.integrity.ascendc import scan_ascendc
 
-            return make_verdict(scan_ascendc(ascendc, problem_path, off), off)
+            return make_verdict(scan_ascendc(ascendc, problem_path, off), off, policy)
         if source is None:
             source = candidate_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"{e.filename or candidate_path}: cannot read ({e.__class__.__name__})") from None
-    return make_verdict(scan_source(source, candidate_path, problem_path, off, tree=tree), off)
+    return make_verdict(scan_source(source, candidate_path, problem_path, off, tree=tree), off, policy)
