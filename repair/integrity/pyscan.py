@@ -26,7 +26,9 @@ def scan_source(source: str, candidate_path: Path, problem_path: Path, rules_off
         return []  # every static rule off (an ablation): the file was still checked for bad input
     model = ModuleModel(tree)
     reach = reachable(model)
-    model.infer_tensors([k for k, ctx in reach.items() if ctx != KERNEL])
+    host = [k for k, ctx in reach.items() if ctx != KERNEL]
+    model.infer_tensors(host)
+    model.param_constants(host)
     checker = Checker(model, source, candidate_path, problem_path)
     checker.module_level()
     for key, ctx in reach.items():
