@@ -99,7 +99,20 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
             click.echo(("\n" if len(results) > 1 else "") + render_table(result))
     if len(candidates) > 1 and not as_json:
         click.echo("\n" + render_summary(results))
-    sys.exit(0 if all(r.passed for r in results) else 1)
+    if all(r.passed for r in results):
+        sys.exit(0)
+    for r in results:
+        if r.load_error:
+            click.echo(f"error: {r.load_error}", err=True)
+    if any(r.load_error for r in results):
+        sys.exit(2)
+    limits = [r for r in results if any(c.status == "unsupported-on-interpreter" for c in r.cases)]
+    if limits and all(r.integrity.verdict == "clean" and all(c.status in ("pass", "unsupported-on-interpreter")
+                                                             for c in r.cases) for r in results):
+        click.echo("error: a kernel uses a construct the Triton interpreter cannot run (see the cases); the backend, "
+                   "not the kernel, is missing", err=True)
+        sys.exit(3)
+    sys.exit(1)
 
 
 @cli.command("check")

@@ -151,3 +151,74 @@ def libdevice_on_interpreter() -> bool:
             if hasattr(stub, name):
                 setattr(stub, name, call)
     return True
+
+
+# -- constructs the interpreter gets wrong, made faithful ----------------------------------------------------
+
+def faithful_interpreter() -> list[str]:
+    """Three things Triton 3.x's interpreter does differently from a GPU, done as the GPU does them; returns the
+    names of the fixes applied (empty when this triton lacks the pieces, nothing changed):
+
+    - `bf16-dot`: `tl.dot` of bfloat16 operands multiplies the raw 16-bit patterns (results ~1e12); here the
+      operands are widened to fp32 first, as the tensor cores accumulate them.
+    - `mask-dtype`: a mask built by arithmetic (`offs_mask & (scalar < scalar)`) reaches load/store as a non-bool
+      array and the interpreter raises "mask has unsupported dtype"; here it is cast to bool.
+    - `float-arg`: a Python float kernel argument stays a Python float (`eps.to(tl.float32)` raises AttributeError);
+      on a GPU it is an fp32 scalar, and here it becomes one.
+    """
+    try:
+        import numpy as np
+        from triton.runtime import interpreter
+        import triton.language as tl
+    except ImportError:
+        return []
+    builder = getattr(interpreter, "InterpreterBuilder", None)
+    handle = getattr(interpreter, "TensorHandle", None)
+    if builder is None or handle is None:
+        return []
+    done = []
+    dot = getattr(builder, "create_dot", None)
+    if dot is not None:
+        if not getattr(dot, "_repair", False):
+            def create_dot(self, a, b, d, *args, **kwargs):
+                return dot(self, _widen_bf16(a, np, tl, handle), _widen_bf16(b, np, tl, handle), d, *args, **kwargs)
+
+            create_dot._repair = True
+            builder.create_dot = create_dot
+        done.append("bf16-dot")
+    load, store = getattr(builder, "create_masked_load", None), getattr(builder, "create_masked_store", None)
+    if load is not None and store is not None:
+        if not getattr(load, "_repair", False):
+            def create_masked_load(self, ptrs, mask, *args, **kwargs):
+                return load(self, ptrs, _bool_mask(mask, np, handle), *args, **kwargs)
+
+            def create_masked_store(self, ptrs, value, mask, *args, **kwargs):
+                return store(self, ptrs, value, _bool_mask(mask, np, handle), *args, **kwargs)
+
+            create_masked_load._repair = create_masked_store._repair = True
+            builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
+        done.append("mask-dtype")
+    cvt = getattr(interpreter, "_implicit_cvt", None)
+    if cvt is not None:
+        if not getattr(cvt, "_repair", False):
+            def _implicit_cvt(arg):
+                if isinstance(arg, float):
+                    return tl.tensor(handle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
+                return cvt(arg)
+
+            _implicit_cvt._repair = True
+            interpreter._implicit_cvt = _implicit_cvt
+        done.append("float-arg")
+    return done
+
+
+def _widen_bf16(t, np, tl, handle):
+    if getattr(t.dtype, "scalar", t.dtype) != tl.bfloat16 or t.data.dtype != np.uint16:
+        return t
+    return handle((t.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+
+
+def _bool_mask(mask, np, handle):
+    if mask is None or getattr(mask.data, "dtype", None) == np.bool_:
+        return mask
+    return handle(np.asarray(mask.data).astype(bool), mask.dtype)
