@@ -264,6 +264,14 @@ def independent(problem: str, candidate: str) -> dict:
             return orig(self, *a, **k)
 
         InterpretedFunction.run = run
+        from triton.runtime.autotuner import Autotuner
+
+        init = Autotuner.__init__
+
+        def tuner(self, *a, do_bench=None, **k):  # no driver to time configs with: each runs once, the first wins
+            init(self, *a, do_bench=do_bench or (lambda fn, quantiles=None, **_: (fn(), 1.0)[1]), **k)
+
+        Autotuner.__init__ = tuner
     except ImportError:
         pass
     try:

@@ -39,17 +39,9 @@ RULES: dict[str, str] = {
 }
 
 
-# the level a rule's findings have unless the finding says otherwise (a static framework op over a kernel's output
-# is a policy finding; the runtime guard measures an epilogue's share and says cheat when it is not small)
-POLICY_RULES = frozenset({"runtime.input-mutated"})
-NOTE_RULES = frozenset({"static.kernel-not-launched"})
 # a framework epilogue over kernel outputs is policy while its ops read at most this share of the elements the
 # forward touched (kernel launch arguments + the framework ops' inputs); past it, the framework computed the answer
 EPILOGUE_MAX_SHARE = 0.25
-
-
-def default_level(rule: str) -> str:
-    return "policy" if rule in POLICY_RULES else "note" if rule in NOTE_RULES else "cheat"
 
 
 def check_policy(policy: str) -> str:

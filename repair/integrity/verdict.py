@@ -9,6 +9,14 @@ from pydantic import BaseModel, Field, model_validator
 Level = Literal["cheat", "policy", "note"]
 Policy = Literal["strict", "epilogue"]
 POLICIES = ("strict", "epilogue")
+# the level a rule's findings have unless the finding says otherwise (a static framework op over a kernel's output
+# is a policy finding; the runtime guard measures an epilogue's share and says cheat when it is not small)
+POLICY_RULES = frozenset({"runtime.input-mutated"})
+NOTE_RULES = frozenset({"static.kernel-not-launched"})
+
+
+def default_level(rule: str) -> str:
+    return "policy" if rule in POLICY_RULES else "note" if rule in NOTE_RULES else "cheat"
 
 
 class IntegrityFinding(BaseModel):
@@ -27,8 +35,6 @@ class IntegrityFinding(BaseModel):
     @classmethod
     def _rule_level(cls, data):
         if isinstance(data, dict) and data.get("level") is None and "rule" in data:
-            from repair.integrity.rules import default_level
-
             data = {**data, "level": default_level(data["rule"])}
         return data
 
