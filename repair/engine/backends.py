@@ -124,7 +124,9 @@ class TritonCPU(Backend):
         if found is None:
             return None
         construct = f"{found[1]} ({found[0].group(0)[:80]})"
-        lines = re.findall(r'File "[^"]*' + re.escape(os.path.basename(candidate)) + r'", line (\d+)', message)
+        base = re.escape(os.path.basename(candidate))
+        at = re.search(r"called at [^\s:]*" + base + r":(\d+)", message)  # the kernel's line, where the shim saw it
+        lines = [at.group(1)] if at else re.findall(r'File "[^"]*' + base + r'", line (\d+)', message)
         where = f"{candidate}:{lines[-1]}" if lines else candidate
         return (f"unsupported on the Triton interpreter: {construct} at {where} (repair/engine/interpreter.py names "
                 "what it runs faithfully; run it with --backend cuda on a GPU)")

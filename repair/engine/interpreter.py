@@ -102,6 +102,19 @@ def _base_name(symbol: str, ops: dict) -> str | None:
     return None
 
 
+def kernel_line() -> str:
+    """file:line of the innermost frame that is the kernel's own code (not triton's, not this module's)."""
+    import sys
+
+    f = sys._getframe(1)
+    while f is not None:
+        name = f.f_code.co_filename
+        if "/triton/" not in name and name != __file__ and "/numpy/" not in name:
+            return f"{name}:{f.f_lineno}"
+        f = f.f_back
+    return "an unknown line"
+
+
 def libdevice_on_interpreter() -> bool:
     """Let interpreted kernels call libdevice (`from triton.language.extra import libdevice`, or its CUDA module):
     on a GPU the compiler maps those calls to CUDA's libdevice; the interpreter leaves the stubs, which return
@@ -127,7 +140,8 @@ def libdevice_on_interpreter() -> bool:
         base = _base_name(symbol, ops)
         if base is None:
             raise NotImplementedError(f"libdevice {symbol} has no implementation on the Triton interpreter "
-                                      "(repair/engine/interpreter.py); it runs on a GPU backend")
+                                      f"(repair/engine/interpreter.py), called at {kernel_line()}; it runs on a GPU "
+                                      "backend")
         scalar = getattr(ret_type, "scalar", ret_type)
         with np.errstate(all="ignore"):  # inf and nan come out as on the device, silently
             out = np.asarray(ops[base](*[a.data for a in args]))
@@ -165,6 +179,8 @@ def faithful_interpreter() -> list[str]:
       array and the interpreter raises "mask has unsupported dtype"; here it is cast to bool.
     - `float-arg`: a Python float kernel argument stays a Python float (`eps.to(tl.float32)` raises AttributeError);
       on a GPU it is an fp32 scalar, and here it becomes one.
+    - `bf16-cast`: `x.to(tl.bfloat16)` of fp32 truncates the mantissa (errors up to 2**-8 relative); a GPU rounds to
+      nearest even, and so does this.
     """
     try:
         import numpy as np
@@ -198,6 +214,17 @@ def faithful_interpreter() -> list[str]:
             create_masked_load._repair = create_masked_store._repair = True
             builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
         done.append("mask-dtype")
+    cast = getattr(builder, "cast_impl", None)
+    if cast is not None:
+        if not getattr(cast, "_repair", False):
+            def cast_impl(self, src, dst_type):
+                if getattr(src.dtype, "scalar", src.dtype) == tl.float32 and dst_type.scalar == tl.bfloat16:
+                    return handle(_bf16_rne(np.asarray(src.data, dtype=np.float32), np), tl.bfloat16)
+                return cast(self, src, dst_type)
+
+            cast_impl._repair = True
+            builder.cast_impl = cast_impl
+        done.append("bf16-cast")
     cvt = getattr(interpreter, "_implicit_cvt", None)
     if cvt is not None:
         if not getattr(cvt, "_repair", False):
@@ -210,6 +237,13 @@ def faithful_interpreter() -> list[str]:
             interpreter._implicit_cvt = _implicit_cvt
         done.append("float-arg")
     return done
+
+
+def _bf16_rne(x, np):
+    """fp32 -> bfloat16 bit patterns, rounded to nearest even (NaN stays NaN)."""
+    bits = x.view(np.uint32).astype(np.uint64)
+    out = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(x), np.uint16(0x7FC0), out)
 
 
 def _widen_bf16(t, np, tl, handle):

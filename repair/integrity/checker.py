@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from repair.integrity.astutil import fold_str, is_main_guard, walk
+from repair.integrity.astutil import fold_str, is_main_guard, params, walk
 from repair.integrity.cpp import extension_findings
 from repair.integrity.kernels import launches
 from repair.integrity.model import Func, ModuleModel
@@ -37,13 +37,15 @@ class Checker:
         self.ctx = INIT
         self.kernel_outs: dict[str, int] = {}  # local name -> line of the launch (or launching call) that wrote it
         self.to_output: set[str] = set()  # local names whose values flow into what the function returns
+        self._calls: list[ast.Call] = []
 
     def add(self, rule: str, node, message: str) -> None:
         line = getattr(node, "lineno", None)
         ev = self.lines[line - 1].strip()[:160] if line and line <= len(self.lines) else ""
         level = None
         if rule == "static.framework-compute" and self.ctx == STRICT and line:
-            over = sorted({n.id for n in walk(node) if isinstance(n, ast.Name)
+            call = next((c for c in reversed(self._calls) if any(n is node for n in walk(c.func))), node)
+            over = sorted({n.id for n in walk(call) if isinstance(n, ast.Name)
                            and self.kernel_outs.get(n.id, line) < line})
             if over:  # whether it is a small epilogue or the answer, the runtime guard measures
                 level = "policy"
@@ -156,9 +158,16 @@ class Checker:
     # ---- the walk ---------------------------------------------------------------------------------------
     def visit(self, node) -> None:
         handler = getattr(self, "visit_" + type(node).__name__, None)
-        if handler is None or handler(node) is not False:
-            for child in ast.iter_child_nodes(node):
-                self.visit(child)
+        call = isinstance(node, ast.Call)
+        if call:
+            self._calls.append(node)  # a finding on `torch.sum` names the call's arguments (an epilogue's input?)
+        try:
+            if handler is None or handler(node) is not False:
+                for child in ast.iter_child_nodes(node):
+                    self.visit(child)
+        finally:
+            if call:
+                self._calls.pop()
 
     def visit_FunctionDef(self, node):
         if node is not (self.func.node if self.func else None):  # nested def: part of its parent...
@@ -421,15 +430,16 @@ _COMMON_PACKAGES = frozenset("torch triton numpy packaging transformers".split()
 def _kernel_outputs(model: ModuleModel, f: Func) -> dict[str, int]:
     """Local names a kernel launch (or a local function that launches) wrote, with the line it happened on."""
     out: dict[str, int] = {}
+    inputs = set(params(f.node)) - set(f.assigns)  # what the caller handed in is an input, not a kernel's output
     for n in walk(f.node):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript):  # k[grid](a, b, out, ...)
             for a in list(n.args) + [k.value for k in n.keywords]:
-                if isinstance(a, ast.Name):
+                if isinstance(a, ast.Name) and a.id not in inputs:
                     out.setdefault(a.id, n.lineno)
         elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and launches(model, [n.value], f):
             for t in n.targets:
                 for e in walk(t):
-                    if isinstance(e, ast.Name):
+                    if isinstance(e, ast.Name) and e.id not in inputs:
                         out.setdefault(e.id, n.lineno)
     return out
 

@@ -370,9 +370,11 @@ class ModuleModel:
     def param_constants(self, keys) -> None:
         """Parameters every call site in the given functions (and module level) fills with one constant."""
         sites: dict[str, list[tuple[ast.Call, Func | None]]] = {}
-        for key in keys:
-            f = self.funcs[key]
-            for call in (n for n in walk(f.node) if isinstance(n, ast.Call)):
+        scopes = [(self.funcs[key].node, self.funcs[key]) for key in keys]
+        scopes += [(stmt, None) for stmt in self.tree.body  # import-time calls
+                   if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        for root, f in scopes:
+            for call in (n for n in walk(root) if isinstance(n, ast.Call)):
                 q = self.resolve(call.func, f)
                 if q and q.startswith("@") and q[1:] in self.funcs:
                     sites.setdefault(q[1:], []).append((call, f))

@@ -79,9 +79,10 @@ def make_verdict(findings: Iterable[IntegrityFinding], rules_off: Iterable[str] 
     from repair.integrity.verdict import IntegrityVerdict
 
     off = resolve_rules_off(rules_off)
+    check_policy(policy)
     kept = [f for f in findings if f.rule not in off]
     kept.sort(key=lambda f: (f.phase, f.line or 0, f.rule, f.evidence))
-    bad = any(fails(f, check_policy(policy)) for f in kept)
+    bad = any(fails(f, policy) for f in kept)
     return IntegrityVerdict(verdict="violation" if bad else "clean", findings=kept, rules_off=list(off), policy=policy)
 
 

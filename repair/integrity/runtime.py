@@ -296,9 +296,9 @@ class RuntimeGuard:
             out.append(f)
         if self.active("runtime.no-launch") and self.launches == 0:
             out.append(_finding("runtime.no-launch", "forward launched no kernel", "0 launches"))
-        out += output_findings(inputs_after, outputs, self, epilogue_ok=small)
-        if self.active("runtime.input-mutated"):
-            out += mutation_findings(inputs_before, inputs_after)
+        mutated = mutation_findings(inputs_before, inputs_after) if self.active("runtime.input-mutated") else []
+        out += output_findings(inputs_after, outputs, self, epilogue_ok=small, in_place=bool(mutated))
+        out += mutated
         self._events.clear()
         self._storages.clear()
         return out
@@ -336,9 +336,11 @@ def _finding(rule: str, message: str, evidence: str) -> RuntimeFinding:
     return RuntimeFinding(rule=rule, message=message, evidence=evidence[:500])
 
 
-def output_findings(inputs, outputs, guard: RuntimeGuard | None = None, epilogue_ok: bool = False) -> list[RuntimeFinding]:
+def output_findings(inputs, outputs, guard: RuntimeGuard | None = None, epilogue_ok: bool = False,
+                    in_place: bool = False) -> list[RuntimeFinding]:
     """Outputs must be fresh storage (no overlap with any input) and, when a guard ran, kernel-written (or, a policy
-    finding, computed by a small framework epilogue over kernel outputs)."""
+    finding, computed by a small framework epilogue over kernel outputs). An output that is an input a kernel updated
+    in place (`in_place`: an input changed, and the output's storage went to a launch) is a policy finding too."""
     rules_off = guard.rules_off if guard else ()
     found: list[RuntimeFinding] = []
     spans = [_storage_span(t) for t in iter_tensors(inputs) if t.untyped_storage().nbytes()]
@@ -349,8 +351,15 @@ def output_findings(inputs, outputs, guard: RuntimeGuard | None = None, epilogue
             continue
         if any(ptr < p + m and p < ptr + n for p, m in spans):  # an alias is judged as such, nothing else
             if "runtime.output-alias" not in rules_off:
-                found.append(_finding("runtime.output-alias", f"output {i} shares storage with an input",
-                                      f"output storage 0x{ptr:x}+{n}"))
+                launched = guard is not None and any(ev[0] == "launch" and ptr in ev[1] for ev in guard._events)
+                if in_place and launched:
+                    f = _finding("runtime.output-alias", f"output {i} is an input a kernel updated in place",
+                                 f"output storage 0x{ptr:x}+{n}")
+                    f.level = "policy"
+                else:
+                    f = _finding("runtime.output-alias", f"output {i} shares storage with an input",
+                                 f"output storage 0x{ptr:x}+{n}")
+                found.append(f)
         elif (guard is not None and "runtime.output-not-from-kernel" not in rules_off and guard.launches
               and guard.tracked_ops and ptr not in written):
             if ptr in derived and epilogue_ok:
