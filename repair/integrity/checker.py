@@ -241,12 +241,16 @@ class Checker:
     def visit_Call(self, node):
         m = self.model
         callee = m.resolve(node.func, self.func)
-        if callee == "importlib.import_module" and node.args and self._known_package(node.args[0]):
+        names = self._constant_packages(node.args[0]) if callee == "importlib.import_module" and node.args else None
+        if names:  # a constant top-level name (a version check): judged as the import statement it amounts to
+            for name in sorted(names):
+                self.classify(name, node, called=False, imported=True)
             self._visit_all(node.args[1:] + [k.value for k in node.keywords])
-            return False  # a constant name of a package the candidate imports anyway: an import (version checks)
+            return False
         if callee == "builtins.getattr" and len(node.args) >= 2:
             q = m.resolve(node, self.func)
-            base = m.resolve(node.args[0], self.func) or ""
+            target = node.args[0].func if isinstance(node.args[0], ast.Call) else node.args[0]
+            base = m.resolve(target, self.func) or ""  # a device-properties call counts as its namespace
             if q:
                 self.classify(q, node, called=True)
             elif base == "torch" and isinstance(node.args[1], ast.Attribute) and node.args[1].attr == "type" \
@@ -380,20 +384,19 @@ class Checker:
                     return True
         return False
 
-    def _known_package(self, arg) -> bool:
-        """import_module's name is a constant (or a parameter every call site fills with a constant) naming a
-        top-level package the module imports anyway, or a common one."""
+    def _constant_packages(self, arg) -> set[str] | None:
+        """The top-level package names import_module's argument always is (a constant, or a parameter every call
+        site fills with a constant), else None. A dotted name (`torch.nn.functional`) is a way round the scan's
+        view of imports, not a version check: None."""
         names = set()
         s = fold_str(arg, self.model._consts(self.func))
         if s is not None:
             names.add(s)
         elif isinstance(arg, ast.Name) and self.func is not None and arg.id in self.func.params_seen:
             names |= self.func.params_seen[arg.id]
-        else:
-            return False
-        imported = {v.split(".")[0] for v in self.model.imports.values()} | _COMMON_PACKAGES
-        # a top-level package only: version checks import the package; `torch.nn.functional` by name is a way round
-        return bool(names) and all(n and "." not in n and n in imported and n != self.problem.stem for n in names)
+        if not names or any(not n or "." in n or n == self.problem.stem for n in names):
+            return None
+        return names
 
     def _is_target(self, node) -> bool:
         q = self.model.resolve(node, self.func)
@@ -424,7 +427,6 @@ _CONVERSIONS = {"float": float, "int": int, "bool": bool}
 _COMPARE = {ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b, ast.Eq: lambda a, b: a == b,
             ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b, ast.Gt: lambda a, b: a > b,
             ast.LtE: lambda a, b: a <= b, ast.GtE: lambda a, b: a >= b}
-_COMMON_PACKAGES = frozenset("torch triton numpy packaging transformers".split())
 
 
 def _kernel_outputs(model: ModuleModel, f: Func) -> dict[str, int]:

@@ -367,10 +367,11 @@ class ModuleModel:
             names = names[1:]
         return names
 
-    def param_constants(self, keys) -> None:
-        """Parameters every call site in the given functions (and module level) fills with one constant."""
+    def param_constants(self, keys=()) -> None:
+        """Parameters every call site (in functions and at module level) fills with one constant."""
         sites: dict[str, list[tuple[ast.Call, Func | None]]] = {}
-        scopes = [(self.funcs[key].node, self.funcs[key]) for key in keys]
+        # every call site in the module counts, reachable or not (a constant must hold wherever it is called from)
+        scopes = [(f.node, f) for f in self.funcs.values() if not f.kernel]
         scopes += [(stmt, None) for stmt in self.tree.body  # import-time calls
                    if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
         for root, f in scopes:
