@@ -162,3 +162,26 @@ def test_a_module_level_name_error_is_a_load_error(tmp_path):
     p.write_text("from __future__ import annotations\n" + (CORPUS / "legit_basic.py").read_text()
                  + "\n\ndef helper(x: Tensor):\n    return x\n")  # annotations not evaluated: imports fine
     assert scan(PROBLEM, p).verdict == "clean"
+
+
+def test_an_optional_subclass_defined_in_a_try_is_not_a_fallback(tmp_path):
+    extra = '''
+    try:
+        from transformers import NoSuchNorm
+
+        class FastNorm(NoSuchNorm):
+            def forward(self, x):
+                return KFunction.apply(x)
+    except (ImportError, AttributeError):
+        pass
+    '''
+    assert "static.fallback-except" not in {f.rule for f in _scan(tmp_path, extra=extra).findings}
+    fallback = '''
+    def guarded(x):
+        try:
+            return KFunction.apply(x)
+        except RuntimeError:
+            return torch.relu(x)
+    '''
+    v = _scan(tmp_path, extra=fallback, call="guarded(x)")
+    assert "static.fallback-except" in _cheats(v)
