@@ -9,7 +9,7 @@ CASES = [
     {"tier": "full", "N": 1},
     {"tier": "full", "N": 1000},
     {"tier": "full", "N": 3333, "margin": 0.5},
-    {"tier": "full", "N": 50000},
+    {"tier": "full", "N": 30000},
     {"tier": "full", "N": 777, "margin": 2.0},
 ]
 
