@@ -18,7 +18,8 @@ from repair.integrity.verdict import IntegrityVerdict
 
 
 def scan(problem_path, candidate_path, rules_off=(), *, source: str | None = None,
-         tree: ast.Module | None = None, ascendc: AscendCCandidate | None = None) -> IntegrityVerdict:
+         tree: ast.Module | None = None, ascendc: AscendCCandidate | None = None,
+         policy: str = "strict") -> IntegrityVerdict:
     """Static verdict for a candidate file against its problem file.
 
     A caller that has read and parsed the candidate already (the engine) passes its text and tree, or the AscendC
@@ -33,11 +34,11 @@ def scan(problem_path, candidate_path, rules_off=(), *, source: str | None = Non
         if ascendc is not None:  # an AscendC candidate: its own chain
             from repair.integrity.ascendc import scan_ascendc
 
-            return make_verdict(scan_ascendc(ascendc, problem_path, off), off)
+            return make_verdict(scan_ascendc(ascendc, problem_path, off), off, policy)
         if source is None:
             source = read_text(candidate_path)
     except OSError as e:
         raise BadInput(f"cannot read {describe(e)}") from None
     except UnicodeDecodeError:
         raise BadInput(f"{candidate_path}: cannot read (not UTF-8)") from None
-    return make_verdict(scan_source(source, candidate_path, problem_path, off, tree=tree), off)
+    return make_verdict(scan_source(source, candidate_path, problem_path, off, tree=tree), off, policy)
