@@ -494,10 +494,10 @@ def cache_info_cmd(as_json):
     """Where the cache is, its entries, size and cap, and temporaries of builds that were killed."""
     import json
 
-    from repair.ascendc.emu.cache import info, render_info
+    from repair.ascendc import cache_info, render_cache_info
 
-    i = info()
-    click.echo(json.dumps(i, indent=2) if as_json else render_info(i))
+    i = cache_info()
+    click.echo(json.dumps(i, indent=2) if as_json else render_cache_info(i))
 
 
 @cache_group.command("prune")
@@ -508,15 +508,15 @@ def cache_prune_cmd(max_size, as_json):
     """Remove temporaries of killed builds, then the least recently used builds past the size."""
     import json
 
-    from repair.ascendc.emu.cache import parse_size, prune, render_info
+    from repair.ascendc import parse_size, prune_cache, render_cache_info
 
-    r = prune(limit=None if max_size is None else parse_size(max_size))
+    r = prune_cache(limit=None if max_size is None else parse_size(max_size))
     if as_json:
         click.echo(json.dumps(r, indent=2))
         return
     click.echo(f"removed {len(r['removed'])} build(s) or header cache(s), {r['freed_bytes'] / 2**20:.1f} MB, and "
                f"{len(r['removed_temporary'])} temporary director{'y' if len(r['removed_temporary']) == 1 else 'ies'}")
-    click.echo(render_info(r))
+    click.echo(render_cache_info(r))
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ __all__, __getattr__ = exports(__name__, {
     "backends": ["BACKENDS", "DEFAULT_BACKEND", "Backend", "default_backend", "get_backend"],
     "sandbox": ["prestart", "hide_own_environment"],
     "launch": ["sandbox_environ"],
-    "confine.limits": ["apply_limits", "set_parent_death_signal"],
+    "confine.limits": ["apply_limits", "set_parent_death_signal", "prctl"],
     "confine.apply": ["confine_self"],
     "table": ["render_summary", "render_table"],
 }, modules=("shared_server",))

@@ -115,7 +115,7 @@ def died(code: int, err: bytes, mem_limit_mb: int) -> str:
 def supervise(work, *, timeout_s: float, mem_limit_mb: int) -> dict:
     """Fork the worker (`work(answer_fd)` runs there and never returns), wait for its answer until `timeout_s`, then
     kill every process it left, wherever it went; the answer, or a refusal saying what happened."""
-    from repair.engine.confine.limits import prctl
+    from repair.engine import prctl
 
     prctl(_PR_SET_CHILD_SUBREAPER, 1)
     set_parent_death_signal()

@@ -217,7 +217,7 @@ def writable_dirs() -> list[str]:
     """What a confined candidate process may write while it builds (made now, checked): the cache root, where its
     build is staged and renamed into place. Only this module's code and g++ run then; once the library is built
     the candidate process gives that right up (candidate_role) before any of the candidate's code runs."""
-    return [str(cache.root())]
+    return [str(cache.checked_root())]
 
 
 # precompiled headers: the emulation parsed once per cache, not once per candidate
@@ -234,7 +234,7 @@ def usable_pch() -> Path | None:
     """The include directory holding the precompiled headers (a copy of the emulation's, with its .gch files), or
     None when none has been made for these headers, compiler and flags, or the one there fails its checks."""
     try:
-        d = cache.root() / _pch_name()
+        d = cache.checked_root() / _pch_name()
     except cache.CacheRefused:
         return None
     if str(d) in _PCH_CHECKED and (d / "ready").is_file():

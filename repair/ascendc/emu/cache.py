@@ -57,7 +57,7 @@ def cache_root() -> Path:
     return Path(base) / "nearmiss" / "ascendc-cpu"
 
 
-def root(*, create: bool = True) -> Path:
+def checked_root(*, create: bool = True) -> Path:
     """The cache root, made (mode 700) when missing, checked: CacheRefused when another user could change it."""
     r = cache_root()
     if create and not os.path.lexists(r):
@@ -201,7 +201,7 @@ def valid(d: Path, *, key: str | None = None) -> dict | None:
 
 def lookup(key: str) -> Path | None:
     """The entry of `key` when it is there and usable (its last use recorded for the LRU), else None."""
-    d = root() / key
+    d = checked_root() / key
     meta = valid(d, key=key)
     if meta is None:
         return None
@@ -218,7 +218,7 @@ def touch(d: Path) -> None:
 
 def staging(kind: str) -> Path:
     """A fresh directory beneath tmp/ for a build under way, named for this process."""
-    t = root() / TMP
+    t = checked_root() / TMP
     t.mkdir(mode=0o700, exist_ok=True)
     clean_stale(t)
     return Path(tempfile.mkdtemp(prefix=f"{kind}-{os.getpid()}-", dir=t))
@@ -226,7 +226,7 @@ def staging(kind: str) -> Path:
 
 def clean_stale(t: Path | None = None) -> list[str]:
     """Remove what builds whose process is gone left beneath tmp/; their names."""
-    t = t or root() / TMP
+    t = t or checked_root() / TMP
     gone = []
     try:
         names = os.listdir(t)
@@ -254,7 +254,7 @@ def write_meta(d: Path, key: str, *, deps: list[dict], extra: dict | None = None
 def publish(staged: Path, name: str) -> Path:
     """Rename a finished build into place as root/name, read-only; an unusable one already there is replaced,
     a usable one (another build's, just made) kept. Returns the directory in place."""
-    dest = root() / name
+    dest = checked_root() / name
     _read_only(staged)
     for _ in range(3):
         try:
@@ -265,7 +265,7 @@ def publish(staged: Path, name: str) -> Path:
             if valid(dest, key=None if name.startswith("pch-") else name) is not None:
                 return dest
             if os.path.lexists(dest):  # an old, broken or planted one: aside, then gone
-                aside = Path(tempfile.mkdtemp(prefix=f"old-{os.getpid()}-", dir=root() / TMP))
+                aside = Path(tempfile.mkdtemp(prefix=f"old-{os.getpid()}-", dir=checked_root() / TMP))
                 try:
                     if os.path.islink(dest) or not os.path.isdir(dest):
                         os.unlink(dest)
@@ -341,7 +341,7 @@ def _items(r: Path) -> list[dict]:
 def enforce_cap(*, keep: tuple[Path, ...] = (), limit: int | None = None) -> list[dict]:
     """Remove the least recently used entries and pch directories until the cache holds at most `limit` bytes
     (max_bytes()); those in `keep` (in use now) stay. Returns what went."""
-    r = root()
+    r = checked_root()
     limit = max_bytes() if limit is None else limit
     items = _items(r)
     total = sum(i["bytes"] for i in items) + _du(r / TMP)
@@ -358,9 +358,9 @@ def enforce_cap(*, keep: tuple[Path, ...] = (), limit: int | None = None) -> lis
     return gone
 
 
-def info() -> dict:
+def cache_info() -> dict:
     """What `repair cache info` prints: where the cache is, what it holds, its cap."""
-    r = root(create=False) if os.path.lexists(cache_root()) else cache_root()
+    r = checked_root(create=False) if os.path.lexists(cache_root()) else cache_root()
     items = _items(r) if r.is_dir() else []
     stale = sorted(os.listdir(r / TMP)) if (r / TMP).is_dir() else []
     return {"root": str(r), "entries": sum(i["kind"] == "entry" for i in items),
@@ -369,12 +369,12 @@ def info() -> dict:
             "entry_max_bytes": entry_max_bytes(), "temporary": stale}
 
 
-def prune(*, limit: int | None = None) -> dict:
+def prune_cache(*, limit: int | None = None) -> dict:
     """`repair cache prune`: temporaries of builds that are gone, then least recently used entries past `limit`."""
     stale = clean_stale()
     gone = enforce_cap(limit=limit)
     return {"removed_temporary": stale, "removed": [g["name"] for g in gone],
-            "freed_bytes": sum(g["bytes"] for g in gone), **info()}
+            "freed_bytes": sum(g["bytes"] for g in gone), **cache_info()}
 
 
 def parse_size(text: str) -> int:
@@ -386,7 +386,7 @@ def parse_size(text: str) -> int:
     return int(float(m.group(1)) * (1 << unit))
 
 
-def render_info(i: dict) -> str:
+def render_cache_info(i: dict) -> str:
     lines = [f"{i['root']}: {i['entries']} build(s), {i['pch_dirs']} precompiled-header director"
              f"{'y' if i['pch_dirs'] == 1 else 'ies'}, {i['bytes'] / 2**20:.1f} MB of {i['max_bytes'] / 2**20:.0f} MB "
              f"({MAX_ENV}); an entry may hold {i['entry_max_bytes'] / 2**20:.0f} MB ({ENTRY_MAX_ENV})"]

@@ -47,7 +47,7 @@ def own_cache(tmp_path, monkeypatch):
 
 
 def test_a_fresh_root_is_made_private(own_cache):
-    assert cache.root() == own_cache and (own_cache.stat().st_mode & 0o777) == 0o700
+    assert cache.checked_root() == own_cache and (own_cache.stat().st_mode & 0o777) == 0o700
 
 
 @pytest.mark.parametrize("how", ["world-writable", "group-writable", "other-user", "beneath-writable", "symlink"])
@@ -77,7 +77,7 @@ def test_a_root_another_user_could_change_is_refused_in_one_line(tmp_path, monke
         root = link
     monkeypatch.setenv("REPAIR_ASCENDC_CACHE", str(root))
     with pytest.raises(cache.CacheRefused) as e:
-        cache.root()
+        cache.checked_root()
     assert str(root) in str(e.value) and "\n" not in str(e.value) and e.value.exit_code == 3
     r = CliRunner().invoke(cli, ["cache", "info"])
     assert r.exit_code == 3 and "mode 700" in r.output
@@ -94,7 +94,7 @@ def _fake(root: Path, name: str, nbytes: int, age_s: float) -> Path:
 
 
 def test_prune_evicts_the_least_recently_used_past_the_size(own_cache):
-    root = cache.root()
+    root = cache.checked_root()
     old, mid, new = (_fake(root, f"{c * 64}", 300_000, age) for c, age in (("a", 300), ("b", 200), ("c", 100)))
     stale = root / cache.TMP / "build-999999999-x"  # a build whose process is gone
     stale.mkdir(parents=True)
@@ -113,16 +113,16 @@ def test_an_entry_that_is_a_symlink_or_has_no_meta_is_not_used(unique, tmp_path)
     b = _plan(unique)
     victim = tmp_path / "root-only"
     victim.mkdir(mode=0o700)
-    (cache.root() / b.key).symlink_to(victim, target_is_directory=True)  # planted: the build must not write there
+    (cache.checked_root() / b.key).symlink_to(victim, target_is_directory=True)  # planted: the build must not write there
     assert cache.lookup(b.key) is None
     planted = tmp_path / "planted"
     planted.mkdir()
     (planted / "lib.so").write_bytes(b"not a library")
     assert cache.valid(planted, key=b.key) is None  # no meta.json: not a build of ours
     lib = build_library(b)
-    assert not os.path.islink(lib.parent) and lib.parent == cache.root() / b.key
+    assert not os.path.islink(lib.parent) and lib.parent == cache.checked_root() / b.key
     assert list(victim.iterdir()) == []
-    assert not [p for p in (cache.root() / cache.TMP).iterdir() if p.name.split("-")[1] == str(os.getpid())]
+    assert not [p for p in (cache.checked_root() / cache.TMP).iterdir() if p.name.split("-")[1] == str(os.getpid())]
 
 
 def test_an_entry_is_used_only_while_the_headers_it_read_are_unchanged(unique, tmp_path):
@@ -146,7 +146,7 @@ def test_planted_precompiled_headers_are_not_used(own_cache, monkeypatch):
 
     name = "pch-" + "0" * 24
     monkeypatch.setattr(build, "_pch_name", lambda: name)
-    d = cache.root() / name
+    d = cache.checked_root() / name
     (d / "include" / "ascendc_emu").mkdir(parents=True)  # planted: `ready`, a header, but not a build of ours
     (d / "include" / "ascendc_emu" / "kernel_unit.h.gch").write_bytes(b"planted")
     (d / "ready").write_text("")
@@ -182,7 +182,7 @@ def test_an_entry_past_its_size_limit_is_refused(unique, tmp_path, monkeypatch):
 def test_a_build_killed_midway_leaves_nothing_once_the_next_one_runs(unique):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    left = cache.root() / cache.TMP / f"build-{dead.pid}-abc"
+    left = cache.checked_root() / cache.TMP / f"build-{dead.pid}-abc"
     left.mkdir(parents=True)
     (left / "ascendc_emu_kernel.cpp.o").write_bytes(b"half")
     build_library(_plan(unique))
