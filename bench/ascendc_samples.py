@@ -35,7 +35,7 @@ def find(root: Path) -> list[Sample]:
     texts = {p: p.read_text(encoding="utf-8", errors="replace") for p in files}
     out = []
     for host, text in texts.items():
-        m = re.search(r"\bOP_ADD\s*\(\s*(\w+)\s*\)", text)
+        m = re.search(r"\bOP_ADD\s*\(\s*(\w+)", text)
         if host.suffix not in (".cpp", ".cc") or not m:
             continue
         op = m.group(1)
@@ -46,9 +46,12 @@ def find(root: Path) -> list[Sample]:
             continue
         kernel = min(kernels, key=lambda p: len(p.relative_to(root).parts))
         headers = lambda d: [p for p in texts if p.parent == d and p.suffix in (".h", ".hpp")]  # noqa: E731
+        # the host's directory: its TilingFunc may sit in a .cpp of its own beside it; kernels stay on their side
+        hosts = [host] + [p for p, t in texts.items() if p.parent == host.parent and p != host
+                          and p.suffix in (".cpp", ".cc") and "__global__" not in t and "OP_ADD" not in t]
         jsons = [p for p, t in texts.items() if p.suffix == ".json" and f'"{op}"' in t and _near(p, host)]
-        out.append(Sample(op, [host] + headers(host.parent), [kernel] + [h for h in headers(kernel.parent)
-                                                                          if h not in headers(host.parent)], jsons))
+        out.append(Sample(op, hosts + headers(host.parent), [kernel] + [h for h in headers(kernel.parent)
+                                                                         if h not in headers(host.parent)], jsons))
     return out
 
 

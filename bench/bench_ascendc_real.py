@@ -120,7 +120,7 @@ def _links(c, problem) -> list[str]:
     from repair.integrity.ascendc_trust import validation_trust
 
     trust = validation_trust(c, problem)
-    return [f"{'ok    ' if ln.ok else 'BROKEN'} {ln.link:<19} {ln.file}:{ln.line}  {ln.message}"
+    return [f"{'ok    ' if ln.ok else 'BROKEN'} {ln.link:<19} {ln.file}{f':{ln.line}' if ln.line else ''}  {ln.message}"
             for ln in chain_links(c, _python_tree(c.model), trusted=trust.how if trust.trusted else None)]
 
 

@@ -295,10 +295,13 @@ class _Types:
         self.declared: dict[str, list[str]] = {}
         self.operators: dict[str, list[Func]] = {}
         self.constructors: dict[str, list[Func]] = {}
+        self.bases: dict[str, set[str]] = {}
         for u in program.units:
-            for name, _, _ in u.classes():
+            for name, bases, _ in u.classes():
                 if name:
                     self.classes.add(callee_name(name))
+                    self.bases.setdefault(callee_name(name), set()).update(
+                        callee_name(b) for b in re.split(r",(?![^<]*>)", bases.lstrip(": ")) if b.strip())
             for n in walk(u.tree.root_node):
                 if n.type == "alias_declaration":
                     name, value = n.child_by_field_name("name"), n.child_by_field_name("type")
@@ -340,6 +343,16 @@ class _Types:
                     todo += self.aliases[ident]
                 elif ident.endswith("_") and ident.rstrip("_") in self.classes:
                     out.add(ident.rstrip("_"))
+        return out
+
+    def with_bases(self, classes: set[str]) -> set[str]:
+        """The classes and every class they derive from that the program defines."""
+        out, todo = set(), list(classes)
+        while todo:
+            c = todo.pop()
+            if c not in out:
+                out.add(c)
+                todo += [b for b in self.bases.get(c, ()) if b in self.classes]
         return out
 
     def operators_of(self, name: str) -> list[Func]:

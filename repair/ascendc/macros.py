@@ -116,15 +116,24 @@ class _Expander:
         def expanded(name: str) -> str:
             return self.run(values[name], keep_lines=False, hide=hide, depth=depth + 1).replace("\n", " ")
 
-        body = macro.body
-        body = re.sub(r"(?<!#)#\s*([A-Za-z_]\w*)",
-                      lambda m: '"' + values[m.group(1)].replace('"', '\\"') + '"' if m.group(1) in values
-                      else m.group(0), body)
-        pasted = re.compile(r"([A-Za-z_]\w*)?\s*##\s*([A-Za-z_]\w*)?")
-        body = pasted.sub(lambda m: values.get(m.group(1) or "", m.group(1) or "") +
-                          values.get(m.group(2) or "", m.group(2) or ""), body)
-        return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: expanded(m.group(0)) if m.group(0) in values else m.group(0),
-                      body)
+        def one(m: re.Match) -> str:
+            if m.group("str"):
+                return m.group(0)
+            if m.group("paste") is not None:  # a ## b: the raw arguments, joined (not expanded first)
+                left, right = m.group("left") or "", m.group("right") or ""
+                return values.get(left, left) + values.get(right, right)
+            if m.group("hash"):  # #a: the raw argument as a string
+                name = m.group("hash")
+                return '"' + values[name].replace("\\", "\\\\").replace('"', '\\"') + '"' if name in values \
+                    else m.group(0)
+            return expanded(m.group(0)) if m.group(0) in values else m.group(0)
+
+        return _BODY_TOKEN.sub(one, macro.body)
+
+
+_BODY_TOKEN = re.compile(r"(?P<str>\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
+                         r"|(?P<paste>(?P<left>[A-Za-z_]\w*)?\s*##\s*(?P<right>[A-Za-z_]\w*)?)"
+                         r"|#\s*(?P<hash>[A-Za-z_]\w*)|[A-Za-z_]\w*")
 
 
 def _arguments(text: str, pos: int) -> tuple[list[str], int] | None:

@@ -204,8 +204,8 @@ class _Chain:
                 self.broken("op-name", self.src[id(f.unit)], c.line,
                             f"the binding runs {name}, another operator than its own ({said})")
         for f, c in direct:
-            found = [k for k in self.kernels.by_name.get(c.name, []) + self.binding.by_name.get(c.name, [])
-                     if k.is_global]
+            found = [k for k in self.kernels.by_name.get(c.name, []) if k.is_global] or \
+                [k for k in self.binding.by_name.get(c.name, []) if k.is_global]
             if not found:
                 self.broken("binding->launch", self.src[id(f.unit)], c.line,
                             f"launches {c.name}, which is no __global__ kernel of the candidate")
@@ -216,9 +216,11 @@ class _Chain:
             what = f"calls no EXEC_NPU_CMD(aclnn{op}, ...)" if op else "reaches no <<<>>> kernel launch"
             name = getattr(first, "qualified", "the bound lambda")
             self.broken("binding->launch", where[0], where[1], f"{name} {what}: no kernel runs")
-        unique = []
-        for k in kernels:
-            if not any(k is u for u in unique):
+        unique, seen = [], set()
+        for k in kernels:  # a direct launch's kernel is read with the binding's macros and the kernel's: once
+            key = (k.name, k.line, self.source_of(k).file if id(k.unit) in self.src else "")
+            if key not in seen:
+                seen.add(key)
                 unique.append(k)
         return unique
 
@@ -268,8 +270,8 @@ class _Chain:
             self.broken("host->tiling", fn_src, fn.line, f"{fn.qualified} never writes {names} to the raw tiling "
                                                          "data (no SaveToBuffer)")
         if ok:
-            self.found("host->tiling", fn_src, fn.line, f"{fn.qualified} (and the {len(reached) - 1} functions it "
-                                                        f"reaches) declares, fills and saves {names}")
+            through = f" (through {len(reached) - 1} functions it reaches)" if len(reached) > 1 else ""
+            self.found("host->tiling", fn_src, fn.line, f"{fn.qualified}{through} declares, fills and saves {names}")
 
     # kernel <- tiling, kernel -> copy, kernel -> compute
     def kernel(self, k) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from repair.ascendc import AscendCCandidate, unit, walk
+from repair.ascendc import AscendCCandidate, callee_name, unit, walk
 from repair.integrity.verdict import IntegrityFinding
 
 BINDING_ALLOWED = frozenset("""
@@ -81,7 +81,7 @@ def _tensor_method(u, fn, tensors: set[str]) -> bool:
         return False
     methods, node = [], fn
     while node is not None and node.type == "field_expression":
-        methods.append(u.node_text(node.child_by_field_name("field")))
+        methods.append(callee_name(u.node_text(node.child_by_field_name("field"))))  # item<float> -> item
         arg = node.child_by_field_name("argument")
         node = arg.child_by_field_name("function") if arg is not None and arg.type == "call_expression" else arg
     root = u.node_text(node).strip("()*& ") if node is not None else ""

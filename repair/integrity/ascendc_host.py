@@ -110,7 +110,7 @@ def declares(prog: Program, reached, struct: str) -> bool:
     """The reached functions declare a variable of the struct, use a global one, or belong to a class (or derive
     from one) with a field of it."""
     typed = rf"\b{re.escape(struct)}\b"
-    classes = _with_bases(prog, {callee_name(f.cls) for f in reached if f.cls})
+    classes = prog.types.with_bases({callee_name(f.cls) for f in reached if f.cls})
     bodies = None
     for u in prog.units:
         for name, line in u.declarations(typed):
@@ -126,17 +126,6 @@ def declares(prog: Program, reached, struct: str) -> bool:
                                                     for n in body.named_children if n.type == "field_declaration"):
                 return True
     return False
-
-
-def _with_bases(prog: Program, classes: set[str]) -> set[str]:
-    bases = {callee_name(name): re.findall(r"[A-Za-z_]\w*", b) for u in prog.units for name, b, _ in u.classes()}
-    out, todo = set(), list(classes)
-    while todo:
-        c = todo.pop()
-        if c not in out:
-            out.add(c)
-            todo += [b for b in bases.get(c, []) if b not in ("public", "private", "protected", "virtual")]
-    return out
 
 
 def fills(reached, calls, fields: set[str]) -> bool:

@@ -53,10 +53,12 @@ def tiling_read(prog: Program, entry) -> tuple[bool, object, int, str]:
         if (id(f), name) in seen or len(seen) > 2000:
             continue
         seen.add((id(f), name))
-        if f.node.child_by_field_name("body") is None:
+        decl = f.node.child_by_field_name("declarator")
+        if f.node.child_by_field_name("body") is None or decl is None:
             continue
         for n in walk(f.node):  # the body and a constructor's initializer list (`: Base(tilingPtr)`)
-            if n.type not in ("identifier", "field_identifier") or f.unit.node_text(n) != name:
+            if n.type not in ("identifier", "field_identifier") or f.unit.node_text(n) != name or \
+                    decl.start_byte <= n.start_byte < decl.end_byte:  # the parameter itself
                 continue
             if n.type == "field_identifier" and not _is_this_field(f.unit, n):
                 continue
@@ -108,7 +110,8 @@ def _use(prog: Program, f, n):
         if name.startswith("GET_TILING_DATA"):  # (var, tiling) or (Struct, var, tiling): fills var
             return ("var", {u.node_text(args[-2]).strip()}) if index == len(args) - 1 and len(args) >= 2 \
                 else ("none", None)
-        targets = [g for g in prog.by_name.get(name, []) if len(g.params) > index]
+        targets = _methods_of(prog, u, p.parent, [g for g in prog.by_name.get(name, [])
+                                                  if len(g.params) > index and len(g.params) >= len(args)])
         if not targets:
             return "read", None  # a library call (or one the program does not define) reads what it is handed
         return "into", [(g, g.params[index]) for g in targets]
@@ -140,6 +143,18 @@ def _use(prog: Program, f, n):
                   "expression_statement"):
         return "none", None
     return "read", None
+
+
+def _methods_of(prog: Program, u, call, targets: list) -> list:
+    """`obj.Init(...)`: of the same-named functions, those of obj's declared class (or its bases) when it is known."""
+    fn = call.child_by_field_name("function")
+    if fn is None or fn.type != "field_expression" or not targets:
+        return targets
+    obj = u.node_text(fn.child_by_field_name("argument")).strip("*& ")
+    classes = {c for t in prog.types.declared.get(obj, ()) for c in prog.types.classes_of(t)}
+    classes = prog.types.with_bases(classes)
+    own = [g for g in targets if g.cls and callee_name(g.cls) in classes]
+    return own or targets
 
 
 def _declarator_name(u, d) -> str:

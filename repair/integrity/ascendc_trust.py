@@ -37,7 +37,7 @@ def validation_trust(cand: AscendCCandidate, problem_path: Path) -> Trust:
     if recorded is None:
         own = (Path(problem_path).parent / "validation").resolve()
         if vdir.resolve() == own:
-            return Trust(True, f"{vdir} is the task's own, beside the problem")
+            return Trust(True, "the task's own validation/, beside the problem")
         return Trust(False, f"{problem_path} records no VALIDATION_SHA256 and {vdir} is not beside it: scanned as "
                             "the candidate's code")
     findings = []
@@ -54,7 +54,7 @@ def validation_trust(cand: AscendCCandidate, problem_path: Path) -> Trust:
                         f"({problem_path} VALIDATION_SHA256): a candidate writes only op_host/ and op_kernel/"))
     if findings:
         return Trust(False, "changed", findings)
-    return Trust(True, f"{vdir}: sha256 of each file matches the task's as imported ({problem_path})")
+    return Trust(True, "validation/ as imported (each file's sha256 is the problem's VALIDATION_SHA256)")
 
 
 def recorded_hashes(problem_path: Path) -> dict[str, str] | None:
