@@ -5,14 +5,17 @@ The chain, each link named in its finding (rule `static.ascendc-chain`):
   extension->binding   the binding `m.def`s that name to a C++ function it defines
   binding->launch      that function calls EXEC_NPU_CMD(aclnn<Op>, ...) or reaches a `<<<>>>` launch
   op-name              <Op> is the operator the host registers with OP_ADD (and the JSON names)
-  host->tiling         the OpDef registers a TilingFunc that fills and saves the registered tiling struct
-  kernel<-tiling       the kernel entry reads its tiling parameter with GET_TILING_DATA and uses it
-  kernel->copy         the kernel reaches a DataCopy/DataCopyPad between a GlobalTensor and local memory
+  host->tiling         the operator registers a TilingFunc (SetTiling, IMPL_OP_OPTILING) that, with what it
+                       reaches, fills and saves the registered (or GetTilingData<>) tiling struct
+  kernel<-tiling       the kernel entry's tiling parameter is read: GET_TILING_DATA*, or wherever it is handed
+  kernel->copy         the kernel reaches a copy between a GlobalTensor and local memory (DataCopy*, GetValue/
+                       SetValue on one, a library routine handed one)
   kernel->compute      the kernel reaches a compute instruction (vector, cube or scalar SetValue), or only moves
-                       data: what it copies in is copied out
+                       data: nothing it copies in is dropped
 (the three tiling links are msopgen's; a direct launch passes its tiling as kernel arguments). Framework compute
-on the path is `static.cpp-framework-compute` (ATen in the C++: the binding may allocate outputs and read shapes,
-nothing else) or the Python rules' findings; a __global__ kernel nothing launches is `static.kernel-not-launched`.
+on the path is `static.cpp-framework-compute` (ATen in the C++: the binding may allocate outputs, read shapes and
+scalars, nothing else) or the Python rules' findings; a __global__ kernel nothing launches is
+`static.kernel-not-launched`; a benchmark's validation file the candidate changed is `static.validation-changed`.
 """
 from __future__ import annotations
 

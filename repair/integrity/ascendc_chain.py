@@ -303,8 +303,8 @@ class _Chain:
                         f"kernel {k.name} reaches no compute instruction, and what it copies into {v} nothing reads "
                         "(no compute, no copy out)")
         else:
-            self.found("kernel->compute", src, k.line, f"kernel {k.name} only moves data: what it copies in is "
-                                                       "copied out (no compute instruction)")
+            self.found("kernel->compute", src, k.line, f"kernel {k.name} reaches no compute instruction and drops "
+                                                       "nothing it copies in (a kernel that moves or fills data)")
 
     def _source_of_call(self, calls, call) -> SourceFile:
         return next(self.source_of(f) for f, c in calls if c is call)
