@@ -4,7 +4,7 @@ from repair._lazy import exports
 __all__, __getattr__ = exports(__name__, {
     "candidate": ["CANDIDATE_SCHEMA", "AscendCCandidate", "SourceFile", "CPP_ROLES", "snake"],
     "load": ["detect", "is_ascendc_candidate", "load_candidate", "find_validation", "TILING_REGISTER"],
-    "cxx": ["Call", "Func", "Program", "Unit", "callee_name", "strip_comments", "unit", "walk"],
+    "cxx": ["Call", "Func", "Program", "Unit", "callee_name", "read_together", "strip_comments", "unit", "walk"],
     "bundle": ["Bundle", "BundleError", "BundleFile", "apply_diff", "is_bundle", "parse_bundle", "resolve_name",
                "split_diff", "to_bundle", "write_candidate"],
     "task": ["TaskProblem", "read_task"],

@@ -44,7 +44,9 @@ def operator_id(task: Path) -> str:
     return snake(task.name)
 
 
-def render_problem(t: TaskProblem, *, operator_id: str, family: str) -> str:
+def render_problem(t: TaskProblem, *, operator_id: str, family: str, record_validation: bool = False) -> str:
+    """problem.py's text; `record_validation` writes VALIDATION_SHA256, the task's validation files as imported
+    (the integrity scan trusts a candidate's copies of them only when they match)."""
     compact = sum(c["tier"] == "compact" for c in t.cases)
     head = f'''"""NPUKernelBench task {t.name}, imported by `repair import npukernelbench`.
 
@@ -57,6 +59,9 @@ one, and one of another shape holding the same elements (`[1]` for a scalar) too
 """
 '''
     columns = f"_COLUMNS = {t.columns!r}  # case keys that are not the CSV's column names\n" if t.columns else ""
+    validation = ("# the benchmark's own validation files as imported: a candidate carrying other ones is flagged\n"
+                  f"VALIDATION_SHA256 = {pprint.pformat(t.validation_sha256, sort_dicts=True)}\n"
+                  if record_validation else "")
     tail = f'''
 
 # -- written by the import ------------------------------------------------------------------------
@@ -66,7 +71,7 @@ TOLERANCE = {pprint.pformat(t.tolerance, sort_dicts=True)}
 COMPARE = {{'promote': True}}
 CASES = [
 {"".join(f"    {c!r},{chr(10)}" for c in t.cases)}]
-{columns}
+{columns}{validation}
 
 def _row(case):
     """The case as the task's test_cases.csv row (a dict: the task's code reads it with .get and [])."""
@@ -109,7 +114,8 @@ def import_tasks(tasks: list[Path], out: Path, *, candidate: Path | None = None,
         if re.fullmatch(r"[A-Z][A-Za-z0-9]*", task.name) and cand.op != task.name:  # NPUKernelBench names tasks by op
             raise BadInput(f"{answer}: OP_ADD({cand.op}) is not task {task.name}'s operator")
         tp = read_task(task)
-        text = render_problem(tp, operator_id=operator_id(task), family=family or _family(task))
+        text = render_problem(tp, operator_id=operator_id(task), family=family or _family(task),
+                              record_validation=True)
         compile(text, str(out / task.name / "problem.py"), "exec")
         plans.append((task, cand, text, tp, _candidate_files(task, answer)))
     out.mkdir(parents=True, exist_ok=True)

@@ -41,6 +41,23 @@ class TaskProblem:
     tolerance: dict
     tolerance_source: str
     notes: list[str] = field(default_factory=list)
+    validation_sha256: dict[str, str] = field(default_factory=dict)  # the validation files as read
+
+
+def validation_hashes(validation: Path) -> dict[str, str]:
+    """sha256 of each of a task's validation files that exists there (the benchmark's own: a candidate changes
+    none of them), by file name."""
+    import hashlib
+
+    out = {}
+    for f in VALIDATION_FILES:
+        try:
+            out[f] = hashlib.sha256((validation / f).read_bytes()).hexdigest()
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise BadInput(f"{validation / f}: cannot read ({e.__class__.__name__})") from None
+    return out
 
 
 def validation_dir(task: Path) -> Path:
@@ -69,7 +86,7 @@ def read_task(task: Path) -> TaskProblem:
         reference = _rename(reference)
     cases, columns = _cases(v / "test_cases.csv")
     tolerance, source = _tolerance(inputs_tree, inputs_path, notes)
-    return TaskProblem(task.name, reference, inputs, cases, columns, tolerance, source, notes)
+    return TaskProblem(task.name, reference, inputs, cases, columns, tolerance, source, notes, validation_hashes(v))
 
 
 # -- the reference ----------------------------------------------------------------------------------
