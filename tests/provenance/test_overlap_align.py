@@ -129,8 +129,15 @@ def test_the_score_is_the_smaller_of_text_and_trusted_computation():
                      dice=0.5, shared=20, entry_fingerprints=30, cohort_fingerprints=25, covered=200, longest_run=40,
                      aligned=0.2, aligned_weight=12.0)
     assert score(m, cfg) == 0.2  # fully trusted alignment: the computation is not the cohort's
-    low = m.model_copy(update={"aligned_weight": 0.0})  # ops tell nothing: the text alone, at tokens_alone
-    assert score(low, cfg) == pytest.approx(0.9 * cfg.threshold / cfg.tokens_alone, abs=1e-4)
+    low = m.model_copy(update={"aligned_weight": cfg.ops_min_weight})  # ops tell nothing: the text alone, weighted
+    assert score(low, cfg) == pytest.approx(0.9 * cfg.text_weight, abs=1e-4)
+    half = m.model_copy(update={"aligned_weight": (cfg.ops_min_weight + cfg.ops_full_weight) / 2})
+    assert score(half, cfg) == pytest.approx(0.5 * 0.2 + 0.5 * 0.9 * cfg.text_weight, abs=1e-4)
     assert score(m.model_copy(update={"covered": 10}), cfg) == 0.0  # too little text to count
-    port = m.model_copy(update={"representation": "ops", "aligned": 0.9})
-    assert score(port, cfg) == pytest.approx(cfg.ops_discount * 0.9, abs=1e-4)
+    # across languages only the alignment beyond what independent implementations reach (ops_null) counts
+    port = m.model_copy(update={"representation": "ops", "aligned": 1.0})
+    assert score(port, cfg) == 1.0
+    assert score(port.model_copy(update={"aligned": cfg.ops_null}), cfg) == 0.0
+    mid = (1 + cfg.ops_null) / 2
+    assert score(port.model_copy(update={"aligned": mid}), cfg) == pytest.approx(0.5, abs=1e-3)
+    assert score(port.model_copy(update={"aligned_weight": cfg.ops_min_weight}), cfg) == 0.0  # a dot product
