@@ -141,3 +141,16 @@ def test_the_score_is_the_smaller_of_text_and_trusted_computation():
     mid = (1 + cfg.ops_null) / 2
     assert score(port.model_copy(update={"aligned": mid}), cfg) == pytest.approx(0.5, abs=1e-3)
     assert score(port.model_copy(update={"aligned_weight": cfg.ops_min_weight}), cfg) == 0.0  # a dot product
+
+def test_exp2_with_log2e_and_log2_with_ln2_align_as_exp_and_log():
+    from provenance.align import canonical
+
+    plain = ["LOAD", "REDUCE_MAX", "SUB", "EXP", "REDUCE_SUM", "LOG", "STORE"]
+    rewritten = ["LOAD", "REDUCE_MAX", "SUB", "K:1.4427", "MUL", "EXP2", "REDUCE_SUM", "LOG2", "K:0.693147", "MUL",
+                 "STORE"]
+    assert canonical(rewritten)[0] == tuple(plain)
+    a = align(rewritten, plain)
+    assert a.fraction == 1.0 and a.entry_span == (0, 10) and a.weight == total_weight(rewritten)
+    named = ["LOAD", "SUB", "MUL", "EXP2", "STORE"]  # exp2(x * LOG2E) with the constant a name
+    assert align(named, ["LOAD", "SUB", "EXP", "STORE"]).fraction == 1.0
+    assert canonical(["EXP2", "LOG2"])[0] == ("EXP2", "LOG2")  # a bare exp2 is an exp2
