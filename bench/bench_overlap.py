@@ -135,6 +135,30 @@ def bench_quality() -> None:
           f"({n_snip / t_fp:.0f} snippets/s, both representations)")
 
 
+def planted_summary(config=None) -> list[tuple[str, str, str]]:
+    """(cohorts, copies found of copies, flagged of the files not derived from the cohort) for ours at config."""
+    from provenance.fingerprint import fingerprints
+    from provenance.overlap import OverlapIndex
+
+    entries = corpus.entries()
+    fps = [(e.id, {p: fingerprints(c, lang) for p, (c, lang) in e.parts.items()}) for e in entries]
+    decisions: dict[str, dict] = defaultdict(dict)
+    for mode, ops in _cohorts():
+        files = corpus.cohort_files(ops)
+        flagged = OverlapIndex.build(files, config, operators={f: f[:-3] for f in files}).scan(fps).flagged()
+        for e in entries:
+            decisions[mode][(mode, tuple(ops), e.id)] = {m.operator_id for m in flagged.get(e.id, [])}
+    out = []
+    for mode, label in (("single", "20 x 1 op"), ("folds", "2 x 10 ops")):
+        dec = decisions[mode]
+        judged = [(co, eid, ops) for (_, co, eid), ops in dec.items() if _KIND[eid].kind != "ambiguous"]
+        pos = [(co, eid, ops) for co, eid, ops in judged if _source(eid) in co]
+        neg = [(co, eid, ops) for co, eid, ops in judged if _source(eid) not in co]
+        out.append((label, f"{sum(_source(e) in o for _, e, o in pos)}/{len(pos)}",
+                    f"{sum(bool(o) for *_, o in neg)}/{len(neg)}"))
+    return out
+
+
 _KIND = {e.id: e for e in corpus.entries()}
 
 

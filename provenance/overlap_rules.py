@@ -16,11 +16,10 @@ REPRESENTATIONS = ("tokens", "ops")
 class OverlapConfig(BaseModel):
     """Decision thresholds and boilerplate rules; part of a freeze's hashed rule parameters.
 
-    threshold and ops_null are the bench's rules' choices (provenance.operating_point). text_weight 0.72 and
-    ops_full_weight 6 are the previous rule's (0.47 / 0.65: text alone had to reach 0.65 containment; a softmax, 7
-    ops, fully trusted); ops_min_weight 3 is the op weight of a dot product (LOAD LOAD MUL REDUCE_SUM STORE), which
-    any reduction of a product performs: provenance.opstream's measured limit (kernels of fewer than 7 ops are not
-    told apart across languages) as a trust of 0.
+    threshold and ops_null are the bench's rules' choices (provenance.operating_point). ops_full_weight 6 is the
+    previous rule's (a softmax, 7 ops, fully trusted); ops_min_weight 3 is the op weight of a dot product (LOAD LOAD
+    MUL REDUCE_SUM STORE), which any reduction of a product performs: provenance.opstream's measured limit (kernels
+    of fewer than 7 ops are not told apart across languages) as a trust of 0.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -28,7 +27,6 @@ class OverlapConfig(BaseModel):
     threshold: float = Field(THRESHOLD, ge=0, le=1)  # a pair whose score (see `score`) is at or above this is a copy
     min_cover: int = 32  # tokens containment counts over at least this many entry tokens in shared k-grams
     paste_run: int = 150  # a shared run this long makes a tokens pair worth scoring whatever its containment
-    text_weight: float = Field(0.72, gt=0, le=1)  # what the text counts where the ops tell nothing (t = 0)
     ops_min_weight: float = Field(3.0, ge=0)  # a cohort kernel's op weight up to which its alignment tells nothing ...
     ops_full_weight: float = Field(6.0, gt=0)  # ... and from which it is fully trusted (t rises linearly between)
     ops_null: float = Field(OPS_NULL, ge=0, lt=1)  # the op alignment independent implementations reach across languages
@@ -106,9 +104,9 @@ def score(m: OverlapMatch, config: OverlapConfig) -> float:
     """The one number config.threshold is compared with (it does not depend on the threshold).
 
     tokens (same language): T = containment (0 over fewer than min_cover tokens), A = the op alignment, t its
-    trust; the score is min(T, t A + (1 - t) text_weight T): a copy shares both its text and its computation,
-    boilerplate (wrappers, autotune lists, launch helpers) only the text and an independent kernel of the same
-    family mostly the computation; where the ops tell nothing (t = 0) the text counts at text_weight.
+    trust; the score is min(T, t A + (1 - t) T) = T - t max(0, T - A): a copy shares both its text and its
+    computation, boilerplate (wrappers, autotune lists, launch helpers) only the text, so a trusted alignment can
+    only lower the text's score; where the ops tell nothing (t = 0) the text alone decides.
     ops (across languages, tokens cannot compare): t x excess(A). Independent implementations of one formula in
     two languages align as far as ops_null (measured: an independent C Welford LayerNorm inside an RMSNorm kernel,
     an independent Triton AdamW inside a C Adam step): only a port closer than that is evidence of copying.
@@ -117,10 +115,10 @@ def score(m: OverlapMatch, config: OverlapConfig) -> float:
     if m.representation == "ops":
         return round(t * excess(m.aligned, config), 4)
     tokens = m.containment if m.covered >= config.min_cover else 0.0
-    return round(min(tokens, t * m.aligned + (1 - t) * config.text_weight * tokens), 4)
+    return round(min(tokens, t * m.aligned + (1 - t) * tokens), 4)
 
 
-RULE_TEXT = ("score >= {cfg.threshold}; same language: min(T, t*A + (1-t)*{cfg.text_weight}*T) with T the tokens "
+RULE_TEXT = ("score >= {cfg.threshold}; same language: min(T, t*A + (1-t)*T) with T the tokens "
              "containment (over >= {cfg.min_cover} covered tokens), A the op-stream alignment with a cohort kernel, "
              "t = its op weight from {cfg.ops_min_weight} (0) to {cfg.ops_full_weight} (1); across languages: "
              "t * max(0, A - {cfg.ops_null}) / (1 - {cfg.ops_null})")
