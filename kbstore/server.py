@@ -209,6 +209,7 @@ class _State:
 
     def __init__(self, paths: KBPaths):
         self.paths, self.retriever, self.identity, self.files = paths, None, None, None
+        self.queries = 0  # queries answered (ping reports it: a client can tell a served answer from a loaded one)
 
     def fresh(self):
         """The Retriever of the KB as it is now: reloaded when the database files changed and so did the KB."""
@@ -242,11 +243,12 @@ def _answer(state: _State, req: dict) -> dict:
     if op == "ping":
         r = state.fresh()
         return {"ok": True, "pid": os.getpid(), "kb": str(state.paths.root), "kb_version": r.source.get("kb_version"),
-                "entries": len(r.ids)}
+                "entries": len(r.ids), "queries": state.queries}
     if op == "query":
         r = state.fresh()
         filters = {k: req.get(k) for k in ("family", "language", "backend")}
         hits = r.query(req["text"], k=int(req.get("k", 5)), code=req.get("code"), **filters)
+        state.queries += 1
         return {"ok": True, "hits": [h.as_dict() for h in hits], "notes": list(r.notes), "source": r.source}
     raise BadInput(f"unknown request {op!r}")
 

@@ -41,13 +41,16 @@ def test_served_answers_equal_loaded_ones_and_follow_ingests(kb, tmp_path):
     assert info["entries"] == 6 and info["kb_version"] == 1
     assert server.start(kb)["pid"] == info["pid"]  # found, not started twice
     assert server.query(kb, "mask drops the last column", k=3) is not None
-    assert _query(kb) == cold
+    served = lambda: server.request(kb, {"op": "ping"})["queries"]  # noqa: E731  (the server's own count)
+    assert served() == 1
+    assert _query(kb) == cold and served() == 2  # the CLI's query went through the server
     assert _query(kb, "--family", "softmax") == _query(kb, "--family", "softmax", env={"KB_SERVER": "0"})
+    assert served() == 3  # KB_SERVER=0: the CLI loaded the KB itself
 
     write_records(tmp_path / "r2", [make_record(i) for i in range(6, 12)])
     ingest([tmp_path / "r2"], kb)
     assert server.request(kb, {"op": "ping"})["entries"] == 12  # reloaded: the KB moved to version 2
-    assert _query(kb) == _query(kb, env={"KB_SERVER": "0"})
+    assert _query(kb) == _query(kb, env={"KB_SERVER": "0"}) and served() == 4
     [s] = server.status()
     assert s["current"] and s["alive"] and s["pid"] == info["pid"]
 

@@ -27,39 +27,36 @@ def warm_server():
 
 
 def _one(candidate: str, **kw):
-    t0 = time.monotonic()
+    """The first case's result (its status says whether the deadline was what ended it: no clock is read here)."""
     r = evaluate(PROBLEM, DATA / candidate, tier="compact", seed=1, integrity=False, **kw)
-    return r.cases[0], time.monotonic() - t0
+    return r.cases[0]
 
 
 def test_segfault_is_a_crash_with_the_stack():
-    case, took = _one("cand_segfault.py", timeout_s=20)
-    assert case.status == "crash" and "SIGSEGV" in case.message
+    case = _one("cand_segfault.py", timeout_s=20)
+    assert case.status == "crash" and "SIGSEGV" in case.message  # not "timeout": the crash ended it
     assert "cand_segfault.py" in case.message  # faulthandler's Python stack of the crash
-    assert took < 20
 
 
 def test_infinite_loop_is_a_timeout():
-    case, took = _one("cand_hang.py", timeout_s=2)
+    case = _one("cand_hang.py", timeout_s=2)
     assert case.status == "timeout" and "2s" in case.message
-    assert took < 2 + 15
 
 
 def test_memory_hog_hits_the_limit():
-    case, took = _one("cand_memhog.py", timeout_s=30, mem_limit_mb=512)
+    case = _one("cand_memhog.py", timeout_s=30, mem_limit_mb=512)
     assert case.status == "crash" and "out of memory" in case.message and "512 MB" in case.message
-    assert took < 30
 
 
 def test_exception_is_an_error_with_the_traceback_tail():
-    case, took = _one("cand_raise.py", timeout_s=20)
+    case = _one("cand_raise.py", timeout_s=20)
     assert case.status == "error" and "ValueError: deliberate failure in forward" in case.message
-    assert "line" in case.message and took < 20
+    assert "line" in case.message
 
 
 def test_garbage_on_the_reply_pipe_is_a_crash_not_an_engine_failure():
-    case, took = _one("cand_garbage.py", timeout_s=20)
-    assert case.status == "crash" and "malformed reply" in case.message and took < 20
+    case = _one("cand_garbage.py", timeout_s=20)
+    assert case.status == "crash" and "malformed reply" in case.message
 
 
 def test_crash_on_one_case_leaves_the_others_running():
