@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ingest.entry import Pattern, embed_text, lexical_text
-from ingest.gate import DEFAULT_MIN_MATCH
+from ingest.gate import DEFAULT_MIN_MATCH, POLICY_LAXNESS, REQUIRED_POLICY
 from ingest.load import Rejection
 from ingest.prepare import Checked, Derived, check, pmap, pmap_iter
 from kbstore.errors import BadInput
@@ -90,15 +90,20 @@ def collect_files(paths: list[str | Path]) -> list[Path]:
 
 
 def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_match: float = DEFAULT_MIN_MATCH,
-           embedder=None, lock_wait_s: float | None = None) -> IngestReport:
+           embedder=None, lock_wait_s: float | None = None, accept_policy: str = REQUIRED_POLICY) -> IngestReport:
+    """Gate the records and admit the good ones as one new version. `accept_policy`: the laxest integrity policy
+    whose verdicts the gate admits (strict, the method's protocol, unless asked); a laxer one is written into each
+    admitted record's evidence gate (`accept_policy`)."""
     from kbstore.lock import write_lock
     from kbstore.store import Store
 
     t0 = time.monotonic()
     if not 0.0 <= min_match <= 1.0:
         raise BadInput(f"--min-match {min_match} is outside [0, 1]")
+    if accept_policy not in POLICY_LAXNESS:
+        raise BadInput(f"--accept-policy {accept_policy!r} is not one of {', '.join(POLICY_LAXNESS)}")
     started = _now()
-    checked: list[Checked] = pmap(check, [(f, min_match) for f in collect_files(paths)])
+    checked: list[Checked] = pmap(check, [(f, min_match, accept_policy) for f in collect_files(paths)])
     kill_point("after-validate")
     kb = KBPaths.of(kb_path)
     with write_lock(kb.lock, wait_s=lock_wait_s, what="ingest"):
@@ -108,7 +113,7 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
             entries = store.entry_ids()
             previous = store.head_version()
         fresh = {c.sha256: c.loaded.record for c in checked if c.sha256 and c.sha256 not in known}
-        derived, vectors = _derive_and_embed(fresh, entries, embedder, min_match)
+        derived, vectors = _derive_and_embed(fresh, entries, embedder, min_match, accept_policy)
         plan = _plan(checked, known, entries, derived)
         kill_point("after-embed")
         report = IngestReport(str(kb.root), uuid.uuid4().hex, previous, None, plan.outcomes, len(plan.new_entries),
@@ -126,7 +131,8 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
 EMBED_CHUNK = 64  # records per pool task: derived, then their texts embedded as one batch
 
 
-def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float) -> tuple[dict[str, Derived], dict]:
+def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float,
+                      accept_policy: str) -> tuple[dict[str, Derived], dict]:
     """Derive the new records and embed each new entry's text once, chunk by chunk: over the process pool
     for a big batch (each process deriving its chunk and embedding the chunk's texts: inference is most
     of an ingest's CPU), here for a small one."""
@@ -140,7 +146,7 @@ def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float
     shas = iter(fresh)
     prepare.EMBED_WITH = (embedder, entries)  # a pool's processes fork after this and inherit it
     try:
-        for ds, vecs in pmap_iter(prepare.derive_and_embed_chunk, [(c, min_match) for c in chunks],
+        for ds, vecs in pmap_iter(prepare.derive_and_embed_chunk, [(c, min_match, accept_policy) for c in chunks],
                                   force=pooled, chunksize=1, embedding=True):
             if pooled:
                 kill_point("during-embed-pool")  # the pool's processes alive, the write lock held

@@ -31,13 +31,16 @@ def cli() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--min-match", type=float, default=0.95, show_default=True, help="Full-tier match a record needs.")
 @click.option("--strict", is_flag=True, help="Exit 1 when any record is rejected.")
+@click.option("--accept-policy", type=click.Choice(["strict", "epilogue"]), default="strict", show_default=True,
+              help="The laxest integrity policy admitted: epilogue also admits records whose verdicts were made "
+                   "under `repair run --policy epilogue` (their evidence says so).")
 @kb_option
 @json_option
-def ingest(paths, min_match, strict, kb_path, as_json) -> None:
+def ingest(paths, min_match, strict, accept_policy, kb_path, as_json) -> None:
     """Gate repair records (files, or directories of *.json) and admit the good ones as a new KB version."""
     from ingest.api import ingest as run_ingest
 
-    report = run_ingest(list(paths), kb_path, min_match=min_match)
+    report = run_ingest(list(paths), kb_path, min_match=min_match, accept_policy=accept_policy)
     if as_json:
         _print_json(report.as_dict())
     else:
@@ -97,7 +100,8 @@ def show(entry_id, kb_path, as_json) -> None:
     for e in d["evidence"]:
         g, w = e["gate"], e["worker"]
         click.echo(f"  evidence v{e['version']}: run {e['run_id']} on {e['operator_id']} by {w['kind']}/{w.get('model')} "
-                   f"match {g['match']} (>= {g['min_match']}), {len(g['integrity_history'])} clean attempts, "
+                   f"match {g['match']} (>= {g['min_match']}), {len(g['integrity_history'])} clean attempts"
+                   f"{' under the ' + g['accept_policy'] + ' policy' if g.get('accept_policy') else ''}, "
                    f"record {e['record_sha256'][:12]}")
     click.echo("  provenance:")
     for s in d["provenance"]:
