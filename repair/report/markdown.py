@@ -7,7 +7,7 @@ from repair.report.pairing import Comparison, near_miss_note
 
 MARKS = {"repaired": "✓", "failed": "✗", "crashed": "!", "running": "…", "pending": "·"}
 
-CAMPAIGN_HEAD = ["campaign", "kind", "worker", "ablations", "runs", "tasks recovered [95% CI]", "Pass@1 [95% CI]",
+CAMPAIGN_HEAD = ["campaign", "kind", "worker", "ablations", "integrity policy", "runs", "tasks recovered [95% CI]", "Pass@1 [95% CI]",
                  "Pass@K [95% CI]", "how runs ended"]
 COST_HEAD = ["campaign", "tokens/success, own runs", "tokens/success incl. generation", "uncached/success",
              "mean attempts", "mean wall s", "integrity rejected", "full tier rejected", "either gate",
@@ -69,7 +69,7 @@ def campaign_row(c: CampaignMetrics) -> list[str]:
     reasons = ", ".join(f"{k or 'unknown'} {v}" for k, v in c.stop_reasons.items()) or "none"
     unfinished = c.runs - c.finished
     return [
-        c.name, c.kind, c.worker + (f" ({c.model})" if c.model else ""), ", ".join(c.ablations) or "–",
+        c.name, c.kind, c.worker + (f" ({c.model})" if c.model else ""), ", ".join(c.ablations) or "–", c.policy,
         f"{c.finished}/{c.runs}", task_frac(c.task_rate), pct(c.pass_at_1),
         (f"K={c.trials}: " + pct(c.pass_at_k)) if c.pass_at_k is not None else "–",
         reasons + (f"; {unfinished} not finished" if unfinished else ""),
@@ -97,7 +97,28 @@ def render_markdown(report: Report) -> str:
     for name in report.unpaired:
         out += ["", f"_{name} shares no task with {cs[0].name}: no paired test._"]
     out += ["", "## Outcomes per operator", "", *outcome_grid(report), "", OUTCOME_NOTE]
+    out += ["", "## Integrity per run", "", *integrity_lines(report)]
     return "\n".join(out) + "\n"
+
+
+INTEGRITY_NOTE = ("Each finished run's worst integrity finding over its attempts: cheat (always fails), policy (fails "
+                  "under the strict policy only: a framework epilogue, an in-place update), note (never fails), clean.")
+
+
+def integrity_lines(report: Report) -> list[str]:
+    """Per campaign its policy and how many runs ended at each level; a row for every run with a finding."""
+    out = []
+    rows = [["campaign", "policy", "run", "level", "rules"]]
+    for c in report.campaigns:
+        done = [u for u in c.units if u.integrity is not None]
+        counts = ", ".join(f"{lv} {n}" for lv in ("cheat", "policy", "note", "clean")
+                           if (n := sum(u.integrity == lv for u in done)))
+        out.append(f"- **{c.name}** ({c.policy} policy): {counts or 'no finished run'}")
+        rows += [[c.name, c.policy, u.key, u.integrity, ", ".join(u.integrity_rules)]
+                 for u in done if u.integrity != "clean"]
+    if len(rows) > 1:
+        out += ["", *_rows(rows)]
+    return out + ["", INTEGRITY_NOTE]
 
 
 OUTCOME_NOTE = ("Per campaign: the task's outcome, then each run (✓ repaired, ✗ not repaired, ! crashed, … running, "
