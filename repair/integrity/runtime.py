@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from repair.integrity.rules import EPILOGUE_MAX_SHARE, resolve_rules_off
+from repair.integrity.rules import EPILOGUE_MAX_SHARE, PROLOGUE_MAX_SHARE, resolve_rules_off
 
 
 @dataclass
@@ -244,31 +244,51 @@ class RuntimeGuard:
         input_ptrs = {t.untyped_storage().data_ptr() for t in iter_tensors(inputs)}
         return self._taint(inputs)[0]
 
-    def _taint(self, inputs) -> tuple[set[int], set[int], set[str]]:
-        """(storages a launch wrote, closed over copies; storages framework ops computed from those; the names of
-        framework ops that read only what no launch wrote)."""
+    def _taint(self, inputs) -> tuple[set[int], set[int], set[str], set[str], set[str]]:
+        """Storages a launch wrote (closed over copies) and storages framework ops computed from those; then the
+        names of framework ops that read only what no launch wrote, in three kinds by where their results went
+        (through later ops and copies): to a launch that read nothing else of the inputs (the framework computed
+        what the kernel only moves: a cheat); to a launch that also read an input no framework op had read (a
+        framework prologue the kernel combines with data of its own: policy); to no launch (a scalar prologue,
+        read back as host numbers by `.item()` or an assert, or not at all)."""
         input_ptrs = {t.untyped_storage().data_ptr() for t in iter_tensors(inputs)}
         tainted: set[int] = set()
         derived: set[int] = set()
         foreign: set[str] = set()
+        upstream: dict[int, set[str]] = {}  # storage a foreign op wrote -> the foreign ops it came from
+        read_by_foreign: set[int] = set()  # input storages a foreign op read
+        fed: set[str] = set()
+        combined: set[str] = set()
         for ev in self._events:
+            src_ops = set().union(*(upstream[p] for p in ev[1] if p in upstream))
             if ev[0] == "launch":
                 tainted |= ev[1] - input_ptrs
+                (combined if ev[1] & (input_ptrs - read_by_foreign) else fed).update(src_ops)
             elif ev[0] == "copy" and ev[1] & (tainted | derived):
                 (tainted if ev[1] & tainted else derived).update(ev[2])
+            elif ev[0] == "copy" and src_ops:
+                upstream.update({p: src_ops for p in ev[2]})
             elif ev[0] == "compute":
                 if ev[1] & (tainted | derived):
                     derived |= ev[2]
                 else:
                     foreign.add(ev[3])
-        return tainted, derived - tainted, foreign
+                    read_by_foreign |= ev[1] & input_ptrs
+                    upstream.update({p: src_ops | {ev[3]} for p in ev[2]})
+        fed &= foreign
+        combined = (combined & foreign) - fed
+        return tainted, derived - tainted, fed, combined, foreign - fed - combined
 
-    def epilogue(self, inputs) -> tuple[bool, float]:
+    def epilogue(self, inputs) -> tuple[bool, float, float, set[str], set[str]]:
         """Whether every framework op of the forward read kernel-written storage (an epilogue over kernel
-        outputs), and the share of elements the framework ops read among all the forward touched."""
+        outputs), made a tensor a kernel combined with inputs of its own (a framework prologue) or made host
+        scalars no launch read (a scalar prologue); the share of elements the framework ops read among all the
+        forward touched; the share it may reach and stay policy; the prologue's and the scalar prologue's ops."""
         fw = sum(self.compute_elements.values())
         share = fw / (fw + self.kernel_elements) if fw + self.kernel_elements else 1.0
-        return not self._taint(inputs)[2] and self.launches > 0, share
+        _, _, fed, prologue, scalar = self._taint(inputs)
+        bound = PROLOGUE_MAX_SHARE if prologue else EPILOGUE_MAX_SHARE
+        return not fed and self.launches > 0, share, bound, prologue, scalar
 
     def log(self) -> dict:
         """What the guard saw, for the candidate's guard log."""
@@ -280,17 +300,22 @@ class RuntimeGuard:
         out: list[RuntimeFinding] = []
         small = False
         if self.compute_ops:
-            epilogue, share = self.epilogue(inputs_after)
-            small = epilogue and share <= EPILOGUE_MAX_SHARE
+            epilogue, share, bound, prologue, scalar = self.epilogue(inputs_after)
+            small = epilogue and share <= bound
         if self.active("runtime.framework-compute") and self.compute_ops:
             ops = ", ".join(f"{k} x{v}" for k, v in sorted(self.compute_ops.items()))
+            parts = ["a framework epilogue over kernel outputs"] if set(self.compute_ops) - prologue - scalar else []
+            parts += [f"a framework prologue whose result a kernel combined with inputs no framework op read "
+                      f"({', '.join(sorted(prologue))})"] if prologue else []
+            parts += [f"a scalar prologue read back as host numbers ({', '.join(sorted(scalar))})"] if scalar else []
+            what = "; ".join(parts)
             if small:
-                f = _finding("runtime.framework-compute", f"a framework epilogue over kernel outputs ({share:.1%} of the "
+                f = _finding("runtime.framework-compute", f"{what} ({share:.1%} of the "
                              f"elements the forward touched)", ops)
                 f.level, f.share = "policy", round(share, 4)
             else:
-                why = (f"over kernel outputs, but {share:.1%} of the elements the forward touched" if epilogue
-                       else "on data no kernel wrote")
+                why = (f"({what}), but {share:.1%} of the elements the forward touched (policy up to {bound:.0%})"
+                       if epilogue else "on data no kernel wrote")
                 f = _finding("runtime.framework-compute", f"forward executed framework compute ops {why}", ops)
                 f.share = round(share, 4)
             out.append(f)
