@@ -223,6 +223,9 @@ class RuntimeGuard:
             return  # inside a launch: the interpreter's own host copies
         name = op_name(func)
         self.ops[name] += 1
+        if name == "aten::_local_scalar_dense":  # a number read back to the host (.item(), float(), an if)
+            self._events.append(("scalar", self._ptrs((args, kwargs))))
+            return
         if not is_allowed_op(name):
             self.compute_ops[name] += 1
             self.compute_elements[name] += sum(t.numel() for t in iter_tensors((args, kwargs)))
@@ -290,6 +293,13 @@ class RuntimeGuard:
         bound = PROLOGUE_MAX_SHARE if prologue else EPILOGUE_MAX_SHARE
         return not fed and self.launches > 0, share, bound, prologue, scalar
 
+    def host_rebuilt(self, inputs) -> bool:
+        """Whether the forward read numbers back to the host only from storage a launch wrote or an epilogue
+        computed from it (an output then built from host numbers is a host epilogue, not data from elsewhere)."""
+        tainted, derived = self._taint(inputs)[:2]
+        reads = [ev[1] for ev in self._events if ev[0] == "scalar"]
+        return bool(reads) and all(r and r <= tainted | derived for r in reads)
+
     def log(self) -> dict:
         """What the guard saw, for the candidate's guard log."""
         return {"launches": self.launches, "kernels": dict(self.kernels), "ops": dict(self.ops),
@@ -298,7 +308,7 @@ class RuntimeGuard:
     def findings(self, inputs_before, inputs_after, outputs) -> list[RuntimeFinding]:
         """Judge the recorded forward; inputs_before are clones taken before it ran."""
         out: list[RuntimeFinding] = []
-        small = False
+        small = not self.compute_ops  # no framework op: host arithmetic alone, if anything, made the rest
         if self.compute_ops:
             epilogue, share, bound, prologue, scalar = self.epilogue(inputs_after)
             small = epilogue and share <= bound
@@ -390,6 +400,10 @@ def output_findings(inputs, outputs, guard: RuntimeGuard | None = None, epilogue
             if ptr in derived and epilogue_ok:
                 f = _finding("runtime.output-not-from-kernel", f"output {i} was computed by a framework epilogue over "
                              "kernel outputs", f"{guard.launches} launches")
+                f.level = "policy"
+            elif epilogue_ok and guard.host_rebuilt(inputs):
+                f = _finding("runtime.output-not-from-kernel", f"output {i} was built from host numbers read back "
+                             "only from kernel outputs (a host epilogue)", f"{guard.launches} launches")
                 f.level = "policy"
             else:
                 f = _finding("runtime.output-not-from-kernel", f"output {i} was never passed to a kernel launch",

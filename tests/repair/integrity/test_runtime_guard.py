@@ -318,3 +318,22 @@ def test_a_framework_prologue_a_kernel_combines_with_its_own_input_is_policy():
 
     found = _run_two(second_input_read_by_torch_too, torch.randn(4, 32), torch.rand(4, 32))
     assert _levels(found)["runtime.framework-compute"] == "cheat"
+
+
+def test_an_output_built_from_numbers_read_back_from_kernel_outputs_is_a_host_epilogue():
+    def host_sum(x):  # kernel partial sums, added up on the host, wrapped as the output (an LLM-written N3 norm)
+        partial = torch.empty(x.shape[0])
+        row_sum_kernel[(x.shape[0],)](x, partial, x.shape[1], BLOCK=32)
+        return torch.tensor(sum(partial[i].item() for i in range(x.shape[0])) / x.numel())
+
+    _, found = _run(host_sum)
+    assert _levels(found) == {"runtime.output-not-from-kernel": "policy"}
+    assert "host numbers" in found[0].message
+
+    def host_from_the_input(x):  # a number of the input itself: not the kernel's
+        partial = torch.empty(x.shape[0])
+        row_sum_kernel[(x.shape[0],)](x, partial, x.shape[1], BLOCK=32)
+        return torch.tensor(partial[0].item() + x[0, 0].item())
+
+    _, found = _run(host_from_the_input)
+    assert _levels(found)["runtime.output-not-from-kernel"] == "cheat"
