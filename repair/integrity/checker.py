@@ -10,11 +10,12 @@ from repair.integrity.kernels import launches
 from repair.integrity.model import Func, ModuleModel
 from repair.integrity.names import (AMBIGUOUS_METHODS, BUILTIN_REDUCERS, COMPILE_JIT, CONCURRENCY, CTYPES,
                                     DYNAMIC_EXEC, ENV_CHECK, FILE_READ, HOST_METHODS, HOST_NUMPY_ALLOWED,
-                                    INTROSPECTION, INTROSPECTION_ATTRS, REFERENCE_NAMES, TENSOR_ALLOWED_METHODS,
-                                    TENSOR_COMPUTE_METHODS, TENSOR_INIT_METHODS, TENSOR_META_ATTRS,
-                                    TENSOR_VIEW_ATTRS, TORCH_PLUMBING, TORCH_PLUMBING_NAMES, matches, torch_compute)
+                                    INTROSPECTION, INTROSPECTION_ATTRS, RANDOM_CREATION, REFERENCE_NAMES,
+                                    TENSOR_ALLOWED_METHODS, TENSOR_COMPUTE_METHODS, TENSOR_INIT_METHODS,
+                                    TENSOR_META_ATTRS, TENSOR_VIEW_ATTRS, TORCH_PLUMBING, TORCH_PLUMBING_NAMES,
+                                    matches, torch_compute)
 from repair.integrity.reach import INIT, KERNEL, STRICT
-from repair.integrity.prologue import kernel_prologue, scalar_use
+from repair.integrity.prologue import kernel_input_only, kernel_prologue, scalar_use
 from repair.integrity.verdict import IntegrityFinding
 
 # exploit tables checked in this order: the first that matches names the rule
@@ -358,6 +359,9 @@ class Checker:
             self.add("static.host-compute", node, f"host computation with {q}")
         elif q.startswith("torch") and not imported:
             why = torch_compute(q, self.ctx)
+            if why and q.split(".")[-1] in RANDOM_CREATION and self.func is not None \
+                    and kernel_input_only(self.model, self.func, node):
+                return
             if why:
                 self.add("static.framework-compute", node, why)
 

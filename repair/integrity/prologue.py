@@ -50,6 +50,12 @@ def kernel_prologue(model: ModuleModel, func: Func, node) -> bool:
     return any(_root(func, a) in own for c in calls for a in list(c.args) + [k.value for k in c.keywords])
 
 
+def kernel_input_only(model: ModuleModel, func: Func, node) -> bool:
+    """Whether the value of `node` goes only into launches."""
+    ends = _ends(model, func, node, 0)
+    return bool(ends) and all(isinstance(e, ast.Call) for e in ends)
+
+
 def _parents(func: Func) -> dict[int, ast.AST]:
     par = func.node.__dict__.get("_repair_parents")
     if par is None:

@@ -35,7 +35,8 @@ class RuntimeFinding:
 ALLOCATION_OPS = frozenset("""
 empty empty_like empty_strided empty_permuted new_empty new_empty_strided zeros zeros_like new_zeros
 ones ones_like new_ones full full_like new_full scalar_tensor arange fill fill_ zero_ resize_ resize_as_
-""".split())
+randn rand randint randperm randn_like rand_like randint_like normal_ uniform_ random_
+""".split())  # the random creators fill a fresh tensor of a shape (normal_/uniform_/random_ are how they do it)
 VIEW_OPS = frozenset("""
 view _unsafe_view reshape _reshape_alias permute transpose transpose_ t t_ expand expand_as squeeze squeeze_
 unsqueeze unsqueeze_ flatten unflatten as_strided as_strided_ select slice narrow split split_with_sizes

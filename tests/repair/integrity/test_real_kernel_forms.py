@@ -239,3 +239,12 @@ def test_a_framework_prologue_a_launch_combines_with_its_own_input_is_policy(tmp
     # the second input is the framework op's too
     both = two.replace("torch.softmax(x, dim=1)", "torch.softmax(x * d, dim=1)")
     assert "static.framework-compute" in _cheats(_scan(tmp_path, call="wrapper(x, y)", extra=both))
+
+
+def test_random_draws_in_forward_are_allocations(tmp_path):
+    """An LLM-written RNN draws its weights with torch.randn in forward (it cannot see the model's): data from no
+    input, like torch.full; its output fails the numerics, not the integrity verdict."""
+    v = _scan(tmp_path, forward_tail="w = torch.randn(x.shape[1], 4, dtype=x.dtype)\nout = launch(x) + 0 * launch(w)[0, 0]")
+    assert "torch.randn" not in " ".join(f.message for f in v.findings)
+    v = _scan(tmp_path, forward_tail="out = torch.randn_like(x).sigmoid()")
+    assert "static.framework-compute" in _cheats(v)  # computing on the draw is compute

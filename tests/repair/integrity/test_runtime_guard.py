@@ -337,3 +337,22 @@ def test_an_output_built_from_numbers_read_back_from_kernel_outputs_is_a_host_ep
 
     _, found = _run(host_from_the_input)
     assert _levels(found)["runtime.output-not-from-kernel"] == "cheat"
+
+
+def test_random_draws_are_allocations_and_compute_on_them_is_not():
+    def drawn(x):
+        noise = torch.randn(x.shape)
+        y = torch.empty_like(x)
+        _launch(noise, y)
+        return y
+
+    _, found = _run(drawn)
+    assert found == []
+
+    def computed(x):
+        y = torch.empty_like(x)
+        _launch(x, y)
+        return y + torch.rand_like(x).sigmoid()
+
+    _, found = _run(computed)
+    assert "aten::sigmoid" in next(f.evidence for f in found if f.rule == "runtime.framework-compute")
