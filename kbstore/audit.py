@@ -39,12 +39,26 @@ class AuditReport:
             ("snapshot", m.id), ("name", m.name), ("created", m.created_at),
             ("cut from", f"{m.kb_path} at version {m.kb_version}"),
             ("cohort", f"{m.cohort['cohort']} ({len(m.cohort['operators'])} operators), sha256 {m.identity.cohort_sha256}"),
-            ("operators", ", ".join(m.operator_ids())), ("frozen_at", m.cohort["frozen_at"]),
+            ("operators", ", ".join(m.operator_ids())), ("frozen_at", self.frozen_at_text()),
             ("entries", f"{m.counts['kb_entries']} in the KB, {m.counts['included']} kept, {m.counts['excluded']} excluded"),
             ("overlap rule", f"{_rule_text(ov)}; fingerprint scheme {m.identity.rules['overlap']['fingerprint_scheme']}"),
             ("embedder", f"{m.embedder.get('name')} {str(m.embedder.get('fingerprint'))[:16]}"),
             ("tool version", m.identity.tool_version),
         ]
+
+    def frozen_at(self) -> str:
+        """The time the temporal rule cut at: the manifest's frozen_at, or the freeze's --frozen-at."""
+        return self.manifest.identity.rules.get("temporal", {}).get("frozen_at") or self.manifest.cohort["frozen_at"]
+
+    def frozen_at_text(self) -> str:
+        t = self.manifest.identity.rules.get("temporal", {})
+        text = self.frozen_at()
+        if t.get("frozen_at_from") == "--frozen-at":
+            text += f" (kb freeze --frozen-at; the cohort manifest says {t.get('manifest_frozen_at')})"
+        if t.get("shipped_origins"):
+            text += (f"; entries with a record shipped with the tool ({t['shipped_origins']['records']} starter "
+                     "records) are dated by that record")
+        return text
 
     def rule_rows(self) -> list[list[str]]:
         return [[r.rule, "on" if r.enabled else "off", str(r.excluded), str(r.only)] for r in self.manifest.rules]
@@ -82,7 +96,7 @@ class AuditReport:
         Buckets are minutes, hours or days (whichever keeps the span short); a bucket that straddles
         frozen_at is split in two rows, so the cut is exact.
         """
-        frozen = _time(self.manifest.cohort["frozen_at"])
+        frozen = _time(self.frozen_at())
         kept = [_time(t) for t in self.included_times]
         gone = [_time(e.first_ingested_at) for e in self.manifest.excluded if e.first_ingested_at]
         times = kept + gone
@@ -131,7 +145,7 @@ class AuditReport:
             for ev in self.overlap().get("near_misses", []):
                 out += ["", f"### {ev['entry_id'][:12]} (not excluded by overlap)"] + self._md_fragment(ev["entry_id"], ev)
         unit, rows = self.timeline()
-        out += ["", f"## Ingestion timeline (by {unit}; frozen_at {m.cohort['frozen_at']})", ""]
+        out += ["", f"## Ingestion timeline (by {unit}; frozen_at {self.frozen_at()})", ""]
         out += _md_table([unit, "kept", "excluded", "vs frozen_at"],
                          [[b, str(k), str(g), "after" if after else "before / at"] for b, k, g, after in rows])
         return "\n".join(out) + "\n"
@@ -174,7 +188,7 @@ class AuditReport:
                       + self._html_fragment(ev["entry_id"], ev) + "</section>"
                       for ev in self.overlap().get("near_misses", [])]
         unit, rows = self.timeline()
-        parts += [f"<h2>Ingestion timeline (by {unit}; frozen_at {escape(m.cohort['frozen_at'])})</h2>",
+        parts += [f"<h2>Ingestion timeline (by {unit}; frozen_at {escape(self.frozen_at())})</h2>",
                   _svg_timeline(rows),
                   _html_table([unit, "kept", "excluded", "vs frozen_at"],
                               [[b, str(k), str(g), "after" if after else "before / at"] for b, k, g, after in rows])]

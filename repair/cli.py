@@ -48,6 +48,31 @@ def _backend_option():
                         show_default=True, help="triton-cpu, cuda, npu or ascendc-cpu.")
 
 
+class IsoTime(click.ParamType):
+    """An ISO 8601 time with a zone (2026-11-30T00:00:00Z); anything else is a usage error naming the option."""
+
+    name = "TIME"
+
+    def convert(self, value, param, ctx):
+        from datetime import datetime
+
+        if not isinstance(value, str):
+            return value
+        try:
+            t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            self.fail(f"{value!r} is not an ISO 8601 time (2026-11-30T00:00:00Z)", param, ctx)
+        if t.tzinfo is None:
+            self.fail(f"{value!r} has no time zone (write 2026-11-30T00:00:00Z)", param, ctx)
+        return t
+
+
+_frozen_at_option = click.option(
+    "--frozen-at", "frozen_at", type=IsoTime(), default=None,
+    help="The cohort manifest's frozen_at: when the cohort really froze [default: now]. kb freeze excludes what "
+         "was first ingested after it (the starter patterns shipped with the tool are dated by their records).")
+
+
 @cli.command("eval")
 @click.argument("problem", type=click.Path(dir_okay=False))
 @click.argument("candidates", metavar="CANDIDATE...", nargs=-1, required=True, type=click.Path())
@@ -346,8 +371,9 @@ def import_group() -> None:
               help="Another solution (op_host/, op_kernel/) instead of the task's answer/0 (one TASK_DIR only).")
 @click.option("--family", default=None, help="Operator family for every task (default: the task's category directory).")
 @click.option("--cohort", default="npukernelbench", show_default=True, help="The cohort manifest's name.")
+@_frozen_at_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per imported task.")
-def import_npukernelbench_cmd(tasks, out, candidate, family, cohort, as_json):
+def import_npukernelbench_cmd(tasks, out, candidate, family, cohort, frozen_at, as_json):
     """Import NPUKernelBench task directories (validation/{module.py, pybind.cpp, prepare_inputs.py,
     test_cases.csv} beside answer/<n>/{op_host,op_kernel}) as problems of this tool.
 
@@ -361,7 +387,7 @@ def import_npukernelbench_cmd(tasks, out, candidate, family, cohort, as_json):
     from repair.ascendc import import_tasks
 
     done, manifest = import_tasks([Path(t) for t in tasks], Path(out), candidate=Path(candidate) if candidate else None,
-                                  family=family, cohort=cohort)
+                                  family=family, cohort=cohort, frozen_at=frozen_at)
     for t in done:
         if as_json:
             click.echo(json.dumps(t.as_dict(), sort_keys=True))
@@ -389,14 +415,15 @@ def import_npukernelbench_cmd(tasks, out, candidate, family, cohort, as_json):
               help="Reference FLOPs a compact case may take [default: 67108864 on triton-cpu].")
 @click.option("--family", default=None, help="Operator family for every problem (default: kernelbench-<level dir>).")
 @click.option("--cohort", default="kernelbench", show_default=True, help="The cohort manifest's name.")
+@_frozen_at_option
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=300.0, show_default=True,
               help="Seconds to derive and check one problem's cases (its code runs in a probe process).")
 @click.option("--mem-limit", "mem_limit_mb", type=click.IntRange(min=512), default=8192, show_default=True,
               help="MB of address space the probe process may take.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Problems probed at a time.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per problem (imported or refused).")
-def import_kernelbench_cmd(files, out, scale, full_cases, backend, elements, flops, family, cohort, timeout_s,
-                           mem_limit_mb, jobs, as_json):
+def import_kernelbench_cmd(files, out, scale, full_cases, backend, elements, flops, family, cohort, frozen_at,
+                           timeout_s, mem_limit_mb, jobs, as_json):
     """Import KernelBench problem files (Model, get_inputs, get_init_inputs, size constants) with derived tiers.
 
     Each file becomes OUT/<name>/problem.py: the file unchanged, then CASES that set its size constants, found by
@@ -416,7 +443,8 @@ def import_kernelbench_cmd(files, out, scale, full_cases, backend, elements, flo
     except ValueError:
         raise BadInput(f"--scale must be auto or a number, got {scale!r}") from None
     options = Options(backend=backend, scale=factor, elements=elements, flops=flops, full_cases=full_cases,
-                      family=family, cohort=cohort, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb, jobs=jobs)
+                      family=family, cohort=cohort, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb, jobs=jobs,
+                      frozen_at=frozen_at)
     done, refused, manifest = import_problems([Path(f) for f in files], Path(out), options)
     for p in done:
         click.echo(p.to_json() if as_json else p.line())

@@ -179,8 +179,9 @@ def test_the_command(tmp_path):
     assert lines[1].startswith(f"refused: {DATA / 'refused' / 'literal_shapes.py'}: no module constant")
     assert lines[2].startswith("imported 1, refused 1; cohort manifest: ")
     res = runner.invoke(cli, ["import", "kernelbench", str(DATA / "level1" / "1_ReLU.py"), "--out", str(tmp_path / "j"),
-                              "--json", "--full-cases", "2", "--budget", "65536"])
+                              "--json", "--full-cases", "2", "--budget", "65536", "--frozen-at", "2026-11-30T00:00:00Z"])
     assert res.exit_code == 0, res.output
+    assert yaml.safe_load((tmp_path / "j" / "cohort.yaml").read_text())["frozen_at"] == "2026-11-30T00:00:00Z"
     rec = json.loads(res.output)
     assert rec["schema"] == "repair.kernelbench.import/v1" and rec["compact"] == 1 and rec["full"] == 3
     assert rec["derivation"]["compact"]["elements"] <= 65536
@@ -195,7 +196,8 @@ def test_bad_input_writes_nothing(tmp_path):
     runner = CliRunner()
     for args, what in [([str(not_kb)], "defines no get_inputs"), ([str(ours)], "already defines CASES"),
                        ([str(DATA / "level1" / "1_ReLU.py")] * 2, "two problem files are named 1_ReLU"),
-                       ([str(DATA / "level1" / "1_ReLU.py"), "--scale", "2"], "--scale must be auto or a factor")]:
+                       ([str(DATA / "level1" / "1_ReLU.py"), "--scale", "2"], "--scale must be auto or a factor"),
+                       ([str(DATA / "level1" / "1_ReLU.py"), "--frozen-at", "2026-11-30"], "has no time zone")]:
         res = runner.invoke(cli, ["import", "kernelbench", *args, "--out", str(tmp_path / "out")])
         assert res.exit_code == 2 and what in res.output, res.output
     assert not (tmp_path / "out").exists()
