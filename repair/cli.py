@@ -73,12 +73,16 @@ _frozen_at_option = click.option(
          "was first ingested after it (the starter patterns shipped with the tool are dated by their records).")
 
 
+_AUTO_BACKEND_HELP = ("triton-cpu, cuda, npu or ascendc-cpu (default: $REPAIR_BACKEND, else triton-cpu; an AscendC "
+                      "candidate: ascendc-cpu, the CPU emulation, unless $REPAIR_BACKEND names an AscendC backend).")
+
+
 @cli.command("eval")
 @click.argument("problem", type=click.Path(dir_okay=False))
 @click.argument("candidates", metavar="CANDIDATE...", nargs=-1, required=True, type=click.Path())
 @click.option("--tier", type=click.Choice(["compact", "full"]), default="full", show_default=True,
               help="compact: the cases marked compact; full: every case.")
-@_backend_option()
+@click.option("--backend", default=None, help=_AUTO_BACKEND_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the EvalResult as JSON.")
 @click.option("--seed", type=int, default=None, help="Evaluation seed (default: fresh and random).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
@@ -101,10 +105,15 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     Exit 0 when every case of the tier passes and integrity is clean (for every candidate), 1 when not,
     2 for bad input (any file; nothing is evaluated then), 3 when the backend is missing.
     """
-    from repair.engine import prestart
-
-    prestart(backend)  # torch and triton import in the fork server while the engine imports its own modules
     from pathlib import Path
+
+    from repair.engine import prestart
+    from repair.loop import backend_for
+
+    if backend is None:  # the rule `repair run` and `repair campaign` follow: AscendC candidates run on AscendC
+        picked = {backend_for(Path(c)) for c in candidates if Path(c).resolve() != Path(problem).resolve()}
+        backend = picked.pop() if len(picked) == 1 else backend_for(Path(problem))
+    prestart(backend)  # torch and triton import in the fork server while the engine imports its own modules
 
     from repair.engine import check_candidate_file, check_problem_file, evaluate_many, render_summary, render_table
 
@@ -183,9 +192,7 @@ def check_cmd(problem, candidate, as_json, rules_off, policy):
               help="Prompt + completion tokens before the run stops (checked before each call).")
 @click.option("--max-wall", "max_wall_s", type=click.FloatRange(min=0.1), default=1800.0, show_default=True,
               help="Seconds of wall clock for the whole run.")
-@click.option("--backend", default=None,
-              help="triton-cpu, cuda, npu or ascendc-cpu (default: $REPAIR_BACKEND, else triton-cpu; an AscendC "
-                   "candidate: ascendc-cpu, the CPU emulation, unless $REPAIR_BACKEND names an AscendC backend).")
+@click.option("--backend", default=None, help=_AUTO_BACKEND_HELP)
 @click.option("--seed", type=int, default=None, help="Evaluation seed for the whole run (default: random, recorded).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds per case before the candidate is killed.")

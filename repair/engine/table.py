@@ -93,7 +93,8 @@ def render_table(r: EvalResult) -> str:
         integ += " (" + ", ".join(sorted(tags)) + ")"
     if r.integrity.policy != "strict" or any(f.level == "policy" for f in r.integrity.findings):
         integ += f", policy {r.integrity.policy}"
-    if r.load_error:
+    if r.load_error:  # where, as `repair check` says it (file:line)
+        lines += _wrap(f"does not load: {r.load_error}", 0)
         integ = "not scanned (the candidate does not load)"
     verdict = f"{tiers}{match}  integrity {integ}  {'PASS' if r.passed else 'FAIL'}"
     timing = (f"[{r.wall_seconds:.2f}s wall, {r.kernel_seconds:.2f}s in forwards, "

@@ -85,9 +85,19 @@ def cost_row(c: CampaignMetrics) -> list[str]:
     ]
 
 
+def backend_text(c: CampaignMetrics) -> str:
+    return c.backend + (" (emulated: the kernels ran on a CPU emulation of the hardware, not on it)" if c.emulated
+                        else "")
+
+
+def run_on_lines(report: Report) -> list[str]:
+    """Which backend each campaign's evaluations ran on, and whether it was an emulation (issue 37)."""
+    return [f"- **{c.name}**: backend {backend_text(c)}" for c in report.campaigns]
+
+
 def render_markdown(report: Report) -> str:
     cs = report.campaigns
-    out = ["# Campaign report", "", "## Campaigns", "", *_rows([CAMPAIGN_HEAD] + [campaign_row(c) for c in cs]), "",
+    out = ["# Campaign report", "", "Ran on:", "", *run_on_lines(report), "", "## Campaigns", "", *_rows([CAMPAIGN_HEAD] + [campaign_row(c) for c in cs]), "",
            NOTES[0], "", "## Cost and gates", "", *_rows([COST_HEAD] + [cost_row(c) for c in cs]), ""]
     for note in NOTES[1:]:
         out += [note, ""]

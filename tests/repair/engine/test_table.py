@@ -40,3 +40,9 @@ def test_prints_the_diagnosis_and_says_emulated():
     assert "(0.481..0.8226): a wrong per-row normaliser?" in " ".join(text.split())
     assert "backend ascendc-cpu (emulated: not the hardware)" in text and "emulated]" in text
     assert "tolerance by dtype (fp64/fp32 0.0001, fp16/bf16 0.01)" in " ".join(text.split())
+
+
+def test_a_candidate_that_does_not_load_is_named_with_its_line():
+    text = render_table(_result(load_error="cand.py:12: cannot be imported: it does not parse (unmatched ')')"))
+    assert "does not load: cand.py:12: cannot be imported" in text
+    assert "integrity not scanned (the candidate does not load)" in text and "integrity clean" not in text

@@ -57,6 +57,7 @@ def test_every_problem_imports_beside_the_file_unchanged(imported):
         entry = meta["candidates"][src.name]
         assert entry["kind"] == "upstream" and entry["sha256"] == sha
         assert p.operator_id == src.stem and p.family == f"kernelbench-{src.parent.name}"
+        assert "TOLERANCE = {'atol': 0.01, 'rtol': 0.01}  # KernelBench's check" in text
 
 
 def test_the_compact_case_is_upstream_scaled_down_and_every_case_fits_the_budget(imported):
