@@ -216,20 +216,27 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
     backend = backend_for(Path(candidate), backend)
     prestart(backend)
     from repair.loop import repair_run, summary
+    from repair.loop.progress import ending_lines, run_progress
 
-    outcome = repair_run(Path(problem), Path(candidate), worker=worker, model=model,
-                         script=Path(script) if script else None, kb=Path(kb) if kb else None, snapshot=snapshot,
-                         eval_mode=eval_mode, out=Path(out) if out else None,
-                         bounds=Bounds(attempts=max_attempts, turns=max_turns, tokens=max_tokens, wall_s=max_wall_s),
-                         backend=backend, seed=seed, k=k, timeout_s=timeout_s, rules_off=rules_off, policy=policy)
+    with run_progress(enabled=not as_json):  # each step on stderr: the loop is never silent for a minute
+        outcome = repair_run(Path(problem), Path(candidate), worker=worker, model=model,
+                             script=Path(script) if script else None, kb=Path(kb) if kb else None, snapshot=snapshot,
+                             eval_mode=eval_mode, out=Path(out) if out else None,
+                             bounds=Bounds(attempts=max_attempts, turns=max_turns, tokens=max_tokens,
+                                           wall_s=max_wall_s),
+                             backend=backend, seed=seed, k=k, timeout_s=timeout_s, rules_off=rules_off, policy=policy)
     info = summary(outcome)
     if as_json:
         click.echo(json.dumps(info, indent=2, sort_keys=True))
     else:
-        click.echo(f"{info['status']}: {info['attempts']} attempts ({', '.join(info['outcomes']) or 'none'}), "
-                   f"{info['tokens']['total_tokens']} tokens, best attempt {info['best_attempt']}"
-                   + (f"; outputs in {info['out']}" if info["out"] else "")
-                   + (f" [AscendC on {backend}, emulated]" if info["emulated"] else ""))
+        from repair.progress import fold
+
+        head = (f"{info['status']}: {info['attempts']} attempts ({', '.join(info['outcomes']) or 'none'}), "
+                f"{info['tokens']['total_tokens']} tokens, best attempt {info['best_attempt']}"
+                + (f"; outputs in {info['out']}" if info["out"] else "")
+                + (f" [AscendC on {backend}, emulated]" if info["emulated"] else ""))
+        for line in [head, *ending_lines(outcome, worker)]:
+            click.echo("\n".join(fold(line)))
     sys.exit(outcome.exit_code)
 
 

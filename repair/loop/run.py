@@ -35,6 +35,8 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
         raise BadInput(f"{candidate}: no such file")
     retriever = open_retriever(kb, snapshot, eval_mode=eval_mode, operator_id=static_operator_id(problem),
                                language="ascendc" if ascendc else None)
+    if worker == "rules":
+        check_rule_patterns(retriever)
     the_worker = make_worker(worker, WorkerOptions(model=model, script=script))
     # one seed for the whole run, so every candidate meets the same inputs and scores compare; it is recorded
     seed = secrets.randbits(31) if seed is None else seed
@@ -47,6 +49,24 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
 
     return run_and_record(RunConfig(problem, candidate, bounds=bounds or Bounds(), k=k, out=out),
                           the_worker, retriever, judge, backend=backend)
+
+
+STARTER_HINT = ("get the starter patterns with `kb ingest repair/rules/starter --kb DIR` and pass --kb DIR (or a "
+                "snapshot of it with --snapshot ID)")
+
+
+def check_rule_patterns(retriever) -> None:
+    """The rules worker only applies the rules of KB patterns: with none to retrieve it can do nothing, so say so
+    before any evaluation (BadInput, exit 2) and how to get them."""
+    from repair.loop.retrieve import NoRetriever
+
+    if isinstance(retriever, NoRetriever):
+        raise BadInput(f"--worker rules has no patterns to apply (no --kb or --snapshot given): {STARTER_HINT}")
+    rows = getattr(getattr(retriever, "_kb", None), "rows", None)
+    if rows is not None and not any('"rules":[]' not in r.get("canonical_json", '"rules":[]') for r in rows):
+        where = retriever.source.kb_path or "the KB"
+        raise BadInput(f"--worker rules has no patterns to apply: {where} holds {len(rows)} entries, none with "
+                       f"rules; {STARTER_HINT}")
 
 
 def backend_for(candidate: Path, backend: str | None = None) -> str:
