@@ -28,7 +28,7 @@ class RepairGroup(click.Group):
             ctx.exit(code)
 
 
-@click.group(cls=RepairGroup)
+@click.group(cls=RepairGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="nearmiss-repair", message="%(version)s")
 def cli() -> None:
     """Evaluate and repair near-miss accelerator kernels."""
@@ -46,6 +46,38 @@ def _backend_option():
 
     return click.option("--backend", envvar="REPAIR_BACKEND", show_envvar=True, default=DEFAULT_BACKEND,
                         show_default=True, help="triton-cpu, cuda, npu or ascendc-cpu.")
+
+
+class CodeDefault(click.Option):
+    """An option whose default is a constant of the code (`value_from="module:NAME.attr"`), read when the command
+    runs or its help is shown: help never states a stale default, and `repair --help` imports nothing heavy.
+    In `help`, "{default}" is replaced by the value; `as_default=False` only states it (the option's own default
+    stays None, e.g. a budget that depends on the backend)."""
+
+    def __init__(self, *args, value_from: str, as_default: bool = True, **kwargs):
+        self._value_from, self._as_default = value_from, as_default
+        super().__init__(*args, default=None, **kwargs)
+
+    def code_value(self):
+        from importlib import import_module
+
+        module, _, path = self._value_from.partition(":")
+        value = import_module(module)
+        for part in path.split("."):
+            value = getattr(value, part)
+        return value
+
+    def get_default(self, ctx, call=True):
+        return self.code_value() if self._as_default else None
+
+    def get_help_record(self, ctx):
+        value = self.code_value()
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        if self.help and "{default}" in self.help:
+            self.help = self.help.replace("{default}", text)
+        elif self._as_default and "[default: " not in (self.help or ""):
+            self.help = f"{self.help or ''}  [default: {text}]".strip()
+        return super().get_help_record(ctx)
 
 
 class IsoTime(click.ParamType):
@@ -184,13 +216,14 @@ def check_cmd(problem, candidate, as_json, rules_off, policy):
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Write final.py (AscendC: final.bundle and the candidate in its own format), trajectory.jsonl "
                    "and record.json here.")
-@click.option("--max-attempts", type=click.IntRange(min=1), default=8, show_default=True,
+@click.option("--max-attempts", cls=CodeDefault, value_from="repair.loop.bounds:Bounds.attempts", type=click.IntRange(min=1),
               help="Candidates judged (patch check, gate, evaluation) before the run stops.")
-@click.option("--max-turns", type=click.IntRange(min=1), default=8, show_default=True,
+@click.option("--max-turns", cls=CodeDefault, value_from="repair.loop.bounds:Bounds.turns", type=click.IntRange(min=1),
               help="Worker model calls before the run stops.")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=200_000, show_default=True,
+@click.option("--max-tokens", cls=CodeDefault, value_from="repair.loop.bounds:Bounds.tokens", type=click.IntRange(min=1),
               help="Prompt + completion tokens before the run stops (checked before each call).")
-@click.option("--max-wall", "max_wall_s", type=click.FloatRange(min=0.1), default=1800.0, show_default=True,
+@click.option("--max-wall", "max_wall_s", cls=CodeDefault, value_from="repair.loop.bounds:Bounds.wall_s",
+              type=click.FloatRange(min=0.1),
               help="Seconds of wall clock for the whole run.")
 @click.option("--backend", default=None, help=_AUTO_BACKEND_HELP)
 @click.option("--seed", type=int, default=None, help="Evaluation seed for the whole run (default: random, recorded).")
@@ -422,11 +455,12 @@ def import_npukernelbench_cmd(tasks, out, candidate, family, cohort, frozen_at, 
 @click.option("--full-cases", type=click.IntRange(min=0), default=8, show_default=True,
               help="At most this many full-tier cases (odd sizes, past a power of two, strided, a size of 1).")
 @_backend_option()
-@click.option("--budget", "elements", type=click.IntRange(min=1), default=None,
-              help="Elements (inputs + outputs) a compact case may have [default: 4194304 on triton-cpu, "
+@click.option("--budget", "elements", cls=CodeDefault, value_from="repair.kernelbench.model:CPU_BUDGET.elements",
+              as_default=False, type=click.IntRange(min=1),
+              help="Elements (inputs + outputs) a compact case may have [default: {default} on triton-cpu, "
                    "upstream's shape on cuda/npu].")
-@click.option("--flops", type=click.IntRange(min=1), default=None,
-              help="Reference FLOPs a compact case may take [default: 67108864 on triton-cpu].")
+@click.option("--flops", cls=CodeDefault, value_from="repair.kernelbench.model:CPU_BUDGET.flops", as_default=False,
+              type=click.IntRange(min=1), help="Reference FLOPs a compact case may take [default: {default} on triton-cpu].")
 @click.option("--family", default=None, help="Operator family for every problem (default: kernelbench-<level dir>).")
 @click.option("--cohort", default="kernelbench", show_default=True, help="The cohort manifest's name.")
 @_frozen_at_option
@@ -482,7 +516,8 @@ def server_group() -> None:
 
 @server_group.command("start")
 @_backend_option()
-@click.option("--idle", "idle_s", type=click.FloatRange(min=1), default=1800, show_default=True,  # = DEFAULT_IDLE_S
+@click.option("--idle", "idle_s", cls=CodeDefault, value_from="repair.engine.shared_server:DEFAULT_IDLE_S",
+              type=click.FloatRange(min=1),
               help="Seconds without an engine before it exits.")
 def server_start_cmd(backend, idle_s):
     """Start a shared fork server (or report the one running); returns once it accepts engines."""

@@ -72,6 +72,10 @@ def render_table(r: EvalResult) -> str:
         rows.append((c.case_id, c.tier, _params(c.params), c.status, _num(c.max_abs_err), _num(c.max_rel_err),
                      frac, _detail(c)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    if sum(widths) + 2 * len(widths) > WIDTH - 8:  # long params: each case's go under it, with its detail
+        rows = [(*row[:2], *row[3:-1], f"{row[2]}  {row[-1]}".rstrip() if n else "params  detail")
+                for n, row in enumerate(rows)]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
         left = "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  "
         if len(left) + len(row[-1]) <= WIDTH or not row[-1]:

@@ -46,3 +46,12 @@ def test_a_candidate_that_does_not_load_is_named_with_its_line():
     text = render_table(_result(load_error="cand.py:12: cannot be imported: it does not parse (unmatched ')')"))
     assert "does not load: cand.py:12: cannot be imported" in text
     assert "integrity not scanned (the candidate does not load)" in text and "integrity clean" not in text
+
+
+def test_long_params_go_under_their_case():
+    r = _result()
+    r.cases[0].params = {"variant": "one-batch_size", "batch_size": 1, "in_channels": 3, "out_channels": 16,
+                         "height": 255, "width": 255, "layout": "strided"}
+    text = render_table(r)
+    assert max(map(len, text.splitlines())) <= WIDTH, text
+    assert "variant=one-batch_size,batch_size=1,in_channels=3" in text
