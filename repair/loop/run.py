@@ -37,7 +37,9 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
                                language="ascendc" if ascendc else None)
     if worker == "rules":
         check_rule_patterns(retriever)
-    the_worker = make_worker(worker, WorkerOptions(model=model, script=script))
+    # a model's prompts and replies are kept beside the trajectory (redacted, with token counts)
+    extra = {"exchanges_dir": Path(out) / "exchanges"} if out is not None else {}
+    the_worker = make_worker(worker, WorkerOptions(model=model, script=script, extra=extra))
     # one seed for the whole run, so every candidate meets the same inputs and scores compare; it is recorded
     seed = secrets.randbits(31) if seed is None else seed
     judge = HarnessJudge(problem, backend=backend, seed=seed, timeout_s=timeout_s, rules_off=tuple(rules_off),
