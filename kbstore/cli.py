@@ -33,6 +33,18 @@ def _iso_time(text: str | None, option: str):
     return t
 
 
+def _progress(prefix: str):
+    """Stage lines on stderr, each stamped with the time so far: a long command is never silent (issue 37)."""
+    import time
+
+    t0 = time.monotonic()
+
+    def say(text: str) -> None:
+        click.echo(f"{prefix} [{time.monotonic() - t0:.0f}s] {text}", err=True)
+
+    return say
+
+
 def _print_json(obj) -> None:
     click.echo(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, default=str))
 
@@ -53,7 +65,7 @@ def ingest(paths, min_match, strict, kb_path, as_json) -> None:
     """Gate repair records (files, or directories of *.json) and admit the good ones as a new KB version."""
     from ingest.api import ingest as run_ingest
 
-    report = run_ingest(list(paths), kb_path, min_match=min_match)
+    report = run_ingest(list(paths), kb_path, min_match=min_match, progress=None if as_json else _progress("kb ingest"))
     if as_json:
         _print_json(report.as_dict())
     else:
@@ -283,7 +295,8 @@ def freeze(manifest, name, overlap_threshold, exclude_family, frozen_at, allow_o
     from kbstore.freeze import freeze as run_freeze
 
     r = run_freeze(manifest, kb_path, name=name, overlap_threshold=overlap_threshold, exclude_family=exclude_family,
-                   allow_outside=allow_outside, frozen_at=_iso_time(frozen_at, "--frozen-at"))
+                   allow_outside=allow_outside, frozen_at=_iso_time(frozen_at, "--frozen-at"),
+                   progress=None if as_json else _progress("kb freeze"))
     for w in r.warnings:
         click.echo(f"kb freeze: warning: {w}", err=True)
     if as_json:

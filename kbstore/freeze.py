@@ -80,12 +80,14 @@ def rule_params(cohort, config, *, exclude_family: bool, frozen_at: datetime | N
 
 def freeze(manifest_path: str | Path, kb_path: str | Path | None = None, *, name: str | None = None,
            overlap_threshold: float | None = None, exclude_family: bool = False,
-           allow_outside: bool = False, frozen_at: datetime | None = None) -> FreezeReport:
+           allow_outside: bool = False, frozen_at: datetime | None = None, progress=None) -> FreezeReport:
     """Apply the rules against the cohort manifest and write the snapshot; see the module docstring.
 
     allow_outside: accept cohort files outside the manifest's tree (provenance.cohort.manifest_tree).
     frozen_at: when the cohort really froze, instead of the manifest's frozen_at (recorded in the snapshot).
+    progress: called with a line at each stage (`kb freeze` prints them on stderr).
     """
+    say = progress or (lambda text: None)
     from kbstore.snapshot_lexical import LexicalBuilder
     from provenance.cohort import load_manifest
     from provenance.overlap import OverlapIndex
@@ -100,6 +102,7 @@ def freeze(manifest_path: str | Path, kb_path: str | Path | None = None, *, name
         raise BadInput(f"--overlap-threshold {overlap_threshold} is outside [0, 1]")
     config = OverlapConfig() if overlap_threshold is None else OverlapConfig(threshold=overlap_threshold)
     t = time.perf_counter()
+    say(f"indexing the cohort's {len(cohort.operators)} operators")
     index = OverlapIndex.from_manifest(cohort, config)
     timings["overlap_index_s"] = time.perf_counter() - t
     kb = KBPaths.of(kb_path)
@@ -109,7 +112,9 @@ def freeze(manifest_path: str | Path, kb_path: str | Path | None = None, *, name
     builder = LexicalBuilder([r["lexical_text"] for r in rows])
     try:
         t = time.perf_counter()
+        say(f"scanning {len(rows)} entries for overlap with the cohort")
         kb_data["scan"] = index.scan(kb_data.pop("parts"))
+        say("applying the rules and writing the snapshot")
         timings["overlap_scan_s"] = time.perf_counter() - t
         return _apply(kb, cohort, manifest_path, config, exclude_family, kb_data, builder, name, timings, t_all,
                       frozen_at)
@@ -151,8 +156,8 @@ def snapshot_warnings(counts: dict, found: dict, frozen_at: str) -> list[str]:
         out.append(f"the snapshot keeps none of the KB's {total} entries (excluded by {by})")
     for rule in RULES:
         if alone[rule] * 2 > total:
-            hint = (f": they were first ingested after the cohort's frozen_at {frozen_at}; if the cohort froze "
-                    "earlier, say when with --frozen-at" if rule == "temporal" else "")
+            hint = (f": they were first ingested after the cohort's frozen_at {frozen_at}; if the cohort did not "
+                    "freeze then, say when it did with --frozen-at" if rule == "temporal" else "")
             out.append(f"the {rule} rule alone excludes {alone[rule]} of {total} entries{hint}")
     return out
 

@@ -493,7 +493,10 @@ def import_kernelbench_cmd(files, out, scale, full_cases, backend, elements, flo
     options = Options(backend=backend, scale=factor, elements=elements, flops=flops, full_cases=full_cases,
                       family=family, cohort=cohort, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb, jobs=jobs,
                       frozen_at=frozen_at)
-    done, refused, manifest = import_problems([Path(f) for f in files], Path(out), options)
+    from repair.progress import Lines
+
+    done, refused, manifest = import_problems([Path(f) for f in files], Path(out), options,
+                                              progress=None if as_json else Lines("repair import"))
     for p in done:
         click.echo(p.to_json() if as_json else p.line())
     for r in refused:

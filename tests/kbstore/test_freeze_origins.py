@@ -1,6 +1,7 @@
 """A freeze after an import is not silently empty (issue 37): the starter patterns shipped with the tool are dated by
 their shipped records, `kb freeze --frozen-at` is recorded and shown, and an emptied snapshot says so on stderr."""
 import json
+import re
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -36,6 +37,10 @@ def starter_kb(tmp_path_factory):
     kb = d / "kb"
     r = CliRunner().invoke(cli, ["ingest", str(STARTER), "--kb", str(kb)], env={"KB_EMBEDDER": "hash"})
     assert r.exit_code == 0, r.output
+    n = len(list(STARTER.glob("*.json")))  # progress on stderr, one line a stage (issue 37)
+    assert re.search(rf"^kb ingest \[\d+s\] reading and gating {n} records$", r.stderr, re.M), r.stderr
+    assert "] updating the index" in r.stderr
+    assert r.stdout.startswith(f"{n} records: {n} admitted")
     return d, kb
 
 
@@ -64,6 +69,7 @@ def test_frozen_at_before_the_starter_records_is_recorded_and_warned(starter_kb)
     assert f"keeps none of the KB's {n} entries (excluded by temporal {n} ({n} alone))" in r.stderr
     assert f"the temporal rule alone excludes {n} of {n} entries" in r.stderr and "--frozen-at" in r.stderr
     assert "frozen_at  2026-11-01T00:00:00Z" in r.stdout
+    assert re.search(rf"^kb freeze \[\d+s\] scanning {n} entries for overlap with the cohort$", r.stderr, re.M)
     snap = [ln for ln in r.stdout.splitlines() if ln.startswith("snapshot ")][0].split()[1]
     audit = CliRunner().invoke(cli, ["audit", snap, "--kb", str(kb)], env={"KB_EMBEDDER": "hash"})
     assert audit.exit_code == 0, audit.output

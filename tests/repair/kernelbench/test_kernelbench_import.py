@@ -175,10 +175,12 @@ def test_the_command(tmp_path):
     res = runner.invoke(cli, ["import", "kernelbench", str(DATA / "level1" / "1_ReLU.py"),
                               str(DATA / "refused" / "literal_shapes.py"), "--out", str(tmp_path / "o"), "--jobs", "2"])
     assert res.exit_code == 1, res.output
-    lines = res.output.splitlines()
+    lines = res.stdout.splitlines()
     assert lines[0].startswith("1_ReLU: ") and "batch_size 2048->64, dim 524288->16384" in lines[0]
     assert lines[1].startswith(f"refused: {DATA / 'refused' / 'literal_shapes.py'}: no module constant")
     assert lines[2].startswith("imported 1, refused 1; cohort manifest: ")
+    probed = {ln.split(" probed: ", 1)[1] for ln in res.stderr.splitlines() if ln.startswith("repair import [")}
+    assert probed == {"1_ReLU (cases derived)", "literal_shapes (refused)"}  # on stderr as each probe ends
     res = runner.invoke(cli, ["import", "kernelbench", str(DATA / "level1" / "1_ReLU.py"), "--out", str(tmp_path / "j"),
                               "--json", "--full-cases", "2", "--budget", "65536", "--frozen-at", "2026-11-30T00:00:00Z"])
     assert res.exit_code == 0, res.output
