@@ -64,7 +64,10 @@ def _wrap(text: str, indent: int) -> list[str]:
 
 
 def render_table(r: EvalResult) -> str:
-    lines = _wrap(f"{r.operator_id}" + (f" ({r.family})" if r.family else "") + f"  candidate {r.candidate_path}", 0)
+    op = f"{r.operator_id}" + (f" ({r.family})" if r.family else "")
+    lines = [f"{op}  candidate {r.candidate_path}"]  # a path is not wrapped: it goes on a line of its own
+    if len(lines[0]) > WIDTH:
+        lines = [op, f"  candidate {r.candidate_path}"]
     lines += _wrap(f"{backend_text(r)}  tier {r.tier}  seed {r.seed}  {tolerance_text(r.tolerance)}", 0)
     rows = [("case", "tier", "params", "status", "max_abs", "max_rel", "mism%", "detail")]
     for c in r.cases:
