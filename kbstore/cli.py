@@ -71,7 +71,8 @@ def ingest(paths, min_match, strict, kb_path, as_json) -> None:
     else:
         made = f"version {report.version}" if report.version else f"no new version (still {report.previous_version})"
         click.echo(f"{len(report.outcomes)} records: {report.count('admitted')} admitted ({report.entries_added} new entries), "
-                   f"{report.count('duplicate')} duplicate, {report.count('rejected')} rejected -> {made}  [{report.kb_path}]")
+                   f"{report.count('duplicate')} duplicate, {report.count('rejected')} rejected -> {made}")
+        click.echo(f"kb: {report.kb_path}")
         for o in report.outcomes:
             if o.reasons:  # one line per rejected record, every reason on it
                 click.echo(f"  rejected {o.path}: " + "; ".join(f"{r.code}: {r.message}" for r in o.reasons))
@@ -302,8 +303,9 @@ def freeze(manifest, name, overlap_threshold, exclude_family, frozen_at, allow_o
     if as_json:
         return _print_json(r.as_dict())
     made = "frozen" if r.created else "already frozen (nothing written)"
-    click.echo(f"snapshot {r.snapshot_id} {made}: {r.counts['included']} of {r.counts['kb_entries']} entries kept, "
-               f"{r.counts['excluded']} excluded  [cohort {r.cohort}, KB v{r.kb_version}, {r.timings['total_s']:.1f} s]")
+    click.echo(f"snapshot {r.snapshot_id} {made}:")  # the id alone on its line: 100 columns hold the rest
+    click.echo(f"  {r.counts['included']} of {r.counts['kb_entries']} entries kept, {r.counts['excluded']} excluded  "
+               f"[cohort {r.cohort}, KB v{r.kb_version}, {r.timings['total_s']:.1f} s]")
     click.echo(f"  frozen_at  {r.frozen_at}")
     for rule, x in r.rules.items():
         state = f"{x['excluded']} excluded ({x['only']} by this rule alone)" if x["enabled"] else "off"

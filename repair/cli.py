@@ -249,7 +249,7 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
     backend = backend_for(Path(candidate), backend)
     prestart(backend)
     from repair.loop import repair_run, summary
-    from repair.loop.progress import ending_lines, run_progress
+    from repair.loop import ending_lines, run_progress
 
     with run_progress(enabled=not as_json):  # each step on stderr: the loop is never silent for a minute
         outcome = repair_run(Path(problem), Path(candidate), worker=worker, model=model,
@@ -497,10 +497,12 @@ def import_kernelbench_cmd(files, out, scale, full_cases, backend, elements, flo
 
     done, refused, manifest = import_problems([Path(f) for f in files], Path(out), options,
                                               progress=None if as_json else Lines("repair import"))
+    from repair.progress import fold
+
     for p in done:
-        click.echo(p.to_json() if as_json else p.line())
+        click.echo(p.to_json() if as_json else "\n".join(fold(p.line())))
     for r in refused:
-        click.echo(r.to_json() if as_json else r.line())
+        click.echo(r.to_json() if as_json else "\n".join(fold(r.line())))
     if not as_json:
         click.echo(f"imported {len(done)}, refused {len(refused)}" + (f"; cohort manifest: {manifest}" if manifest else ""))
     if refused:

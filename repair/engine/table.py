@@ -51,7 +51,7 @@ def tolerance_text(tolerance: dict | None) -> str:
     flat = {k: v for k, v in tolerance.items() if k in ("atol", "rtol")}
     parts = [" ".join(f"{k}={v:g}" for k, v in flat.items())] if flat else []
     parts += [f"{k}: " + " ".join(f"{kk}={vv:g}" for kk, vv in v.items()) for k, v in tolerance.items() if k not in flat]
-    return "tolerance " + "; ".join(parts) + " (the problem's TOLERANCE)"
+    return "tolerance " + "; ".join(parts) + " (its TOLERANCE)"
 
 
 def backend_text(r: EvalResult) -> str:

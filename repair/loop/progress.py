@@ -38,7 +38,7 @@ def event_line(e: dict) -> str | None:
         return (f"retrieved {len(hits)} patterns ({e.get('rule_patterns', 0)} with rules) for the {e.get('symptom')} "
                 f"of attempt {n or 0}" + (" (the near-miss)" if not n else ""))
     if kind == "propose":
-        cited = ", ".join(e.get("cited") or []) or "none"
+        cited = ", ".join(c[:12] if len(c) == 64 else c for c in e.get("cited") or []) or "none"  # entry ids
         tokens = (e.get("usage") or {}).get("total_tokens", 0)
         return f"{head}proposal ({e.get('kind')}, cites {cited}, {tokens} tokens)"
     if kind == "patch":

@@ -65,10 +65,19 @@ def check_rule_patterns(retriever) -> None:
     if isinstance(retriever, NoRetriever):
         raise BadInput(f"--worker rules has no patterns to apply (no --kb or --snapshot given): {STARTER_HINT}")
     rows = getattr(getattr(retriever, "_kb", None), "rows", None)
-    if rows is not None and not any('"rules":[]' not in r.get("canonical_json", '"rules":[]') for r in rows):
+    if rows is not None and not any(_has_rules(r) for r in rows):
         where = retriever.source.kb_path or "the KB"
         raise BadInput(f"--worker rules has no patterns to apply: {where} holds {len(rows)} entries, none with "
                        f"rules; {STARTER_HINT}")
+
+
+def _has_rules(row: dict) -> bool:
+    """A retrieval row (kbstore.retrieve: the parsed pattern, else its canonical JSON) carries executable rules."""
+    pattern = row.get("pattern")
+    if isinstance(pattern, dict):
+        return bool(pattern.get("rules"))
+    text = row.get("canonical_json") or ""
+    return '"rules":[' in text and '"rules":[]' not in text
 
 
 def backend_for(candidate: Path, backend: str | None = None) -> str:

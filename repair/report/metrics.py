@@ -169,7 +169,7 @@ def load_campaign(path: Path) -> CampaignMetrics:
 
 
 def _emulated(backend: str) -> bool:
-    from repair.engine.backends import BACKENDS
+    from repair.engine import BACKENDS
 
     return bool(getattr(BACKENDS.get(backend), "emulated", False))
 

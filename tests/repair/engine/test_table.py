@@ -30,7 +30,7 @@ def test_fits_100_columns_and_keeps_the_error_whole():
     text = render_table(_result(tolerance={"atol": 1e-2, "rtol": 1e-2}))
     assert max(map(len, text.splitlines())) <= WIDTH, text
     assert " ".join(text.split()).count(" ".join(LONG.split())) == 1  # wrapped, not cut
-    assert "tolerance atol=0.01 rtol=0.01 (the problem's TOLERANCE)" in text
+    assert "tolerance atol=0.01 rtol=0.01 (its TOLERANCE)" in text
     assert "backend triton-cpu  tier full" in text
 
 

@@ -40,7 +40,7 @@ def test_a_tail_bug_passes_the_compact_tier_and_fails_the_full_tier(imported):
         name = problem.parent.name
         assert r.tolerance == {"atol": 1e-2, "rtol": 1e-2}, name  # KernelBench's own check, carried by the import
         text = render_table(r)
-        assert "tolerance atol=0.01 rtol=0.01 (the problem's TOLERANCE)" in text
+        assert "tolerance atol=0.01 rtol=0.01 (its TOLERANCE)" in text
         assert max(map(len, text.splitlines())) <= 100, text
         assert r.summary["compact"].passed == r.summary["compact"].total == 1, name
         failed = {c.params["variant"] for c in r.failing_cases()}
