@@ -54,3 +54,34 @@ def test_a_run_that_stops_says_why_and_what_to_try(tmp_path):
     assert "attempt 1: proposal (file, cites none, 0 tokens)" in steps and "attempt 1: integrity gate: clean" in steps
     assert steps[-1].startswith("end: worker-exhausted")
     assert max(map(len, (out + err).splitlines())) <= 100
+
+
+def test_the_rules_check_reads_the_retrievers_patterns():
+    from types import SimpleNamespace
+
+    from repair.errors import BadInput
+    from repair.loop.run import check_rule_patterns
+
+    def retriever(*patterns):
+        return SimpleNamespace(_kb=SimpleNamespace(rows=[{"pattern": p} for p in patterns]),
+                               source=SimpleNamespace(kb_path="/kb"))
+
+    check_rule_patterns(retriever({"rules": []}, {"rules": [{"id": "r"}]}))  # one carries rules: fine
+    with pytest.raises(BadInput, match="/kb holds 2 entries, none with rules; get the starter patterns"):
+        check_rule_patterns(retriever({"rules": []}, {}))
+
+
+def test_campaign_progress_is_a_plain_line_per_run_when_not_a_terminal(capsys):
+    from repair.campaign.outcome import RunOutcome
+    from repair.campaign.progress import ProgressBar, Tally
+    from repair.campaign.spec import RunSpec
+
+    specs = [RunSpec(f"op/n{i}", "op", "fam", Path("/p.py"), Path(f"/n{i}.py"), 0, None) for i in range(3)]
+    tally = Tally(specs, {})
+    with ProgressBar(tally, enabled=True) as bar:  # capsys: stderr is not a terminal
+        for s in specs[:2]:
+            tally.finish(s, RunOutcome(key=s.key, status="repaired"))
+            bar.update()
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all(ln.startswith("repair campaign [") for ln in err)
+    assert "2/3 runs  operators 0/1  repaired 2  failed 0  tokens 0  eta " in err[1]
