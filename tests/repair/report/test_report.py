@@ -182,3 +182,5 @@ def test_every_format_says_which_backend_ran_and_whether_emulated(tmp_path):
     assert "- **tri**: backend triton-cpu\n" in md
     assert "<li><b>asc</b>: backend ascendc-cpu (emulated: " in page and "<li><b>tri</b>: backend triton-cpu</li>" in page
     assert [(c["backend"], c["emulated"]) for c in data["campaigns"]] == [("ascendc-cpu", True), ("triton-cpu", False)]
+    assert "## Reproducibility" in md and "| asc | " in md and "| ascendc-cpu (emulated) | scripted | strict |" in md
+    assert all(c["created_at"] for c in data["campaigns"])
