@@ -175,7 +175,8 @@ def list_snapshots(kb_path: str | os.PathLike | None = None) -> list[dict]:
                 out.append({"id": d.name, "path": str(d), "ok": False, "error": str(e)})
                 continue
             out.append({"id": m.id, "path": str(d), "ok": True, "name": m.name, "created_at": m.created_at,
-                        "cohort": m.cohort.get("cohort"), "frozen_at": m.cohort.get("frozen_at"), "kb_version": m.kb_version,
+                        "cohort": m.cohort.get("cohort"), "frozen_at": m.identity.rules.get("temporal", {}).get("frozen_at", m.cohort.get("frozen_at")),
+                        "kb_version": m.kb_version,
                         **{k: m.counts.get(k) for k in ("kb_entries", "included", "excluded")}})
     return sorted(out, key=lambda s: (s.get("created_at") or "", s["id"]))
 

@@ -7,7 +7,7 @@ from repair.report.pairing import Comparison, near_miss_note
 
 MARKS = {"repaired": "✓", "failed": "✗", "crashed": "!", "running": "…", "pending": "·"}
 
-CAMPAIGN_HEAD = ["campaign", "kind", "worker", "ablations", "integrity policy", "runs", "tasks recovered [95% CI]", "Pass@1 [95% CI]",
+CAMPAIGN_HEAD = ["campaign", "kind", "worker", "ablations", "runs", "tasks recovered [95% CI]", "Pass@1 [95% CI]",
                  "Pass@K [95% CI]", "how runs ended"]
 COST_HEAD = ["campaign", "tokens/success, own runs", "tokens/success incl. generation", "uncached/success",
              "mean attempts", "mean wall s", "integrity rejected", "full tier rejected", "either gate",
@@ -69,7 +69,7 @@ def campaign_row(c: CampaignMetrics) -> list[str]:
     reasons = ", ".join(f"{k or 'unknown'} {v}" for k, v in c.stop_reasons.items()) or "none"
     unfinished = c.runs - c.finished
     return [
-        c.name, c.kind, c.worker + (f" ({c.model})" if c.model else ""), ", ".join(c.ablations) or "–", c.policy,
+        c.name, c.kind, c.worker + (f" ({c.model})" if c.model else ""), ", ".join(c.ablations) or "–",
         f"{c.finished}/{c.runs}", task_frac(c.task_rate), pct(c.pass_at_1),
         (f"K={c.trials}: " + pct(c.pass_at_k)) if c.pass_at_k is not None else "–",
         reasons + (f"; {unfinished} not finished" if unfinished else ""),
@@ -85,9 +85,40 @@ def cost_row(c: CampaignMetrics) -> list[str]:
     ]
 
 
+def backend_text(c: CampaignMetrics) -> str:
+    return c.backend + (" (emulated: the kernels ran on a CPU emulation of the hardware, not on it)" if c.emulated
+                        else "")
+
+
+def run_on_lines(report: Report) -> list[str]:
+    """Which backend each campaign's evaluations ran on, and whether it was an emulation (issue 37)."""
+    return [f"- **{c.name}**: backend {backend_text(c)}" for c in report.campaigns]
+
+
+REPRO_HEAD = ["campaign", "started", "cohort manifest sha256", "snapshot", "backend", "worker", "policy"]
+SEEDS_NOTE = ("Seeds: each run draws one evaluation seed for all its evaluations and records it (`seed` in "
+              "runs/<operator>/<near-miss>/record.json), so an evaluation can be rerun with `repair eval --seed`.")
+
+
+def repro_rows(report: Report) -> list[list[str]]:
+    """What makes each campaign reproducible: when, against which cohort and snapshot, on what, by which worker."""
+    return [[c.name, c.created_at or "–", c.cohort_sha256 or "– (a single problem)", c.snapshot or "– (live KB or none)",
+             c.backend + (" (emulated)" if c.emulated else ""), c.worker + (f" ({c.model})" if c.model else ""),
+             c.policy] for c in report.campaigns]
+
+
+def tool_line() -> str:
+    from provenance.version import tool_commit, tool_version
+
+    commit = tool_commit()
+    return f"nearmiss-repair {tool_version()}" + (f", commit {commit[:12]}" if commit else ", not a git checkout")
+
+
 def render_markdown(report: Report) -> str:
     cs = report.campaigns
-    out = ["# Campaign report", "", "## Campaigns", "", *_rows([CAMPAIGN_HEAD] + [campaign_row(c) for c in cs]), "",
+    out = ["# Campaign report", "", "Ran on:", "", *run_on_lines(report), "", "## Reproducibility", "",
+           f"Report made by {tool_line()}.", "", *_rows([REPRO_HEAD] + repro_rows(report)), "", SEEDS_NOTE, "",
+           "## Campaigns", "", *_rows([CAMPAIGN_HEAD] + [campaign_row(c) for c in cs]), "",
            NOTES[0], "", "## Cost and gates", "", *_rows([COST_HEAD] + [cost_row(c) for c in cs]), ""]
     for note in NOTES[1:]:
         out += [note, ""]

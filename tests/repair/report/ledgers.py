@@ -8,12 +8,12 @@ from repair.campaign.spec import CampaignConfig, GenerationCost, RunSpec
 
 def make_ledger(out: Path, kind: str, outcomes: dict[str, dict], *, trials: int = 1, ablations=(), pending=(),
                 generation: dict[str, tuple[int, str | None]] | None = None, cohort: str | None = None,
-                policy: str = "strict") -> Path:
+                backend: str = "triton-cpu", policy: str = "strict") -> Path:
     """A campaign ledger written directly: {key: RunOutcome fields}; keys listed in `pending` stay unfinished;
     `generation`: {key: (tokens, model)} as a cohort manifest's generation_cost gives it; `cohort`: its hash;
     an outcome's `rules` are rule ids or (rule id, level) pairs."""
     config = CampaignConfig(kind=kind, manifest=f"/m/{out.name}.yaml", manifest_sha256=cohort, trials=trials,
-                            ablations=list(ablations), policy=policy)
+                            ablations=list(ablations), backend=backend, policy=policy)
     keys = list(outcomes) + list(pending)
     gen = {k: GenerationCost(tokens=t, model=m) for k, (t, m) in (generation or {}).items()}
     specs = [RunSpec(k, k.split("/")[0], "fam", Path("/p/problem.py"),
