@@ -7,8 +7,8 @@ rerun completes the ingest:
    and fingerprints of the new records (pool again, with no DuckDB handle open); embed the new entries;
 3. one DuckDB transaction: records, entries, evidence, embeddings, fingerprints, provenance, the batch
    and its events, and the version row last; commit;
-4. bring the derived indexes in line with DuckDB (kbstore.index.sync_indexes: the mapped layout appended to, chromadb
-   where it is used; caches: a crash here is repaired by the next reader or writer).
+4. bring the derived indexes in line with DuckDB (kbstore.index.sync_indexes: the mapped layout appended to, the
+   chromadb index synced; caches: a crash here is repaired by the next reader or writer).
 """
 from __future__ import annotations
 
