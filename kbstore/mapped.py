@@ -187,8 +187,8 @@ class MappedCorpus:
         return {v: n for n, v in enumerate(self.labels.get(name, []))}, codes
 
     def row(self, pos: int) -> dict:
-        """The retrieval row (kbstore.retrieve.shape_row) of the entry at position pos in id order."""
-        from kbstore.retrieve import shape_row
+        """The retrieval row (kbstore.shape.shape_row) of the entry at position pos in id order."""
+        from kbstore.shape import shape_row
 
         return shape_row(self.raw_row(pos))
 

@@ -9,7 +9,6 @@ up to EXACT_MAX entries and chroma above.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import numpy as np
 from kbstore.embed import Embedder, choose_embedder
 from kbstore.lexical import LexicalIndex
 from kbstore.paths import KBPaths
+from kbstore.shape import shape_row
 from kbstore.store import Store
 from kbstore.vector import EXACT_MAX, ChromaIndex, exact_max, one_blas_thread  # noqa: F401  (EXACT_MAX re-exported)
 from provenance.canonical import canonical_json
@@ -420,17 +420,6 @@ def load_corpus(store: Store) -> Corpus:
     rows = [shape_row(r) for r in rows]
     source = {"kb_path": str(store.paths.root), "kb_version": store.head_version()}
     return Corpus(rows, matrix, next(iter(fingerprints), None), source)
-
-
-def shape_row(r: dict, load_pattern=json.loads) -> dict:
-    """A Store.retrieval_rows() row as retrieval uses it (a snapshot stores the raw row and shapes it on open,
-    parsing each pattern only when a hit needs it)."""
-    r = dict(r)
-    r["pattern"] = load_pattern(r.pop("canonical_json"))
-    r["provenance"] = {"evidence": r.pop("n_evidence"), "runs": r.pop("runs")[:5], "operators": r.pop("operators")[:5],
-                       "models": r.pop("models")[:5], "best_match": r.pop("best_match"),
-                       "first_version": r["first_version"], "first_ingested_at": r["first_ingested_at"]}
-    return r
 
 
 def search(kb: str | Path | None, text: str, *, k: int = 5, index: str = "exact", code: str | None = None,

@@ -239,14 +239,6 @@ def check_origin(path: Path, m: SnapshotManifest, store) -> None:
 
 # ---------------------------------------------------------------- writing
 
-def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: SnapshotManifest, lexical=None):
-    """kbstore.snapshot_write.write_snapshot from rows held in memory (Store.retrieval_rows() rows of the included
-    entries, sorted by id, and their vectors); lexical(directory) writes their BM25 cache (default: built there)."""
-    from kbstore.snapshot_write import RowsSource, write_snapshot as write
-
-    return write(kb, RowsSource(raw_rows, matrix, lexical), manifest)
-
-
 def _digest_synced(path: Path) -> str:
     """sha256 of a file another writer made (bm25s), after making it durable."""
     with open(path, "rb+") as f:
@@ -337,7 +329,7 @@ class Snapshot:
     def rows(self) -> list[dict]:
         """Every included row, shaped for retrieval (read from entries.jsonl on first use; an audit's timeline)."""
         if self._rows is None:
-            from kbstore.retrieve import shape_row
+            from kbstore.shape import shape_row
 
             text = (self.path / ENTRIES).read_text(encoding="utf-8")
             self._rows = [shape_row(json.loads(line), LazyPattern) for line in text.splitlines()]
