@@ -7,7 +7,8 @@ rerun completes the ingest:
    and fingerprints of the new records (pool again, with no DuckDB handle open); embed the new entries;
 3. one DuckDB transaction: records, entries, evidence, embeddings, fingerprints, provenance, the batch
    and its events, and the version row last; commit;
-4. bring the chromadb index in line with DuckDB (a cache: a crash here is repaired by the next open).
+4. bring the derived indexes in line with DuckDB (kbstore.index.sync_indexes: the mapped layout appended to, the
+   chromadb index synced; caches: a crash here is repaired by the next reader or writer).
 """
 from __future__ import annotations
 
@@ -280,13 +281,13 @@ def _embedder(store, given):
 
 
 def _sync_index(store, kb: KBPaths) -> str:
-    """chromadb after the commit; a failure here leaves DuckDB (the truth) intact and is reported."""
-    from kbstore.index import sync_index
+    """The derived indexes after the commit; a failure here leaves DuckDB (the truth) intact and is reported."""
+    from kbstore.index import sync_indexes
 
     try:
-        return sync_index(store, kb)
+        return sync_indexes(store, kb)
     except Exception as e:  # chromadb raises many types; the KB itself is committed
-        return f"vector index not updated ({type(e).__name__}: {str(e)[:160]}); run `kb reindex`"
+        return f"indexes not updated ({type(e).__name__}: {str(e)[:160]}); run `kb reindex`"
 
 
 def _now() -> str:

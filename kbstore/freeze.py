@@ -106,6 +106,9 @@ def freeze(manifest_path: str | Path, kb_path: str | Path | None = None, *, name
     index = OverlapIndex.from_manifest(cohort, config)
     timings["overlap_index_s"] = time.perf_counter() - t
     kb = KBPaths.of(kb_path)
+    kb_data = _read_kb_mapped(kb, index, timings)
+    if kb_data is not None:
+        return _apply(kb, cohort, manifest_path, config, exclude_family, kb_data, None, name, timings, t_all)
     kb_data = _read_kb(kb, timings)
     rows = kb_data["rows"]
     # the BM25 cache is tokenised in a forked child while this process scans (the DuckDB handle is closed)
@@ -187,9 +190,7 @@ def _read_kb(kb: KBPaths, timings: dict) -> dict:
         out = {"kb_version": store.head_version(), "rows": store.retrieval_rows(),
                "embedder": {"name": store.meta("embedder"), "fingerprint": store.meta("embedder_fingerprint")}}
         ids, out["matrix"], prints = store.embeddings()
-        out["evidence"] = store.rows(
-            "SELECT entry_id, record_sha256, run_id, operator_id, family, problem_sha256, source_sha256, repaired_sha256, "
-            "version, ingested_at FROM evidence ORDER BY entry_id, version, record_sha256")
+        out["evidence"] = _evidence(store)
         out["parts"] = _fingerprint_parts(store)
     timings["load_s"] = time.perf_counter() - t
     if ids != [r["id"] for r in out["rows"]]:
@@ -202,10 +203,76 @@ def _read_kb(kb: KBPaths, timings: dict) -> dict:
     return out
 
 
-def _fingerprint_parts(store) -> list[tuple[str, dict[str, bytes]]]:
+def _read_kb_mapped(kb: KBPaths, index, timings: dict) -> dict | None:
+    """What _read_kb reads, with the live KB's mapped layout (kbstore.layout) standing in for the rows' JSON, the
+    vectors and the fingerprints, and the overlap scan made through its fingerprint index (only the entries that share
+    hashes with the cohort are read): rows hold only what the rules and the report use. The layout is first brought up
+    to date under the write lock; None when that cannot be done (a writer holds the lock past KB_LOCK_WAIT, or the KB
+    moved on meanwhile), and the freeze reads everything (_read_kb)."""
+    import numpy as np
+
+    from kbstore import layout
+    from kbstore.errors import LockHeld
+    from kbstore.lock import write_lock
+    from kbstore.mapped import fingerprint_lookup, open_layout, read_generation
+    from kbstore.store import Store
+    from provenance.overlap_scan import scan_postings
+
+    t = time.perf_counter()
+    if not kb.db.is_file():
+        return None
+    try:
+        with write_lock(kb.lock, what="freeze (mapped layout)"), Store.open(kb) as store:
+            layout.update(store, kb)
+    except (LockHeld, OSError):
+        return None
+    root = layout.layout_dir(kb)
+    timings["layout_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    with Store.open(kb) as store:
+        gen = read_generation(root)
+        if not layout.matches(gen, layout.kb_key(store)):
+            return None
+        corpus = open_layout(root, gen, {"kb_path": str(kb.root), "kb_version": gen["kb_version"]})
+        out = {"kb_version": store.head_version(), "mapped": corpus,
+               "rows": store.rows("SELECT id, title, family, language, first_version, first_ingested_at FROM entries "
+                                  "ORDER BY id"),
+               "embedder": {"name": store.meta("embedder"), "fingerprint": store.meta("embedder_fingerprint"),
+                            "dim": int(gen["dim"]) if gen["rows"] else None},
+               "evidence": _evidence(store),
+               "unfingerprinted": [r[0] for r in store.con.execute(
+                   "SELECT id FROM entries e WHERE NOT EXISTS (SELECT 1 FROM fingerprints f WHERE f.entry_id = e.id "
+                   "AND f.packed IS NOT NULL) ORDER BY id").fetchall()]}
+        timings["load_s"] = time.perf_counter() - t
+
+        def fetch(rows: np.ndarray):
+            ids = sorted(bytes(corpus.ids[int(r)]).decode("ascii") for r in rows)
+            if not ids:
+                return []
+            store.con.register("_kb_scan_ids", {"id": np.array(ids, dtype=object)})
+            try:
+                return _fingerprint_parts(store, "AND entry_id IN (SELECT id FROM _kb_scan_ids)")
+            finally:
+                store.con.unregister("_kb_scan_ids")
+
+        t = time.perf_counter()
+        fp = gen["fingerprints"]
+        out["scan"] = scan_postings(index, fingerprint_lookup(root, gen), fetch, int(fp["entries"]),
+                                    [tuple(k) for k in fp["keys"]])
+        timings["overlap_scan_s"] = time.perf_counter() - t
+    return out
+
+
+def _evidence(store) -> list[dict]:
+    return store.rows(
+        "SELECT entry_id, record_sha256, run_id, operator_id, family, problem_sha256, source_sha256, repaired_sha256, "
+        "version, ingested_at FROM evidence ORDER BY entry_id, version, record_sha256")
+
+
+def _fingerprint_parts(store, where: str = "") -> list[tuple[str, dict[str, bytes]]]:
     """[(entry id, {"role:record": packed blob})] in entry order (about 300 MB at 100k entries)."""
     rows = store.con.execute("SELECT entry_id, record_sha256, role, packed FROM fingerprints "
-                             "WHERE packed IS NOT NULL ORDER BY entry_id, record_sha256, role").fetchall()
+                             f"WHERE packed IS NOT NULL {where} ORDER BY entry_id, record_sha256, role").fetchall()
     out: list[tuple[str, dict[str, bytes]]] = []
     for eid, record, role, blob in rows:
         if not out or out[-1][0] != eid:
@@ -315,14 +382,21 @@ def _excluded(rows: list[dict], found: dict) -> list:
 
 def _build(kb, cohort, manifest_path, params, reports, excluded, kb_data, builder, name, timings, cohort_sha,
            cohort_record):
-    from kbstore.snapshot import Identity, SnapshotManifest, write_snapshot
+    from kbstore.snapshot import Identity, SnapshotManifest
+    from kbstore.snapshot_write import RowsSource, write_snapshot
     from provenance.version import tool_version
 
     t = time.perf_counter()
     gone = {e.id for e in excluded}
     keep = [n for n, r in enumerate(kb_data["rows"]) if r["id"] not in gone]
     rows = [kb_data["rows"][n] for n in keep]
-    matrix = kb_data["matrix"][keep] if len(kb_data["rows"]) else kb_data["matrix"]
+    if "mapped" in kb_data:  # rows in the same (id) order as the layout's positions
+        from kbstore.mapped import SnapshotSource
+
+        source = SnapshotSource(kb_data["mapped"], keep)
+    else:
+        matrix = kb_data["matrix"][keep] if len(kb_data["rows"]) else kb_data["matrix"]
+        source = RowsSource(rows, matrix, lambda directory: builder.build(keep, directory))
     identity = Identity(entries=[r["id"] for r in rows], cohort_sha256=cohort_sha, rules=params,
                         embedder_fingerprint=kb_data["embedder"]["fingerprint"], tool_version=tool_version(),
                         data={}, exclusions_sha256="")
@@ -333,6 +407,6 @@ def _build(kb, cohort, manifest_path, params, reports, excluded, kb_data, builde
         embedder=kb_data["embedder"], identity=identity,
         counts={"kb_entries": len(kb_data["rows"]), "included": len(rows), "excluded": len(excluded)},
         rules=reports, excluded=excluded, timings={k: round(v, 3) for k, v in timings.items()})
-    out = write_snapshot(kb, rows, matrix, manifest, lexical=lambda directory: builder.build(keep, directory))
+    out = write_snapshot(kb, source, manifest)
     timings["write_s"] = time.perf_counter() - t
     return out
