@@ -162,13 +162,27 @@ def _expand(template: str, match, source: str, indent: str, derived: dict[str, s
             out.append(derived[piece[1:]])
         elif piece.startswith("$"):
             node = match.get_match(piece[1:])
-            out.append(source[node.range().start.index:node.range().end.index] if node is not None else "")
+            out.append(_node_source(node, source, spell is not None) if node is not None else "")
         elif spell is not None:
             out.append(qualify_literal(piece, spell, first_is_qualified=first_qualified and n == 0))
         else:
             out.append(piece)
     lines = "".join(out).split("\n")
     return "\n".join([lines[0], *[(indent + ln) if ln else ln for ln in lines[1:]]])
+
+
+_ADDRESS_SPACE = re.compile(r"\b__(?:gm|ubuf)__\s+$")
+
+
+def _node_source(node, source: str, cpp: bool) -> str:
+    """A bound node's text as the source writes it; in C++ with the address-space qualifier before it, which
+    tree-sitter leaves out of the type it qualifies (`(__gm__ T *)x` binds T * to a cast's type)."""
+    start, end = node.range().start.index, node.range().end.index
+    if cpp:
+        m = _ADDRESS_SPACE.search(source[max(0, start - 40):start])
+        if m:
+            start -= len(m.group(0))
+    return source[start:end]
 
 
 _OPERAND_OF = {"binary_operator", "unary_operator", "comparison_operator", "boolean_operator", "not_operator",
@@ -232,11 +246,12 @@ def _splice(source: str, edits: list[tuple[int, int, str]]) -> str | None:
     return "".join(out + [source[pos:]])
 
 
-def apply_rule(rule: Rule, source: str, *, reference: str | None = None) -> list[RuleApplication]:
+def apply_rule(rule: Rule, source: str, *, reference: str | None = None,
+               companions: tuple[str, ...] = ()) -> list[RuleApplication]:
     """Every candidate patch the rule yields on source: one per site (and way to fire there), then one with all sites.
 
     `reference` is the problem's source, for rules that say what the reference must (not) do; None skips
-    those checks.
+    those checks. `companions`: the candidate's other sources, which some facts read (ingest.rules.facts).
     """
     from ast_grep_py import SgRoot
 
@@ -268,7 +283,7 @@ def apply_rule(rule: Rule, source: str, *, reference: str | None = None) -> list
         r = m.range()
         line_start = source.rfind("\n", 0, r.start.index) + 1
         indent = re.match(r"[ \t]*", source[line_start:]).group(0)
-        ways = options_at(rule, m, source, root, module) if rule.uses_v2() else [({}, ())]
+        ways = options_at(rule, m, source, root, module, companions) if rule.uses_v2() else [({}, ())]
         for derived, extra in ways:
             text = _parenthesise(m, _expand(rule.rewrite, m, source, indent, derived, spell), rule.language)
             edits = ([(r.start.index, r.end.index, text)] if text != source[r.start.index:r.end.index] else [])

@@ -178,7 +178,7 @@ class _Run:
             rule_patterns=tuple(free),
             language=self.form.language,
             cases=self.case_views(),
-            backend=getattr(self.judge, "backend", None),
+            backend=forensics.failing_view(self.current.compact, self.current.full)[1].backend,
         )
         proposal = self.worker.propose(ctx)
         self.budget.charge(proposal.turns, proposal.usage)

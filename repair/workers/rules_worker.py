@@ -128,8 +128,9 @@ def _applications(rule, source: str, bundle, reference: str | None) -> list[Rule
     if bundle is None:
         return apply_rule(rule, source, reference=reference)
     out, touched = [], []
-    for f in bundle.cpp_files():
-        apps = apply_rule(rule, f.text, reference=reference)
+    files = bundle.cpp_files()
+    for f in files:
+        apps = apply_rule(rule, f.text, reference=reference, companions=tuple(g.text for g in files if g is not f))
         if apps:
             touched.append((f, apps))
         for app in apps:
