@@ -13,7 +13,8 @@ FAULT_CUES = (
     ("queue", r"after its (EnQue|FreeTensor)|LocalTensor was never allocated|buffers of the queue are in use|"
               r"DeQue of an empty queue|never DeQue'd"),
     ("datacopy-align", r"length must be a multiple of 32 bytes"),
-    ("local-bounds", r"past the end of a LocalTensor|UB overflow|past the end of the TBuf"),
+    ("local-bounds", r"past the end of a LocalTensor|UB overflow|past the end of the TBuf|"
+                     r"elements of a LocalTensor<\w+> that has \d+ left"),
     ("gm-bounds", r"outside every GM tensor|bytes \[-?\d+, -?\d+\) of GM tensor|past the end of \w+|"
                   r"before the start of \w+"),
 )

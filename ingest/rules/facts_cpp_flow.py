@@ -144,13 +144,20 @@ def _rounds_down(ctx: FactContext, args: dict) -> list[Option]:
 @cpp_fact("cpp-core-count")
 def _core_count(ctx: FactContext, args: dict) -> list[Option]:
     """The variables the host sets from the chip's core count (`auto cores = platform.GetCoreNumAiv();`), each an
-    option, those it narrows afterwards (`cores = min(cores, ...)`) first: the count the work was split over."""
+    option: first those narrowed from it (`blockDim = min(cores, ...)`, `cores = min(cores, ...)`, a later
+    assignment), the count the work was split over; the chip's own count last."""
     code = _strip_comments(ctx.source)
-    names = list(dict.fromkeys(m.group(1) for m in re.finditer(r"\b([A-Za-z_]\w*)\s*=\s*[^;]*" + _CORES.pattern, code)))
+    chip = list(dict.fromkeys(m.group(1) for m in re.finditer(r"\b([A-Za-z_]\w*)\s*=\s*[^;]*" + _CORES.pattern, code)))
     skip = ctx.node(args.get("of")).text().strip() if args.get("of") else None
-    names = [n for n in names if n != skip]
-    narrowed = [n for n in names if len(definitions(ctx.source, n)) > 1]
-    return [Option(n) for n in dict.fromkeys(narrowed + names)]
+    derived = []  # names assigned from an expression that reads a chip count (besides a plain copy of it)
+    for m in re.finditer(r"(?<![\w.>:])([A-Za-z_]\w*)\s*=(?!=)\s*([^;]+);", code):
+        name, rhs = m.group(1), m.group(2)
+        if name in chip or re.fullmatch(r"\s*\w+\s*", rhs) or _CORES.search(rhs):
+            continue
+        if any(re.search(rf"\b{re.escape(c)}\b", rhs) for c in chip) and re.search(r"\b(?:min|max)\s*[<(]", rhs):
+            derived.append(name)
+    narrowed = [n for n in chip if len(definitions(ctx.source, n)) > 1]
+    return [Option(n) for n in dict.fromkeys(derived + narrowed + chip) if n != skip]
 
 
 _GM_OFFSET = r"\bSetGlobalBuffer\s*\(\s*(?:\([^()]*\)|reinterpret_cast\s*<[^<>]*>\s*\([^()]*\))\s*\w+\s*\+"
