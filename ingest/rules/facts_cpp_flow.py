@@ -273,6 +273,7 @@ def _loop_bound(ctx: FactContext, args: dict) -> list[Option]:
         if tail is not None or any(m.group(1) in shapes for m in _CALL.finditer(text)):
             break
     if tail is not None:
+        tail = " ".join(_unwrap(tail).split())  # `(n - 1) * len` after the loop: the bound n - 1
         return [Option(tail)] if (tail != bound or op == "<=") else []
     if op == "<=":
         return [Option(bound)]

@@ -43,6 +43,8 @@ def loop_bound_off_by_one() -> tuple:
             out.append(rule(f"{tag}-{'le' if op == '<=' else 'lt'}", c, f"for ({init}; $I {op} $N; $U) $BODY",
                             f"for ({init}; $I < $NB; $U) $BODY",
                             derive={"NB": Fact(fact="cpp-loop-bound", of="N", args={"op": op})}, context="kernel",
+                            # `i <= n` from 1 counts n tiles: only a loop from 0 runs one too many
+                            where={"S": MetaConstraint(regex=r"^0[uU]?$")} if op == "<=" else {},
                             title="the tile loop's bound is one off the tiles its body and the code after it cover"))
     return tuple(out)
 

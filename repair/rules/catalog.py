@@ -316,7 +316,7 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              "Count the partial tile: tiles = (n % tile) == 0 ? n / tile : n / tile + 1 (or (n + tile - 1) / tile); "
              "align lengths up: ((n + b - 1) / b) * b.",
              ascendc_split.tile_count_floored(),
-             [f"{DEV_ASC}/scale_shift/nearmiss_tile_count.py", f"{DEV_ASC}/scale_shift/nearmiss_align_down.py"],
+             [f"{DEV_ASC}/scale_shift/nearmiss_tile_count.py"],
              ASC_TAIL_LOST, explains=(LOST,)),
     _ascendc("loop-off-by-one", "The tile loop's bound is one off",
              "The loop over a core's tiles stops one tile short (i < n - 1 with nothing after it to process the "
