@@ -87,13 +87,14 @@ def main(argv=None) -> int:
         ops = (ops or halves[args.half]) & halves[args.half]
     todo = list(near_misses(args.suite, ops))
     pats = patterns()
-    with ThreadPoolExecutor(max(1, min(args.jobs, 2))) as pool:
-        rows = list(pool.map(lambda x: one(x[0], x[1], pats, args.attempts), todo))
     heldout_ops = halves.get("heldout", set())
-    for r in rows:
-        if r["op"] not in heldout_ops:
-            print(f"{r['op']}/{r['name']:<40} {r['status']:<18} evals {r['evals']}  wall {r['wall_s']}s "
-                  f"cpu {r['cpu_s']}s" + ("  DROPPED A QUALIFIER" if r["dropped"] else ""))
+    rows = []
+    with ThreadPoolExecutor(max(1, min(args.jobs, 2))) as pool:
+        for r in pool.map(lambda x: one(x[0], x[1], pats, args.attempts), todo):
+            rows.append(r)
+            if r["op"] not in heldout_ops:  # a held-out row is never printed
+                print(f"{r['op']}/{r['name']:<40} {r['status']:<18} evals {r['evals']}  wall {r['wall_s']}s "
+                      f"cpu {r['cpu_s']}s" + ("  DROPPED A QUALIFIER" if r["dropped"] else ""), flush=True)
     for label, group in (("tune/plain", [r for r in rows if r["op"] not in heldout_ops]),
                          ("held-out", [r for r in rows if r["op"] in heldout_ops])):
         if not group:
