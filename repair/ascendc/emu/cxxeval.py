@@ -87,6 +87,13 @@ class BindingCheckFailed(RuntimeError):
     case_status = "error"
 
 
+class BindingOutOfRange(IndexError):
+    """`.at(k)` of a table or vector that does not hold k: std::out_of_range, which pybind11 raises in Python as an
+    IndexError (forward may catch it; uncaught, the case errors)."""
+
+    case_status = "error"
+
+
 class _Flow(Exception):
     """`return`, `break` or `continue` leaving the statements that run it."""
 
@@ -215,7 +222,13 @@ class Evaluator:
         for d in st.children_by_field_name("declarator"):
             if d.type != "init_declarator":
                 name = re.findall(r"[A-Za-z_]\w*", self.text(d))
-                if name:  # `at::Tensor out;` is an undefined tensor; a stream or handle is opaque
+                if not name:
+                    continue
+                if re.search(r"\b(vector|SmallVector)\s*<", type_text):
+                    env[name[-1]] = []  # `std::vector<at::Tensor> out;` an empty vector
+                elif re.search(r"\b(unordered_)?map\s*<", type_text):
+                    env[name[-1]] = {}
+                else:  # `at::Tensor out;` is an undefined tensor; a stream or handle is opaque
                     env[name[-1]] = None if re.search(r"\bTensor\b", type_text) else Opaque(self.text(d))
                 continue
             name = re.findall(r"[A-Za-z_]\w*", self.text(d.child_by_field_name("declarator")))[-1]
@@ -256,9 +269,19 @@ class Evaluator:
         except MappingError:
             return
         if not ok:
-            words = " ".join(self.text(a).strip('"') for a in args[1:])
+            words = "".join(str(self._message_part(a, env)) for a in args[1:])
             raise BindingCheckFailed(f"{self.where(e)}: {macro}({self.text(args[0])}) failed in the binding"
                                      f"{': ' + words if words else ''}")
+
+    def _message_part(self, a, env: dict) -> Any:
+        """One argument of a check's message as c10::str prints it: a literal as written, a value as it is."""
+        if a.type == "string_literal":
+            return self.eval(a, env)
+        try:
+            v = self.eval(a, env)
+        except MappingError:
+            return self.text(a)
+        return v if isinstance(v, (int, float, str)) else self.text(a)
 
     def calls_operator(self, node) -> bool:
         return any(self.binding.operator_call(self.unit, c) is not None for c in _calls_under(node))
@@ -510,7 +533,8 @@ class Evaluator:
         if isinstance(obj, dict):
             if method == "at" and args:
                 if args[0] not in obj:
-                    self.fail(n, f"a key {args[0]!r} the table does not hold (std::out_of_range)")
+                    raise BindingOutOfRange(f"{self.where(n)}: `{self.text(n)[:80]}` in the binding looks up a key "
+                                            f"{args[0]!r} the table does not hold (std::out_of_range)")
                 return obj[args[0]]
             if method in ("count", "contains") and args:
                 return int(args[0] in obj)
@@ -531,6 +555,9 @@ class Evaluator:
             if method == "front":
                 return seq[0]
             if method == "at":
+                if not 0 <= args[0] < len(seq):
+                    raise BindingOutOfRange(f"{self.where(n)}: `{self.text(n)[:80]}` in the binding reads element "
+                                            f"{args[0]} of {len(seq)} (std::out_of_range)")
                 return seq[args[0]]
             if method == "data":
                 return seq

@@ -109,20 +109,22 @@ def pybind_arg(type_text: str, value: Any, fn: str, i: int) -> Any:
             raise bad
         return value
     if base in ("double", "float", "long double"):
-        if isinstance(value, (int, float)) or hasattr(value, "__float__") and not _is_tensor(value):
-            return float(value)
-        raise bad
+        try:  # pybind11 converts through __float__: a number, or a one-element tensor
+            return float(value) if not isinstance(value, str) else _raise(bad)
+        except (TypeError, ValueError, RuntimeError):
+            raise bad from None
     if base == "bool":
         if isinstance(value, bool) or type(value).__name__ == "bool_":
             return bool(value)
         raise bad
     if re.fullmatch(r"(u?int(8|16|32|64)_t|int|long|long long|unsigned|unsigned int|unsigned long|size_t|short|char|"
                     r"int64|uint64)", base):
-        if isinstance(value, float) or _is_tensor(value):
+        if isinstance(value, float) or not hasattr(value, "__index__"):
             raise bad
-        if hasattr(value, "__index__"):
+        try:  # pybind11 converts through __index__: an integer, or a one-element integer tensor
             return int(value.__index__())
-        raise bad
+        except (TypeError, ValueError, RuntimeError):
+            raise bad from None
     if base in ("string", "std::string", "char *", "char*") or t.endswith("char *"):
         if not isinstance(value, str):
             raise bad
@@ -134,6 +136,10 @@ def pybind_arg(type_text: str, value: Any, fn: str, i: int) -> Any:
             return [value]
         raise bad
     return value
+
+
+def _raise(e: BaseException):
+    raise e
 
 
 def _is_tensor(v) -> bool:

@@ -66,3 +66,50 @@ def test_a_binding_check_is_a_runtime_error_forward_may_catch(tmp_path):
         "        except RuntimeError:\n            return benchmark_ops.add_custom(x, y)\n"))
     r = evaluate(ADD / "problem.py", strided, backend="ascendc-cpu", seed=1, tier="compact")
     assert r.passed, render_table(r)
+
+
+BINDING = """at::Tensor add_custom_impl_npu(const at::Tensor &x, const at::Tensor &y)
+{
+    at::Tensor z = at::empty_like(x);
+    EXEC_NPU_CMD(aclnnAddCustom, x, y, z);
+    return z;
+}
+"""
+
+
+def test_the_binding_reads_as_cpp_runs_it(tmp_path):
+    """Forms the binding evaluator follows as C++ would: an output dtype from a namespace-scope table, the operator
+    call in a helper under an `if`, a loop, a vector of outputs; forward computes an input the extension takes."""
+    forms = variant(ADD / "correct.py", tmp_path, (BINDING, """std::map<int64_t, at::ScalarType> kOut = {{0, at::kFloat}, {1, at::kHalf}};
+
+static void run_add(const at::Tensor &x, const at::Tensor &y, at::Tensor &z)
+{
+    EXEC_NPU_CMD(aclnnAddCustom, x, y, z);
+}
+
+std::vector<at::Tensor> add_custom_impl_npu(const at::Tensor &x, const at::Tensor &y, int64_t kind)
+{
+    at::Tensor z = at::empty(x.sizes(), x.options().dtype(kOut.at(kind)));
+    int64_t n = 1;
+    for (int64_t i = 0; i < x.dim(); i++) {
+        n *= x.size(i);
+    }
+    if (n > 0 && kind == 0) {
+        run_add(x, y, z);
+    } else {
+        TORCH_CHECK(false, "no kernel for kind ", kind);
+    }
+    std::vector<at::Tensor> out;
+    out.push_back(z);
+    return out;
+}
+"""), (CALL, "        return custom_ops_lib.add_custom(x, y.contiguous(), 0)[0]\n"))
+    r = evaluate(ADD / "problem.py", forms, backend="ascendc-cpu", seed=1, tier="compact")
+    assert r.passed, render_table(r)
+    m = emulate(forms)()
+    ext = type(m).forward.__globals__["custom_ops_lib"]
+    x = torch.randn(40)
+    with pytest.raises(RuntimeError, match="TORCH_CHECK.*failed in the binding: no kernel for kind 1$"):
+        ext.add_custom(x, x, 1)
+    with pytest.raises(IndexError, match="a key 7 the table does not hold"):
+        ext.add_custom(x, x, 7)
