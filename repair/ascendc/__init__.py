@@ -14,6 +14,6 @@ __all__, __getattr__ = exports(__name__, {
     "npu": ["NpuLoader"],
     "emu.loader": ["EmulatedLoader", "emulate"],
     "emu.build": ["CompileError", "compiler", "plan_emu_build", "build_library", "cache_root", "prepare_pch"],
-    "emu.runner": ["KernelFault", "platform_config"],
+    "emu.runner": ["KernelFault", "auto_sync", "platform_config"],
     "emu.forward": ["MappingError"],
 })

@@ -51,6 +51,16 @@ def platform_config() -> tuple[int, int, int]:
     return out[0], max(1, out[0] // 2), out[1] * 1024
 
 
+def auto_sync() -> bool:
+    """$REPAIR_ASCENDC_AUTO_SYNC: `on` (the default, as a custom operator project builds with the BiSheng
+    compiler's --cce-auto-sync, which inserts the flags a dependency between pipes needs) or `off` (a kernel built
+    with --cce-auto-sync=off: a hand-over between pipes that no queue, flag or barrier orders is a pipe race)."""
+    raw = os.environ.get("REPAIR_ASCENDC_AUTO_SYNC", "").strip().lower() or "on"
+    if raw not in ("on", "off"):
+        raise BadInput(f"REPAIR_ASCENDC_AUTO_SYNC={raw!r}: expected on or off")
+    return raw == "on"
+
+
 class _Arg(ctypes.Structure):
     _fields_ = [("p", ctypes.c_void_p), ("i", ctypes.c_int64), ("f", ctypes.c_double)]
 
@@ -83,6 +93,7 @@ class Library:
         lib.ascendc_emu_error.restype = ctypes.c_char_p
         lib.ascendc_emu_entry.argtypes = [ctypes.POINTER(_Arg), ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64]
         lib.ascendc_emu_configure(*platform_config())
+        lib.ascendc_emu_set_auto_sync(int(auto_sync()))
         self.arity = lib.ascendc_emu_arity()
         self.opdef = None
         if hasattr(lib, "ascendc_emu_opdef"):

@@ -1,11 +1,16 @@
 """ascendc-cpu's execution model: a launch's blocks run together (SyncAll a barrier across them, atomics atomic)
 and races between blocks are found deterministically; the pipes of a block run asynchronously, so data crossing
-pipes without a queue, SetFlag/WaitFlag or PipeBarrier is a race naming the buffer and both instructions. Kernels
+pipes without a queue, SetFlag/WaitFlag or PipeBarrier is a race naming the buffer and both instructions where the
+kernel is built with --cce-auto-sync=off (with auto-sync, a custom operator project's default, the compiler orders
+them). Kernels
 written here, each an exported function over guarded GM (faults come back as their kind: 1 error, 3 deadlock)."""
 from __future__ import annotations
 
 import ctypes
+import json
+import os
 import subprocess
+import sys
 
 import pytest
 import torch
@@ -151,6 +156,7 @@ def lib(tmp_path_factory):
     cdll.ascendc_emu_configure.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64]
     cdll.ascendc_emu_error.restype = ctypes.c_char_p
     cdll.ascendc_emu_configure(40, 20, 192 * 1024)
+    cdll.ascendc_emu_set_auto_sync(0)  # the pipe races a kernel built with --cce-auto-sync=off has
     return cdll
 
 
@@ -228,12 +234,37 @@ def test_a_tbuf_handed_between_pipes_needs_its_flags(lib, flags, race):
     assert "k.cpp:" in msg  # both instructions by file and line
 
 
+def test_with_auto_sync_the_compiler_orders_the_pipes(lib):
+    """A custom operator project builds with --cce-auto-sync (on by default): the compiler inserts the flags, so
+    the unflagged hand-overs pass, with the right numbers."""
+    x = torch.randn(64)
+    first = ctypes.c_float(0.0)
+    lib.ascendc_emu_set_auto_sync(1)
+    try:
+        rc, msg, out = run(lib, "tbuf_double", [4], {"input x": x, "output z": torch.zeros(64)},
+                           [ctypes.byref(first), 64])
+    finally:
+        lib.ascendc_emu_set_auto_sync(0)
+    assert rc == 0, msg
+    torch.testing.assert_close(out["output z"], x * 2)
+    assert first.value == 2 * x[0].item()
+
+
 def test_a_race_fails_the_case_through_the_engine(tmp_path):
-    """The example row sum without its S_MTE3 flag: the scalar unit's results copied out unordered."""
+    """The example row sum without its S_MTE3 flag: the scalar unit's results copied out unordered, a race when
+    the kernel is built with --cce-auto-sync=off; with auto-sync (the default) the compiler inserts the flag."""
     rs = SUITE / "row_sum"
     racy = variant(rs / "correct.py", tmp_path, ("            WaitFlag<HardEvent::S_MTE3>(sToMte3);\n", ""),
                    ("            SetFlag<HardEvent::S_MTE3>(sToMte3);\n", ""))
-    r = evaluate(rs / "problem.py", racy, backend="ascendc-cpu", seed=1, tier="compact")
-    assert not r.passed and {c.status for c in r.cases} == {"error"}, render_table(r)
-    assert "pipe race on a buffer of a TQue<VECOUT>" in r.cases[0].message
-    assert "SetValue on the scalar pipe wrote at" in r.cases[0].message
+    ok = evaluate(rs / "problem.py", racy, backend="ascendc-cpu", seed=1, tier="compact")
+    assert ok.passed, render_table(ok)
+    # a process of its own: the engine's fork servers keep the environment they started with
+    env = {**os.environ, "REPAIR_ASCENDC_AUTO_SYNC": "off"}
+    p = subprocess.run([sys.executable, "-m", "repair", "eval", "--backend", "ascendc-cpu", "--tier", "compact",
+                        "--json", "--seed", "1", str(rs / "problem.py"), str(racy)], env=env, capture_output=True,
+                        text=True)
+    assert p.returncode == 1, p.stdout[-2000:] + p.stderr[-2000:]
+    cases = json.loads(p.stdout)["cases"]
+    assert {c["status"] for c in cases} == {"error"}, cases
+    assert "pipe race on a buffer of a TQue<VECOUT>" in cases[0]["message"]
+    assert "SetValue on the scalar pipe wrote at" in cases[0]["message"]

@@ -86,6 +86,10 @@ struct Config {
     uint32_t aic = 20;           // cube cores (GetCoreNumAic)
     uint64_t ub = 192 * 1024;    // unified buffer bytes per core
     uint64_t sys_workspace = 16 * 1024 * 1024;  // GetLibApiWorkSpaceSize
+    // the BiSheng compiler's --cce-auto-sync, on by default in a custom operator project (the documentation of
+    // its compile options): the compiler inserts the SetFlag/WaitFlag a dependency between two pipes needs, so an
+    // unordered hand-over is no race there. Off (a kernel built with --cce-auto-sync=off), tensor.h reports it.
+    bool auto_sync = true;
 };
 inline Config g_config;
 

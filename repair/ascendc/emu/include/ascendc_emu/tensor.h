@@ -90,7 +90,7 @@ inline void ub_access(Slot *slot, const void *ptr, uint64_t bytes, bool write, c
     uint32_t lo = static_cast<uint32_t>(reinterpret_cast<const uint8_t *>(ptr) - g_block.ub.data());
     uint32_t hi = lo + static_cast<uint32_t>(bytes);
     const Clock &seen = g_block.vc[q];
-    for (int p = 0; p < kPipes; p++) {
+    for (int p = 0; p < kPipes && !g_config.auto_sync; p++) {  // with auto-sync the compiler orders the two
         if (p == q) continue;
         const UbRecord &w = slot->wrote[p];
         if (w.epoch > seen.c[p])
