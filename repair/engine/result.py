@@ -11,7 +11,9 @@ from repair.integrity import IntegrityVerdict
 
 EVAL_SCHEMA = "repair.eval/v1"
 
-CaseStatus = Literal["pass", "mismatch", "error", "crash", "timeout", "compile-error"]
+# unsupported-on-interpreter: the kernel uses a construct the Triton interpreter cannot run as a GPU would (the
+# message names it and the line); not the kernel's failure, and `repair eval` exits 3 for it
+CaseStatus = Literal["pass", "mismatch", "error", "crash", "timeout", "compile-error", "unsupported-on-interpreter"]
 Tier = Literal["compact", "full"]
 
 
@@ -53,6 +55,8 @@ class EvalResult(BaseModel):
     numerics_passed: bool
     integrity: IntegrityVerdict = Field(default_factory=IntegrityVerdict)
     passed: bool  # numerics passed AND integrity clean
+    # the candidate cannot be imported ("file:line: cannot be imported: ..."): every case errors; `repair eval` exits 2
+    load_error: str | None = None
     # the candidate's processes confined themselves (REPAIR_CONFINE: no capabilities, Landlock, seccomp) ...
     confined: bool = False
     landlock: int = 0  # ... under this Landlock ABI (0: no Landlock on this kernel, or not confined)
