@@ -194,8 +194,9 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
     if as_json:
         click.echo(json.dumps(info, indent=2, sort_keys=True))
     else:
-        click.echo(f"{info['status']}: {info['attempts']} attempts ({', '.join(info['outcomes']) or 'none'}), "
-                   f"{info['tokens']['total_tokens']} tokens, best attempt {info['best_attempt']}"
+        from repair.loop.run import last_line
+
+        click.echo(last_line(info)
                    + (f"; outputs in {info['out']}" if info["out"] else "")
                    + (f" [AscendC on {backend}, emulated]" if info["emulated"] else ""))
     sys.exit(outcome.exit_code)
