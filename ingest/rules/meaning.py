@@ -9,13 +9,14 @@ import re
 from itertools import product
 
 from ingest.rules.errors import BadRule
-from ingest.rules import facts_cpp, facts_program
+from ingest.rules import facts_cpp, facts_mask, facts_program
 from ingest.rules.facts import FACTS, FactContext, Option
 from ingest.rules.flow import reaches, scope_of, span
 from ingest.rules.model import Flow, Rule
 
 assert facts_program.FACTS is FACTS  # importing it registered the launch and constructor facts
 assert facts_cpp.CPP_FACTS <= set(FACTS)  # and the C++ facts
+assert "access-mask" in FACTS  # and the mask facts (ingest.rules.facts_mask)
 MAX_OPTIONS = 8  # ways one match may fire (the product of its facts' options, first ones kept)
 
 
