@@ -160,7 +160,10 @@ CLEAN += [
 
 @pytest.mark.parametrize("source", CLEAN_HALF, ids=range(len(CLEAN_HALF)))
 def test_no_upcast_is_proposed_where_half_precision_is_exact_or_accumulated_in_fp32(source):
-    fired = [a.rule_id for rules in BY_CLASS.values() for a in apply_rules(rules, source, reference="x.half()")]
+    # the precision classes only: the tiled matmul has no launch, so its unmasked K loads may well run past K
+    # (the missing-mask rules rightly offer a mask there)
+    fired = [a.rule_id for c in ("missing-upcast", "fp16-accumulation")
+             for a in apply_rules(BY_CLASS[c], source, reference="x.half()")]
     assert fired == []
 
 

@@ -67,7 +67,7 @@ def test_worker_proposes_each_candidate_once_with_zero_tokens_and_a_citation():
 def test_worker_skips_broken_rules_and_other_languages():
     cpp = Rule(id="c", language="cpp", pattern="$A < $B", rewrite="$A <= $B")
     broken = Pattern(id="kb-bad", score=0.1, rules=({"id": "x", "pattern": "a"},))  # no rewrite
-    with pytest.raises(WorkerExhausted, match="no untried"):
+    with pytest.raises(WorkerExhausted, match="no rule matches: none of the 2 patterns with rules"):
         RulesWorker().propose(ctx(patterns=[pattern("kb-cpp", cpp), broken, pattern("kb-none")]))
 
 
