@@ -8,8 +8,8 @@ whose evidence is that of every record it reproduces (so it inherits their cohor
 --exclude-cohort` leaves it out when any source is tied to the cohort), and whose provenance says which entries
 and records it was derived from.
 
-A group of one fix learns only from a record without rules of its own (a hand-written rule is already general);
-hand-written fixes take part in groups. At most MAX_FIXES fixes a class (the newest) are generalised, so the cost
+Only a record without rules of its own starts learning (a hand-written rule is already general), and a group of
+one fix learns only from such a record; hand-written fixes take part in the groups it forms. At most MAX_FIXES fixes a class (the newest) are generalised, so the cost
 of an ingest stays bounded however big the KB grows. AscendC bundles and other languages are not learned from.
 """
 from __future__ import annotations
@@ -67,7 +67,7 @@ def learn(fixes: list[Fix], corpus: list[str]) -> list[Learned]:
             by_class.setdefault((f.record.language, f.record.diagnosis.bug_class.strip()), []).append(f)
     out: list[Learned] = []
     for (language, bug_class), mine in sorted(by_class.items()):
-        if not any(f.new for f in mine):
+        if not any(f.new and not f.record.rules for f in mine):  # nothing new to learn from (hand rules are general)
             continue
         newest = sorted(mine, key=lambda f: (f.new, f.record.finished_at))[-MAX_FIXES:]
         out += _learn_class(language, bug_class, newest, corpus)

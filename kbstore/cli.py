@@ -29,8 +29,9 @@ def cli() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--min-match", type=float, default=0.95, show_default=True, help="Full-tier match a record needs.")
 @click.option("--strict", is_flag=True, help="Exit 1 when any record is rejected.")
-@click.option("--learn/--no-learn", default=True, show_default=True,
-              help="Generalise the admitted fixes with the KB's fixes of their bug class into derived rule entries.")
+@click.option("--learn", is_flag=True,
+              help="Also generalise the admitted fixes with the KB's fixes of their bug class into derived rule "
+                   "entries the rules worker can use (ingest.learn).")
 @click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False), default=None,
               help="Correct kernels (DIR/*/correct.py) a learned rule must leave alone (default: the example suite).")
 @kb_option

@@ -111,3 +111,17 @@ def test_a_derived_rule_with_one_cohort_source_never_reaches_the_snapshot(tmp_pa
     assert op_a in snap.identity.entries and first.learned[0]["entry_id"] in snap.identity.entries
     assert all("provenance" in excluded.get(x["entry_id"], ()) for x in both)
     assert second.outcomes[0].entry_id in excluded
+
+
+def test_kb_ingest_learn_log_and_show_name_the_learned_rules(tmp_path):
+    from click.testing import CliRunner
+    from kbstore.cli import cli
+
+    path = write_record(_repair(6, DEV / "softmax_tile", "nearmiss_grid.py", "op_s"), tmp_path / "s.json")
+    run = CliRunner().invoke(cli, ["ingest", "--learn", "--corpus", str(EXAMPLES), str(path)])
+    assert run.exit_code == 0 and f"[{GRID}] from 1 entries: learned/" in run.output, run.output
+    learned = run.output.split("  learned ", 1)[1].split()[0]
+    log = CliRunner().invoke(cli, ["log"]).output
+    assert f"learned 1 rule entries: {learned}" in log
+    shown = CliRunner().invoke(cli, ["show", learned]).output
+    assert "Learned rule:" in shown and "learned at ingest from 1 entries" in shown
