@@ -533,3 +533,32 @@ def _not_grid_extent(fctx: FactContext, args: dict) -> list[Option]:
         return [Option()]
     value = ctx.host.resolve(arg.text())
     return [] if value in grid_axes(ctx.launch, ctx.host, counts=True) else [Option()]
+
+
+@fact("not-partials")
+def _not_partials(fctx: FactContext, args: dict) -> list[Option]:
+    """The node's loaded values are not partial results: no load reaching it reads a tensor that another kernel
+    launch of the module also receives (the second stage of a two-stage reduction sums per-program partial sums,
+    so its mean divides by the element count, not by the number of partials its mask bounds)."""
+    node = fctx.node(args.get("of"))
+    kernel = fctx.module.kernel_of(node) if node is not None else None
+    if kernel is None:
+        return [Option()]
+    ctx = _Ctx(fctx.module, kernel)
+    if ctx.launch is None:
+        return [Option()]
+    for call in kernel.node.find_all(pattern="tl.load($$$)"):
+        if not reaches(kernel.node, [call], [(node, 0)]):
+            continue
+        acc = access(ctx, call)
+        tensor = param_tensor(ctx.launch, ctx.host, acc.base) if acc is not None and acc.base else None
+        if tensor is None:
+            continue
+        for other in fctx.module.launches:
+            if other.kernel is kernel:
+                continue
+            if any(a.kind() == "identifier" and ctx.host.root(a.text()) == tensor
+                   for a in [*positional(other.args), *[keyword(other.args, p.name) for p in other.kernel.params]]
+                   if a is not None):
+                return []
+    return [Option()]

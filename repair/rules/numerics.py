@@ -244,6 +244,7 @@ def wrong_divisor() -> tuple:
         rule("count", c, "$S / $D", "$S / $N", context="kernel", flows=from_sum,
              where={"D": MetaConstraint(kind="identifier")},
              derive={"_D": Fact(fact="kernel-parameter", of="D"), "_G": Fact(fact="not-grid-extent", of="D"),
+                     "_P": Fact(fact="not-partials", of="S"),
                      "N": Fact(fact="mask-bound", of="S", args={"unless": "D"})},
              title="mean divides by another dimension's size, not the reduced element count"),
     )
