@@ -194,7 +194,7 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
     if as_json:
         click.echo(json.dumps(info, indent=2, sort_keys=True))
     else:
-        from repair.loop.run import last_line
+        from repair.loop import last_line
 
         click.echo(last_line(info)
                    + (f"; outputs in {info['out']}" if info["out"] else "")

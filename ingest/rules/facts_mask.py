@@ -444,7 +444,7 @@ def _ctx_of(fctx: FactContext, node) -> _Ctx | None:
 def _pad(ctx: _Ctx, call) -> str:
     """other= for a load: the identity of the reduction its value reaches ("" when it reaches none: no padding is
     read)."""
-    from ingest.rules.meaning import flow_holds
+    from ingest.rules.holds import flow_holds
     from ingest.rules.model import Flow
     from ingest.rules.vocab import EXP, MAX, MIN, NEG_INF, POS_INF, SUM
 

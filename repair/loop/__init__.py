@@ -7,7 +7,7 @@ __all__, __getattr__ = exports(__name__, {
     "judge": ["HarnessJudge", "Judge"],
     "record": ["RECORD", "build_record", "run_and_record"],
     "retrieve": ["FixedRetriever", "NoRetriever", "Retriever", "open_retriever"],
-    "run": ["backend_for", "default_ascendc_backend", "repair_run", "summary"],
+    "run": ["backend_for", "default_ascendc_backend", "last_line", "repair_run", "summary"],
     "symptom": ["SymptomQuery", "load_eval", "make_eval_result", "symptom_query"],
     "trajectory": ["Trajectory", "read_trajectory"],
 })

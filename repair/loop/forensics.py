@@ -53,7 +53,7 @@ def _case_line(c: CaseResult) -> str:
 
 def labels(compact: EvalResult, full: EvalResult | None = None):
     """The failing evaluation as data for the worker (repair.workers.FailureLabels): what `render` prints, typed."""
-    from repair.workers.base import CaseLabel, FailureLabels
+    from repair.workers import CaseLabel, FailureLabels
 
     tier, result = failing_view(compact, full)
     cases = []
