@@ -107,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
 
     apply_offline_env()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", choices=["examples", "heldout", "heldout2", "tune3", "heldout3", "both", "dev", "all",
-                                        "report"], default="both",
+    ap.add_argument("--suite", choices=["examples", "heldout", "heldout2", "tune3", "heldout3", "transfer3", "both", "dev",
+                                        "all", "report"], default="both",
                     help="both: examples and heldout; all: examples, dev, heldout, heldout2 and transfer3's halves; "
                          "report: examples, heldout, heldout2, tune3, heldout3 (the issue's one run)")
     ap.add_argument("--examples", type=Path, default=None, help="another directory in the example suite's format")
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.embedder:
         os.environ["KB_EMBEDDER"] = args.embedder
     suites = {"both": ["examples", "heldout"], "all": ["examples", "dev", "heldout", "heldout2", "tune3", "heldout3"],
-              "report": ["examples", "heldout", "heldout2", "tune3", "heldout3"]}.get(args.suite, [args.suite])
+              "report": ["examples", "heldout", "heldout2", "tune3", "heldout3"], "transfer3": ["tune3", "heldout3"]}.get(args.suite, [args.suite])
     dirs = {s: SUITES[s] for s in suites}
     if args.examples is not None:
         dirs = {"examples": args.examples}
