@@ -198,7 +198,7 @@ def _run(args, dirs: dict[str, Path], tmp: Path) -> int:
     touched = {}
     for suite, suite_dir in dirs.items():
         rows += _run_suite(suite, suite_dir, args, k, make_retriever, starter_classes)
-        touched[suite] = _correct_touched(suite_dir, suite_ops(suite), named=suite not in HALVES or suite == "tune3")
+        touched[suite] = _correct_touched(suite_dir, suite_ops(suite), named=not suite.startswith("heldout"))
     _summary(rows, list(dirs), touched)
     if args.json:
         args.json.write_text(json.dumps([asdict(r) | ({"name": ""} if r.suite.startswith("heldout") else {}) for r in rows],
