@@ -94,18 +94,23 @@ def collect_files(paths: list[str | Path]) -> list[Path]:
 
 
 def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_match: float = DEFAULT_MIN_MATCH,
-           embedder=None, lock_wait_s: float | None = None, learn: bool = False,
+           embedder=None, lock_wait_s: float | None = None, progress=None, learn: bool = False,
            corpus: list[str] | None = None) -> IngestReport:
-    """Admit the records under `paths` as one new KB version. `learn`: also generalise the new fixes into derived
-    rule entries (ingest.learn), checked against `corpus` (correct kernels; default: the example suite's)."""
+    """progress: called with a line at each stage (`kb ingest` prints them on stderr), else nothing is said.
+    learn: also generalise the new fixes into derived rule entries (ingest.learn), checked against `corpus`
+    (correct kernels; default: the example suite's)."""
     from kbstore.lock import write_lock
     from kbstore.store import Store
 
+    say = progress or (lambda text: None)
     t0 = time.monotonic()
     if not 0.0 <= min_match <= 1.0:
         raise BadInput(f"--min-match {min_match} is outside [0, 1]")
     started = _now()
-    checked: list[Checked] = pmap(check, [(f, min_match) for f in collect_files(paths)])
+    files = collect_files(paths)
+    say(f"reading and gating {len(files)} records")
+    checked: list[Checked] = pmap(check, [(f, min_match) for f in files])
+    say(f"gated {len(checked)} records: {sum(c.sha256 is None for c in checked)} rejected")
     kill_point("after-validate")
     kb = KBPaths.of(kb_path)
     with write_lock(kb.lock, wait_s=lock_wait_s, what="ingest"):
@@ -116,7 +121,8 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
             previous = store.head_version()
             known_fixes = _known_fixes(store, checked) if learn else []
         fresh = {c.sha256: c.loaded.record for c in checked if c.sha256 and c.sha256 not in known}
-        derived, vectors = _derive_and_embed(fresh, entries, embedder, min_match)
+        say(f"deriving and embedding {len(fresh)} new records ({len(checked) - len(fresh)} known or rejected)")
+        derived, vectors = _derive_and_embed(fresh, entries, embedder, min_match, say)
         plan = _plan(checked, known, entries, derived)
         if learn:
             _learn(plan, known_fixes, entries, embedder, vectors, corpus)
@@ -124,9 +130,11 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
         report = IngestReport(str(kb.root), uuid.uuid4().hex, previous, None, plan.outcomes, len(plan.new_entries),
                               len(plan.admitted))
         with Store.open(kb, write=True) as store:
+            say(f"writing {len(plan.admitted)} admitted records, {len(plan.new_entries)} new entries")
             with store.transaction():
                 _write(store, plan, vectors, embedder, report, started, min_match)
             kill_point("after-commit")
+            say("updating the index")
             report.index = _sync_index(store, kb)
             kill_point("after-index")
     report.seconds = time.monotonic() - t0
@@ -136,7 +144,8 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
 EMBED_CHUNK = 64  # records per pool task: derived, then their texts embedded as one batch
 
 
-def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float) -> tuple[dict[str, Derived], dict]:
+def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float,
+                      say=lambda text: None) -> tuple[dict[str, Derived], dict]:
     """Derive the new records and embed each new entry's text once, chunk by chunk: over the process pool
     for a big batch (each process deriving its chunk and embedding the chunk's texts: inference is most
     of an ingest's CPU), here for a small one."""
@@ -158,6 +167,8 @@ def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float
                 derived[next(shas)] = d
             for eid, vec in vecs.items():
                 vectors.setdefault(eid, vec)
+            if pooled:
+                say(f"derived and embedded {len(derived)}/{len(records)} records")
     finally:
         prepare.EMBED_WITH = None
     return derived, vectors

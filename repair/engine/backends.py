@@ -279,6 +279,9 @@ class AscendCCPU(Backend):
         from repair.ascendc import compiler, platform_config
 
         compiler()  # EnvironmentMissing when there is no g++
+        from repair.ascendc import checked_root
+
+        checked_root()  # CacheRefused (exit 3) when the build cache is not safely this user's
         platform_config()  # BadInput for a malformed $REPAIR_ASCENDC_CORES or $REPAIR_ASCENDC_UB_KB
 
     def prepare_server(self) -> None:

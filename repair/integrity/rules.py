@@ -27,6 +27,8 @@ RULES: dict[str, str] = {
     "static.kernel-no-store": "a launched Triton kernel that never stores (tl.store/atomic)",
     "static.host-compute": "host-side computation on tensor data (numpy, .tolist(), .numpy(), from_numpy)",
     "static.cpp-framework-compute": "C/C++ kernel source calls torch/ATen compute (at::, torch::)",
+    "static.validation-changed": "AscendC (NPUKernelBench): a benchmark-owned validation file the candidate carries "
+                                 "differs from the one its task was imported with",
     "static.ascendc-chain": "AscendC: a broken link from ModelNew.forward through the binding to a kernel launch "
                             "that copies GM<->UB and computes (the finding names the link)",
     # runtime: what ModelNew.forward did inside the sandbox

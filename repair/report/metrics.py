@@ -66,6 +66,10 @@ class CampaignMetrics(BaseModel):
     ablations: list[str] = Field(default_factory=list)
     snapshot: str | None = None
     cohort_sha256: str | None = None  # the cohort manifest's hash (None: a single problem)
+    backend: str = "triton-cpu"  # what every run's evaluations ran on (the campaign's config)
+    emulated: bool = False  # that backend emulates its hardware (ascendc-cpu): the figures are not the NPU's
+    created_at: str | None = None  # when the campaign was first started
+    policy: str = "strict"  # the integrity policy its runs were judged under
     trials: int = 1
     operators: int
     runs: int
@@ -144,6 +148,8 @@ def load_campaign(path: Path) -> CampaignMetrics:
     return CampaignMetrics(
         name=Path(path).resolve().name, path=str(path), kind=config.kind, worker=config.worker, model=config.model,
         ablations=config.ablations, snapshot=config.snapshot, trials=config.trials,
+        backend=config.backend, emulated=_emulated(config.backend), created_at=ledger.created_at(),
+        policy=config.policy,
         cohort_sha256=config.manifest_sha256 if config.manifest else None,
         operators=len({r.operator_id for r in rows}), runs=len(rows), finished=len(finished),
         repaired=len(successes), crashed=sum(o.status == "crashed" for o in finished),
@@ -163,6 +169,12 @@ def load_campaign(path: Path) -> CampaignMetrics:
         stop_reasons=dict(sorted(Counter(o.stop_reason for o in finished).items())),
         units=units, tasks=tasks,
     )
+
+
+def _emulated(backend: str) -> bool:
+    from repair.engine import BACKENDS
+
+    return bool(getattr(BACKENDS.get(backend), "emulated", False))
 
 
 def task_outcomes(kind: str, trials: int, units: list[Unit]) -> list[Task]:

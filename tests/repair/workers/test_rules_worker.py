@@ -313,15 +313,15 @@ def test_emulator_faults_are_cues_that_rank_their_class_first():
 
 
 def test_a_run_that_repairs_nothing_ends_with_what_matched_and_what_each_attempt_did(tmp_path):
-    from repair.loop.run import last_line, summary
+    from repair.loop import ending_lines
 
     (tmp_path / "problem.py").write_text((EXAMPLES / "max_lastdim" / "problem.py").read_text())
     (tmp_path / "nearmiss.py").write_text(SOURCE)
     judge = TextJudge([(SOURCE, 2, 1, 3.0), (CORRECT, 2, 4, 0.0)])
     outcome = run_repair(RunConfig(tmp_path / "problem.py", tmp_path / "nearmiss.py"), RulesWorker(),
                          FixedRetriever([pattern("kb-worse", WORSE_LE), pattern("kb-none")]), judge)
-    line = last_line(summary(outcome))
+    line = "\n".join(ending_lines(outcome, "rules"))
     assert not outcome.repaired and "every rule application tried" in line and "kb-worse (worse-le)" in line
     # each attempt: the rule and where, then the score it started from and the one it got
-    assert "attempt 1: " in line and "worse-le" in line.split("attempt 1: ", 1)[1]
+    assert "  attempt 1: not-improved, cites kb-worse" in line and "rule worse-le at " in line
     assert "full 1 compact 2 err 0 -> full 0 compact 0 err 9 (not-improved)" in line

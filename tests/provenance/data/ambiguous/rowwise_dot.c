@@ -1,3 +1,4 @@
+// ambiguous: a port of rowwise_dot, whose op stream (LOAD LOAD MUL REDUCE_SUM STORE) is any dot product's (matmul's and the independent conv1d.c's too)
 /* Row-wise dot product of two matrices. */
 void row_dot(const float *x, const float *y, float *out, int n_rows, int n_cols,
              int x_row_stride, int y_row_stride)

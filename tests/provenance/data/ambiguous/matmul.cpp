@@ -1,3 +1,4 @@
+// ambiguous: a port of matmul, whose op stream (LOAD LOAD MUL REDUCE_SUM STORE) is any dot product's (rowwise_dot's and the independent conv1d.c's too)
 // Tiled matmul ported from Triton: BLOCK_M x BLOCK_N output tiles, a K loop in BLOCK_K steps.
 #include <algorithm>
 
