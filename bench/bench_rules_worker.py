@@ -59,7 +59,10 @@ def suite_ops(suite: str) -> set[str] | None:
     """The operators of a half-suite (None: every operator of the suite's directory)."""
     if suite not in HALVES:
         return None
-    return set(json.loads((SUITES[suite] / "split.json").read_text())[HALVES[suite]])
+    from heldout_protocol import load_split  # bench/heldout_protocol.py: the digest and the rule are checked
+
+    split = load_split(SUITES[suite])
+    return set(split.tune if HALVES[suite] == "tune" else split.heldout)
 
 
 class CountingJudge:
