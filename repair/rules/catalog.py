@@ -81,7 +81,7 @@ STARTER: tuple[StarterPattern, ...] = (
              [f"{DEV}/mask_l2norm_rows/nearmiss_load.py", f"{DEV}/mask_l2norm_rows/nearmiss_load_other.py",
               f"{DEV}/mask_rowmax_chunks/nearmiss_load.py", f"{DEV}/mask_flip_rows/nearmiss_store.py",
               f"{DEV}/mask_flip_rows/nearmiss_both.py", f"{DEV}/mask_add_2d/nearmiss_store.py",
-              f"{DEV}/mask_matmul_tiles/nearmiss_load2d.py", f"{DEV}/mask_matmul_tiles/nearmiss_both2d.py",
+              f"{DEV}/mask_matmul_tiles/nearmiss_load2d.py",
               f"{DEV}/mask_rowmax_tiles/nearmiss_load2d.py", f"{DEV}/mask_rowmax_tiles/nearmiss_load2d_other.py"],
              TAIL + SCALED + WRONG + NAN),
     _pattern("mask-wrong-dim", "A mask compares an index with another dimension's extent",
