@@ -12,6 +12,12 @@ aggregate only (per bug class: repaired of total), never per file.
     .venv/bin/python bench/bench_rules_worker.py [--suite examples|heldout|heldout2|both|all] [--k 5] [--attempts 8]
                                                 [--embedder hash] [--offer-all] [--json FILE]
     .venv/bin/python bench/bench_rules_worker.py --distill-loo [--loo-suite dev|heldout] [--loo-judge harness|ast]
+    .venv/bin/python bench/bench_rules_worker.py --learn-loo tune3|heldout3|heldout|heldout2|dev [--limit N]
+
+heldout/transfer3 runs as two suites by its split.json: `tune3` (its tune half, printed per file) and `heldout3` (its
+held-out half: totals only, no per-file row and no per-class row). `--learn-loo` measures learning at ingest: for
+each operator, the other operators' repairs of its classes are ingested with learning into a fresh KB, and the rules
+worker is offered only the rule entries that ingest learned.
 
 `--distill-loo` measures distillation instead, leave one operator out: for each operator, rules are distilled
 from the other operators' fixes (near-miss -> correct kernel) of a class, one fix at a time (ingest.rules.distill)
@@ -43,7 +49,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 SUITES = {"examples": ROOT / "examples", "heldout": ROOT / "heldout" / "transfer",
           "heldout2": ROOT / "heldout" / "transfer2",
+          "tune3": ROOT / "heldout" / "transfer3", "heldout3": ROOT / "heldout" / "transfer3",
           "dev": ROOT / "tests" / "repair" / "rules" / "data" / "dev"}  # dev: the rules' own development set
+# heldout/transfer3 by its split.json: the tune half may be read and printed per file, the held-out half never
+HALVES = {"tune3": "tune", "heldout3": "heldout"}
+
+
+def suite_ops(suite: str) -> set[str] | None:
+    """The operators of a half-suite (None: every operator of the suite's directory)."""
+    if suite not in HALVES:
+        return None
+    from heldout_protocol import load_split  # bench/heldout_protocol.py: the digest and the rule are checked
+
+    split = load_split(SUITES[suite])
+    return set(split.tune if HALVES[suite] == "tune" else split.heldout)
 
 
 class CountingJudge:
@@ -76,8 +95,10 @@ class Row:
     cited: str
 
 
-def nearmisses(suite_dir: Path):
+def nearmisses(suite_dir: Path, ops: set[str] | None = None):
     for meta_path in sorted(suite_dir.glob("*/meta.yaml")):
+        if ops is not None and meta_path.parent.name not in ops:
+            continue
         meta = yaml.safe_load(meta_path.read_text())
         for name, info in meta["candidates"].items():
             if info.get("kind") == "near-miss":
@@ -89,8 +110,10 @@ def main(argv: list[str] | None = None) -> int:
 
     apply_offline_env()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", choices=["examples", "heldout", "heldout2", "both", "dev", "all"], default="both",
-                    help="both: examples and heldout; all: examples, dev, heldout and heldout2")
+    ap.add_argument("--suite", choices=["examples", "heldout", "heldout2", "tune3", "heldout3", "transfer3", "both", "dev",
+                                        "all", "report"], default="both",
+                    help="both: examples and heldout; all: examples, dev, heldout, heldout2 and transfer3's halves; "
+                         "report: examples, heldout, heldout2, tune3, heldout3 (the issue's one run)")
     ap.add_argument("--examples", type=Path, default=None, help="another directory in the example suite's format")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--attempts", type=int, default=8)
@@ -102,13 +125,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="dev: the example suite and the rules' dev set (default); heldout: the transfer suite")
     ap.add_argument("--loo-judge", choices=["harness", "ast"], default="harness",
                     help="ast: only count the correct kernel reached; harness: also run the rules worker")
+    ap.add_argument("--learn-loo", choices=["tune3", "heldout3", "heldout", "heldout2", "dev"], default=None,
+                    help="learning at ingest, leave one operator out: kb ingest --learn of the other operators' "
+                         "repairs, then the rules worker offered only the learned rule entries")
+    ap.add_argument("--limit", type=int, default=None, help="at most this many near-misses a suite (bounded runs)")
     args = ap.parse_args(argv)
+    if args.learn_loo:
+        return learn_loo(args.learn_loo, args.attempts, args.limit)
     if args.distill_loo:
         return distill_loo(args.loo_suite, args.loo_judge, args.attempts)
     if args.embedder:
         os.environ["KB_EMBEDDER"] = args.embedder
-    suites = {"both": ["examples", "heldout"], "all": ["examples", "dev", "heldout", "heldout2"]}.get(args.suite,
-                                                                                                  [args.suite])
+    suites = {"both": ["examples", "heldout"], "all": ["examples", "dev", "heldout", "heldout2", "tune3", "heldout3"],
+              "report": ["examples", "heldout", "heldout2", "tune3", "heldout3"], "transfer3": ["tune3", "heldout3"]}.get(args.suite, [args.suite])
     dirs = {s: SUITES[s] for s in suites}
     if args.examples is not None:
         dirs = {"examples": args.examples}
@@ -172,7 +201,7 @@ def _run(args, dirs: dict[str, Path], tmp: Path) -> int:
     touched = {}
     for suite, suite_dir in dirs.items():
         rows += _run_suite(suite, suite_dir, args, k, make_retriever, starter_classes)
-        touched[suite] = _correct_touched(suite_dir)
+        touched[suite] = _correct_touched(suite_dir, suite_ops(suite), named=not suite.startswith("heldout"))
     _summary(rows, list(dirs), touched)
     if args.json:
         args.json.write_text(json.dumps([asdict(r) | ({"name": ""} if r.suite.startswith("heldout") else {}) for r in rows],
@@ -192,7 +221,7 @@ def _run_suite(suite, suite_dir, args, k, make_retriever, starter_classes) -> li
         print(f"{'near-miss':32} {'bug class':24} {'starter':7} {'status':17} {'attempts':>8} {'evals':>5} "
               f"{'wall s':>7}  cited")
     rows = []
-    for n, (op_dir, name, bug_class) in enumerate(nearmisses(suite_dir), 1):
+    for n, (op_dir, name, bug_class) in enumerate(list(nearmisses(suite_dir, suite_ops(suite)))[:args.limit], 1):
         problem = op_dir / "problem.py"
         judge = CountingJudge(HarnessJudge(problem, seed=0))
         t0 = time.perf_counter()
@@ -218,13 +247,16 @@ def _run_suite(suite, suite_dir, args, k, make_retriever, starter_classes) -> li
     return rows
 
 
-def _correct_touched(suite_dir: Path) -> tuple[int, int]:
-    """(correct kernels some starter rule rewrites, correct kernels): a rule must never touch a passing kernel."""
+def _correct_touched(suite_dir: Path, ops: set[str] | None = None, named: bool = False) -> tuple[int, int]:
+    """(correct kernels some starter rule rewrites, correct kernels): a rule must never touch a passing kernel.
+    `named`: print which rules rewrite which correct kernel (never for a held-out suite)."""
     from ingest.rules import apply_rule, equivalent
     from repair.rules.catalog import starter_rules
 
     rules, touched, total = starter_rules(), 0, 0
     for meta_path in sorted(suite_dir.glob("*/meta.yaml")):
+        if ops is not None and meta_path.parent.name not in ops:
+            continue
         meta = yaml.safe_load(meta_path.read_text())
         reference = (meta_path.parent / "problem.py").read_text()
         for name, info in meta["candidates"].items():
@@ -232,8 +264,11 @@ def _correct_touched(suite_dir: Path) -> tuple[int, int]:
                 continue
             text = (meta_path.parent / name).read_text()
             total += 1
-            touched += any(not equivalent(a.patched_source, text) for r in rules
-                           for a in apply_rule(r, text, reference=reference))
+            fired = sorted({a.rule_id for r in rules for a in apply_rule(r, text, reference=reference)
+                            if not equivalent(a.patched_source, text)})
+            touched += bool(fired)
+            if fired and named:
+                print(f"  correct kernel rewritten: {meta_path.parent.name}/{name} by {', '.join(fired)}")
     return touched, total
 
 
@@ -265,11 +300,12 @@ def _summary(rows: list[Row], suites: list[str], touched: dict | None = None) ->
     print(f"\n## summary\n{'':34}" + "".join(f"{s:>18}" for s in suites))
     for key in next(iter(table.values())):
         print(f"{key:34}" + "".join(f"{table[s][key]:>18}" for s in suites))
-    classes = sorted({r.bug_class for r in rows})
-    print(f"\n## per bug class (repaired/total)\n{'bug class':34}" + "".join(f"{s:>18}" for s in suites))
+    per_class = [s for s in suites if s != "heldout3"]  # transfer3's held-out half: totals only
+    classes = sorted({r.bug_class for r in rows if r.suite in per_class})
+    print(f"\n## per bug class (repaired/total)\n{'bug class':34}" + "".join(f"{s:>18}" for s in per_class))
     for c in classes:
         cells = []
-        for s in suites:
+        for s in per_class:
             rs = [r for r in by[s] if r.bug_class == c]
             cells.append(f"{sum(r.status == 'repaired' for r in rs)}/{len(rs)}" if rs else "-")
         print(f"{c:34}" + "".join(f"{x:>18}" for x in cells))
@@ -399,6 +435,96 @@ def distill_loo(suite: str = "dev", judge: str = "harness", attempts: int = 8) -
     print("breaks: rewrites a generalised rule makes on the left-out operator's correct kernel "
           "(never seen in training)")
     return 0
+
+
+def _repair_record(i: int, op_dir: Path, file: str, bug_class: str):
+    """A recorded repair standing in for an LLM's (near-miss -> the operator's correct kernel), without rules."""
+    from ingest.record import Diagnosis
+    from ingest.synthetic import make_record
+
+    r = make_record(i, bug_class="missing-other", operator_id=op_dir.name, family=op_dir.name,
+                    source=(op_dir / file).read_text(), repaired=(op_dir / "correct.py").read_text(),
+                    run_id=f"loo-{op_dir.name}-{i}")
+    return r.model_copy(update={"diagnosis": Diagnosis(title=f"{bug_class} in {op_dir.name}", bug_class=bug_class,
+                                                       root_cause=bug_class, fix=bug_class)})
+
+
+def learn_loo(suite: str, attempts: int = 8, limit: int | None = None) -> int:
+    """Learning at ingest, leave one operator out: for each operator, `kb ingest --learn` (the library call) of the
+    other operators' repairs of the classes it shares with them into a fresh KB, then the rules worker on its
+    near-misses of those classes, offered only the rule entries that ingest learned (rules that did not exist
+    before it). Only near-misses whose class occurs in another operator count. Held-out halves: totals only."""
+    from ingest.api import ingest
+    from ingest.learn import correct_corpus
+    from ingest.synthetic import write_record
+    from kbstore.embed import HashEmbedder
+    from kbstore.views import show
+    from repair.workers.base import Pattern
+
+    items = list(nearmisses(SUITES[suite], suite_ops(suite)))
+    named = suite in ("tune3", "dev")
+    corpus = correct_corpus(SUITES["examples"])
+    print(f"# learning at ingest, leave one operator out ({suite}; rules learned from the other operators' repairs "
+          f"against the example suite's {len(corpus)} correct kernels; rules worker offered only the learned entries, "
+          f"{attempts} attempts, harness at seed 0)")
+    totals, tmp, n_run = Counter(), Path(tempfile.mkdtemp(prefix="bench-learn-")), 0
+    try:
+        with _shared_server():
+            for op in sorted({d for d, _, _ in items}, key=str):
+                mine = [(d, f, c) for d, f, c in items if d == op]
+                others = [(d, f, c) for d, f, c in items if d != op and c in {x[2] for x in mine}]
+                if not others:
+                    continue
+                t0 = time.perf_counter()
+                rec_dir = tmp / op.name / "records"
+                for i, (d, f, c) in enumerate(others):
+                    write_record(_repair_record(i, d, f, c), rec_dir / f"{i:03d}.json")
+                report = ingest([rec_dir], tmp / op.name / "kb", embedder=HashEmbedder(), learn=True, corpus=corpus)
+                learned = [show(tmp / op.name / "kb", x["entry_id"])["pattern"] for x in report.learned]
+                pats = [Pattern(id=f"learned-{k}", score=1.0, title=p["title"], bug_class=p["bug_class"],
+                                fix=p["fix"], rules=tuple(p["rules"])) for k, p in enumerate(learned)]
+                totals["learned entries"] += len(pats)
+                totals["ingest s"] += time.perf_counter() - t0
+                for d, f, c in mine:
+                    if c not in {x[2] for x in others} or (limit is not None and n_run >= limit):
+                        continue
+                    n_run += 1
+                    totals["near-misses"] += 1
+                    mine_pats = [p for p in pats if p.bug_class == c]
+                    ok, evals = _worker_repairs_patterns(mine_pats, d, f, attempts) if mine_pats else (False, 0)
+                    totals["repaired"] += ok
+                    totals["evaluations"] += evals
+                    if named:
+                        print(f"{d.name + '/' + f:40} {c:26} learned {len(mine_pats):>2}  "
+                              f"{'repaired' if ok else 'not repaired':12} evals {evals}")
+                if not named:
+                    print(f"\r{totals['near-misses']} near-misses run", end="", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if not named:
+        print()
+    n = max(totals["near-misses"], 1)
+    print(f"\n{suite}: near-misses whose class occurs in another operator {totals['near-misses']}; repaired by "
+          f"learned rules {totals['repaired']} ({100 * totals['repaired'] / n:.0f}%) at zero tokens; harness "
+          f"evaluations {totals['evaluations']}; learned entries {totals['learned entries']}; ingest wall "
+          f"{totals['ingest s']:.0f} s")
+    return 0
+
+
+def _worker_repairs_patterns(patterns, op_dir: Path, file: str, attempts: int) -> tuple[bool, int]:
+    from repair.loop.algorithm import RunConfig, run_repair
+    from repair.loop.bounds import Bounds
+    from repair.loop.judge import HarnessJudge
+    from repair.loop.retrieve import FixedRetriever
+    from repair.workers.rules_worker import RulesWorker
+
+    judge = CountingJudge(HarnessJudge(op_dir / "problem.py", seed=0))
+    try:
+        outcome = run_repair(RunConfig(op_dir / "problem.py", op_dir / file, bounds=Bounds(attempts=attempts),
+                                       k=len(patterns)), RulesWorker(), FixedRetriever(patterns), judge)
+    except Exception:  # one broken run is a miss, not the end of the bench
+        return False, judge.evaluations
+    return outcome.status == "repaired", judge.evaluations
 
 
 @contextmanager

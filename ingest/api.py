@@ -9,6 +9,9 @@ rerun completes the ingest:
    and its events, and the version row last; commit;
 4. bring the derived indexes in line with DuckDB (kbstore.index.sync_indexes: the mapped layout appended to, the
    chromadb index synced; caches: a crash here is repaired by the next reader or writer).
+
+With `learn`, step 2 also generalises the new fixes with the KB's fixes of their bug class into derived entries
+(ingest.learn), written in the same transaction with their sources' evidence and provenance.
 """
 from __future__ import annotations
 
@@ -56,6 +59,7 @@ class IngestReport:
     evidence_added: int = 0
     index: str = ""
     seconds: float = 0.0
+    learned: list[dict] = field(default_factory=list)  # derived entries: id, bug class, rule ids, source entries
 
     def count(self, outcome: str) -> int:
         return sum(o.outcome == outcome for o in self.outcomes)
@@ -65,7 +69,7 @@ class IngestReport:
                 "version": self.version, "admitted": self.count("admitted"), "duplicates": self.count("duplicate"),
                 "rejected": self.count("rejected"), "entries_added": self.entries_added,
                 "evidence_added": self.evidence_added, "index": self.index, "seconds": round(self.seconds, 3),
-                "outcomes": [o.as_dict() for o in self.outcomes]}
+                "learned": self.learned, "outcomes": [o.as_dict() for o in self.outcomes]}
 
 
 def collect_files(paths: list[str | Path]) -> list[Path]:
@@ -92,10 +96,12 @@ def collect_files(paths: list[str | Path]) -> list[Path]:
 
 def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_match: float = DEFAULT_MIN_MATCH,
            embedder=None, lock_wait_s: float | None = None, progress=None,
-           accept_policy: str = REQUIRED_POLICY) -> IngestReport:
+           accept_policy: str = REQUIRED_POLICY, learn: bool = False, corpus: list[str] | None = None) -> IngestReport:
     """progress: called with a line at each stage (`kb ingest` prints them on stderr), else nothing is said.
     accept_policy: the laxest integrity policy whose verdicts the gate admits (strict, the method's protocol,
-    unless asked); a laxer one is written into each admitted record's evidence gate (`accept_policy`)."""
+    unless asked); a laxer one is written into each admitted record's evidence gate (`accept_policy`).
+    learn: also generalise the new fixes into derived rule entries (ingest.learn), checked against `corpus`
+    (correct kernels; default: the example suite's)."""
     from kbstore.lock import write_lock
     from kbstore.store import Store
 
@@ -118,10 +124,13 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
             known = store.record_entries(c.sha256 for c in checked if c.sha256)
             entries = store.entry_ids()
             previous = store.head_version()
+            known_fixes = _known_fixes(store, checked) if learn else []
         fresh = {c.sha256: c.loaded.record for c in checked if c.sha256 and c.sha256 not in known}
         say(f"deriving and embedding {len(fresh)} new records ({len(checked) - len(fresh)} known or rejected)")
         derived, vectors = _derive_and_embed(fresh, entries, embedder, min_match, say, accept_policy)
         plan = _plan(checked, known, entries, derived)
+        if learn:
+            _learn(plan, known_fixes, entries, embedder, vectors, corpus)
         kill_point("after-embed")
         report = IngestReport(str(kb.root), uuid.uuid4().hex, previous, None, plan.outcomes, len(plan.new_entries),
                               len(plan.admitted))
@@ -176,6 +185,64 @@ class _Plan:
     outcomes: list[Outcome]
     admitted: list[tuple[Outcome, Checked, Derived]]  # new records, in file order
     new_entries: dict[str, Pattern]  # entry id -> pattern, for entries not yet in the KB
+    learned: list = field(default_factory=list)  # ingest.learn.Learned, new derived entries (also in new_entries)
+
+
+def _known_fixes(store, checked: list[Checked]) -> list:
+    """The KB's fixes of the bug classes the checked records bring (each record once, under its own entry)."""
+    from ingest.learn import LEARNED_TITLE, Fix, learnable
+    from ingest.record import RepairRecord
+
+    classes = sorted({c.loaded.record.diagnosis.bug_class.strip() for c in checked
+                      if c.sha256 and learnable(c.loaded.record)})
+    if not classes:
+        return []
+    rows = store.rows("SELECT e.entry_id, e.record_sha256, r.canonical_json FROM evidence e "
+                      "JOIN records r ON r.sha256 = e.record_sha256 JOIN entries n ON n.id = e.entry_id "
+                      f"WHERE n.bug_class IN ({', '.join('?' * len(classes))}) AND n.title NOT LIKE ? "
+                      "ORDER BY e.version, e.record_sha256", [*classes, f"{LEARNED_TITLE}%"])
+    return [Fix(r["entry_id"], r["record_sha256"], RepairRecord.model_validate_json(r["canonical_json"]), False)
+            for r in rows]
+
+
+def _learn(plan: _Plan, known_fixes: list, entries: set[str], embedder, vectors: dict, corpus) -> None:
+    """Generalise the plan's new fixes with the KB's (ingest.learn); new derived entries join the plan, embedded."""
+    from ingest.learn import Fix, correct_corpus, learn
+
+    new = [Fix(out.entry_id, out.record_sha256, c.loaded.record, True) for out, c, _ in plan.admitted]
+    for item in learn(known_fixes + new, correct_corpus() if corpus is None else corpus):
+        if item.id in entries or item.id in plan.new_entries:
+            continue
+        plan.new_entries[item.id] = item.pattern
+        plan.learned.append(item)
+    texts = [embed_text(item.pattern) for item in plan.learned]
+    for item, vec in zip(plan.learned, embedder.embed(texts) if texts else []):
+        vectors[item.id] = vec
+
+
+def _write_learned(store, graph, plan: _Plan, report: IngestReport, version: int | None, now: str) -> list[tuple]:
+    """A derived entry's evidence and fingerprints are its sources' (so it carries their cohort exposure), and it
+    was derived from each source entry. Returns its ingest events."""
+    events = []
+    for item in plan.learned:
+        node = graph.node(f"nm:entry/{item.id}", "entity", "nm:Entry", sha256=item.id)
+        graph.rel("wasGeneratedBy", node, f"nm:ingest/{report.batch_id}")
+        for src in item.sources:
+            graph.rel("wasDerivedFrom", node, graph.node(f"nm:entry/{src.entry_id}", "entity", "nm:Entry"),
+                      record=src.record_sha256, **{"prov:type": "nm:Generalisation"})
+            for table, stamp in (("evidence", {"batch_id": report.batch_id, "version": version, "ingested_at": now}),
+                                 ("fingerprints", {})):
+                rows = store.rows(f"SELECT * FROM {table} WHERE entry_id = ? AND record_sha256 = ?",
+                                  [src.entry_id, src.record_sha256])
+                if rows:
+                    cols = tuple(rows[0])
+                    store.insert(table, cols, [tuple({**r, "entry_id": item.id, **stamp}[c] for c in cols)
+                                               for r in rows])
+        report.learned.append({"entry_id": item.id, "bug_class": item.pattern.bug_class,
+                               "rules": [r["id"] for r in item.pattern.rules],
+                               "sources": [s.entry_id for s in item.sources]})
+        events.append(("", None, "learned", item.id, canonical_json({"sources": [s.entry_id for s in item.sources]})))
+    return events
 
 
 def _plan(checked: list[Checked], known: dict[str, str], entries: set[str], derived: dict[str, Derived]) -> _Plan:
@@ -230,6 +297,7 @@ def _write(store, plan: _Plan, vectors: dict, embedder, report: IngestReport, st
                               "problem_sha256", "source_sha256", "repaired_sha256", "match", "worker_kind", "worker_model",
                               "batch_id", "version", "ingested_at"), evidence)
     store.insert("fingerprints", ("entry_id", "record_sha256", "role", "language", "scheme", "packed"), fingerprints)
+    learned_events = _write_learned(store, graph, plan, report, version, now) if plan.learned else []
     batch = {"batch_id": report.batch_id, "started_at": started, "finished_at": now, "pid": os.getpid(),
              "host": socket.gethostname(), "tool_version": tool_version(), "min_match": min_match,
              "embedder": embedder.name, "version": version, "admitted": report.count("admitted"),
@@ -243,7 +311,8 @@ def _write(store, plan: _Plan, vectors: dict, embedder, report: IngestReport, st
     store.insert("batches", tuple(batch), [tuple(batch.values())])
     store.insert("ingest_events", ("batch_id", "seq", "path", "record_sha256", "outcome", "entry_id", "reasons"),
                  [(report.batch_id, n, o.path, o.record_sha256, o.outcome, o.entry_id,
-                   canonical_json([r.as_dict() for r in o.reasons])) for n, o in enumerate(plan.outcomes)])
+                   canonical_json([r.as_dict() for r in o.reasons])) for n, o in enumerate(plan.outcomes)]
+                 + [(report.batch_id, len(plan.outcomes) + n, *e) for n, e in enumerate(learned_events)])
     if store.meta("embedder") is None:
         store.set_meta("embedder", embedder.name)
         store.set_meta("embedder_fingerprint", embedder.fingerprint)

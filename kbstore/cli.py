@@ -62,14 +62,21 @@ def cli() -> None:
 @click.option("--accept-policy", type=click.Choice(["strict", "epilogue"]), default="strict", show_default=True,
               help="The laxest integrity policy admitted: epilogue also admits records whose verdicts were made "
                    "under `repair run --policy epilogue` (their evidence says so).")
+@click.option("--learn", is_flag=True,
+              help="Also generalise the admitted fixes with the KB's fixes of their bug class into derived rule "
+                   "entries the rules worker can use (ingest.learn).")
+@click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False), default=None,
+              help="Correct kernels (DIR/*/correct.py) a learned rule must leave alone (default: the example suite).")
 @kb_option
 @json_option
-def ingest(paths, min_match, strict, accept_policy, kb_path, as_json) -> None:
+def ingest(paths, min_match, strict, accept_policy, learn, corpus_dir, kb_path, as_json) -> None:
     """Gate repair records (files, or directories of *.json) and admit the good ones as a new KB version."""
     from ingest.api import ingest as run_ingest
+    from ingest.learn import correct_corpus
 
+    corpus = correct_corpus(corpus_dir) if corpus_dir else None
     report = run_ingest(list(paths), kb_path, min_match=min_match, accept_policy=accept_policy,
-                        progress=None if as_json else _progress("kb ingest"))
+                        progress=None if as_json else _progress("kb ingest"), learn=learn, corpus=corpus)
     if as_json:
         _print_json(report.as_dict())
     else:
@@ -80,6 +87,9 @@ def ingest(paths, min_match, strict, accept_policy, kb_path, as_json) -> None:
         for o in report.outcomes:
             if o.reasons:  # one line per rejected record, every reason on it
                 click.echo(f"  rejected {o.path}: " + "; ".join(f"{r.code}: {r.message}" for r in o.reasons))
+        for x in report.learned:
+            click.echo(f"  learned {x['entry_id'][:12]} [{x['bug_class']}] from {len(x['sources'])} entries: "
+                       + ", ".join(x["rules"]))
         click.echo(f"index: {report.index}")
     if strict and report.count("rejected"):
         sys.exit(1)
@@ -100,6 +110,8 @@ def log(verbose, kb_path, as_json) -> None:
         click.echo(f"v{v['version']}  {v['created_at']}  batch {v['batch_id'][:12]}  +{v['entries_added']} entries  "
                    f"+{v['evidence_added']} evidence  admitted {v['admitted']}  duplicate {v['duplicates']}  "
                    f"rejected {v['rejected']}")
+        if v.get("learned"):
+            click.echo(f"      learned {len(v['learned'])} rule entries: " + ", ".join(e[:12] for e in v["learned"]))
         if verbose:
             for r in v["rejections"]:
                 click.echo(f"      rejected {r['path']}: {r['code']}: {r['message']}")
@@ -127,6 +139,9 @@ def show(entry_id, kb_path, as_json) -> None:
                f"stats {json.dumps(d['symptom_stats'], sort_keys=True)}")
     click.echo(f"  root cause: {p['root_cause']}\n  fix: {p['fix']}\n  rules: {len(p['rules'])}")
     click.echo(f"  first: v{d['first_version']} at {d['first_ingested_at']}")
+    if d["derived_from"]:
+        click.echo(f"  learned at ingest from {len(d['derived_from'])} entries: "
+                   + ", ".join(e[:12] for e in d["derived_from"]))
     for e in d["evidence"]:
         g, w = e["gate"], e["worker"]
         click.echo(f"  evidence v{e['version']}: run {e['run_id']} on {e['operator_id']} by {w['kind']}/{w.get('model')} "

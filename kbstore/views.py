@@ -8,9 +8,17 @@ from kbstore.store import Store
 
 
 def log(kb_path: str | Path | None = None) -> list[dict]:
-    """The version timeline, oldest first: version, time, batch, counts, rejections with reasons."""
+    """The version timeline, oldest first: version, time, batch, counts, rejections with reasons, and the derived
+    rule entries its ingest learned (ingest.learn)."""
     with Store.open(KBPaths.of(kb_path)) as store:
-        return store.versions()
+        versions = store.versions()
+        learned: dict[str, list[str]] = {}
+        for row in store.rows("SELECT batch_id, entry_id FROM ingest_events WHERE outcome = 'learned' "
+                              "ORDER BY batch_id, seq"):
+            learned.setdefault(row["batch_id"], []).append(row["entry_id"])
+    for v in versions:
+        v["learned"] = learned.get(v["batch_id"], [])
+    return versions
 
 
 def show(kb_path: str | Path | None, entry_id: str) -> dict:
@@ -26,7 +34,9 @@ def show(kb_path: str | Path | None, entry_id: str) -> dict:
         embedding = store.rows("SELECT model, fingerprint, dim, text_sha256 FROM embeddings WHERE entry_id = ?", [eid])
     return {"id": eid, "sha256": entry["sha256"], "pattern": entry["pattern"], "first_version": entry["first_version"],
             "first_ingested_at": entry["first_ingested_at"], "embedding": embedding[0] if embedding else None,
-            "symptom_stats": symptom_stats(evidence), "evidence": evidence, "provenance": steps}
+            "symptom_stats": symptom_stats(evidence), "evidence": evidence, "provenance": steps,
+            "derived_from": sorted({s["object"].split("/", 1)[1] for s in steps if s["subject"] == f"nm:entry/{eid}"
+                                    and s["relation"] == "wasDerivedFrom" and s["object"].startswith("nm:entry/")})}
 
 
 def symptom_stats(evidence: list[dict]) -> dict:

@@ -233,7 +233,7 @@ def _row_offset(ctx: FactContext, args: dict) -> list[Option]:
         return []
     scope = kernel.node
     sources = [a for a in scope.find_all(pattern="tl.program_id($$$)")]
-    if reaches(scope, sources, [(offset, 0)]):
+    if reaches(scope, sources, [(offset, 0)]) or _advanced(kernel, ptr.text(), sources):
         return []
     tensor = _launch_arg(ctx, kernel, ptr.text())
     if tensor is None:
@@ -255,6 +255,17 @@ def _row_offset(ctx: FactContext, args: dict) -> list[Option]:
                     out.append(Option(f"{pids[0]} * {kids[1].text()}"))
                     break
     return out
+
+
+def _advanced(kernel, name: str, pids: list) -> bool:
+    """The pointer parameter is moved to the program's row first (`X += row * stride`, `X = X + row * stride`)."""
+    for kind in ("augmented_assignment", "assignment"):
+        for asg in kernel.node.find_all(kind=kind):
+            left, right = asg.field("left"), asg.field("right")
+            if left is not None and right is not None and left.text() == name and pids and \
+                    reaches(kernel.node, pids, [(right, 0)]):
+                return True
+    return False
 
 
 def _shape_read_in_forward(ctx: FactContext, tensor: str) -> bool:

@@ -276,7 +276,7 @@ def _learned_categories(fixes: list[_Fix], lang: str) -> list[str]:
     """The categories of the vocabulary every fixed site's value reaches, the most telling first."""
     from ast_grep_py import SgRoot
 
-    from ingest.rules.meaning import flow_holds
+    from ingest.rules.holds import flow_holds
     from ingest.rules.program import parse_module
     from ingest.rules.vocab import CATEGORIES
 
@@ -308,7 +308,7 @@ def _unmasked(fixes: list[_Fix], lang: str) -> bool:
     """No fixed site's value passes through a tl.where: a meaning may say so (then it skips re-masked values)."""
     from ast_grep_py import SgRoot
 
-    from ingest.rules.meaning import flow_holds
+    from ingest.rules.holds import flow_holds
     from ingest.rules.program import parse_module
 
     for fix in fixes:

@@ -153,7 +153,7 @@ class Rule(BaseModel):
     requires: list[str] = Field(default_factory=list)
     requires_any: list[str] = Field(default_factory=list)  # at least one of these must occur there
     forbids: list[str] = Field(default_factory=list)
-    origin: Literal["hand", "distilled"] = "hand"
+    origin: Literal["hand", "distilled", "learned"] = "hand"  # learned: generalised at ingest (ingest.learn)
     # version 2: conditions over meaning
     flows: list[Flow] = Field(default_factory=list)  # each must hold at the match
     derive: dict[str, Fact] = Field(default_factory=dict)  # metavariables bound by facts, in order

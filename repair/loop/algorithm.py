@@ -49,6 +49,9 @@ class AttemptLog:
     cited: tuple[str, ...] = ()
     usage: Usage = field(default_factory=Usage)
     diagnosis: dict | None = None
+    note: str = ""  # the worker's account of its proposal (a rule: which, where)
+    base_score: Score | None = None  # the score of the kernel the proposal was applied to
+    score: Score | None = None  # the proposal's score (None: it was not evaluated)
 
 
 @dataclass
@@ -172,6 +175,7 @@ class _Run:
             problem_text=self.problem_text,
             candidate_text=self.current.candidate,
             forensics=self.forensics_text(),
+            labels=forensics.labels(self.current.compact, self.current.full),
             patterns=tuple(patterns),
             history=tuple(AttemptNote(a.attempt, a.outcome, ",".join(a.rules)) for a in self.attempts),
             tokens_left=self.budget.tokens_left(),
@@ -194,7 +198,8 @@ class _Run:
             if c not in self.retrieved and c in self._free:
                 self.retrieved[c] = self._free[c]
         cited = tuple(c for c in proposal.cited if c in self.retrieved)
-        log = dict(attempt=n, cited=cited, usage=proposal.usage, diagnosis=proposal.diagnosis)
+        log = dict(attempt=n, cited=cited, usage=proposal.usage, diagnosis=proposal.diagnosis, note=proposal.note,
+                   base_score=self.current.score)
         try:
             text = self.form.apply(proposal, self.current.candidate)
             path = self.form.write(text, self.workdir / "attempts", n)
@@ -215,6 +220,7 @@ class _Run:
                                           rules=_rules(gate.findings), **log))
         self.budget.check_wall()
         checkpoint = self.judge_candidate(n, text, path)
+        log["score"] = checkpoint.score
         runtime = _runtime_findings(checkpoint)
         if runtime:
             return self.settle(AttemptLog(outcome="integrity-violation", verdict="violation", rules=runtime, **log))

@@ -51,6 +51,24 @@ def _case_line(c: CaseResult) -> str:
     return " ".join(parts)
 
 
+def labels(compact: EvalResult, full: EvalResult | None = None):
+    """The failing evaluation as data for the worker (repair.workers.FailureLabels): what `render` prints, typed."""
+    from repair.workers import CaseLabel, FailureLabels
+
+    tier, result = failing_view(compact, full)
+    cases = []
+    for c in result.failing_cases():
+        d = c.diagnostics
+        cases.append(CaseLabel(
+            case_id=c.case_id, tier=c.tier, status=c.status, params=tuple(sorted((c.params or {}).items())),
+            symptom=d.symptom if d is not None else "none", location=d.location if d is not None else "none",
+            notes=tuple(d.notes) if d is not None else (), nan_count=c.nan_count or 0, inf_count=c.inf_count or 0,
+            message=c.message.strip().splitlines()[-1][:300] if c.message and c.message.strip() else ""))
+    s = symptom(compact, full)
+    return FailureLabels(symptom=s["label"], location=s.get("location", "none"), tier=tier, cases=tuple(cases),
+                         integrity=tuple(dict.fromkeys(f.rule for f in result.integrity.findings)))
+
+
 def symptom(compact: EvalResult, full: EvalResult | None = None) -> dict:
     """The fields of ingest.record.Symptom for the evaluation that started the repair."""
     tier, result = failing_view(compact, full)

@@ -82,6 +82,7 @@ def ending_lines(outcome, worker: str) -> list[str]:
     """What `repair run` prints after its summary line: the near-miss's diagnosis, and for a run that did not
     repair, why it stopped, what each attempt did to the score and what to try next."""
     from repair.loop.forensics import symptom
+    from repair.loop.run import attempt_effect
 
     lines = []
     if outcome.source is not None:
@@ -98,6 +99,8 @@ def ending_lines(outcome, worker: str) -> list[str]:
         cites = f", cites {', '.join(a.cited)}" if a.cited else ""
         rules = f" ({', '.join(a.rules)})" if a.rules else ""
         lines.append(f"  attempt {a.attempt}: {a.outcome}{rules}{cites}" + (f": {title}" if title else ""))
+        if a.score is not None and a.base_score is not None:  # what it did to the score (a rule: which, where)
+            lines.append(f"    {attempt_effect(a)}")
     if outcome.best is not None:
         lines.append(f"best: attempt {outcome.best.attempt}, {_score(outcome.best.score.as_dict())}")
     lines.append("next: " + _next(outcome, worker))

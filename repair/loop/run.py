@@ -128,6 +128,7 @@ def summary(outcome: RunOutcome) -> dict:
         "best_attempt": best.attempt if best else None,
         "best_score": best.score.as_dict() if best else None,
         "outcomes": [a.outcome for a in outcome.attempts],
+        "attempt_scores": [attempt_effect(a) for a in outcome.attempts],
         "retrieved": [p.id for p in outcome.retrieved],
         "cited": list(dict.fromkeys(c for a in outcome.attempts for c in a.cited)),
         "language": outcome.language,
@@ -137,3 +138,19 @@ def summary(outcome: RunOutcome) -> dict:
         "run_id": outcome.record.run_id if outcome.record is not None else None,
         "out": str(outcome.out) if outcome.out else None,
     }
+
+
+def _score_text(score) -> str:
+    d = score.as_dict()
+    err = "inf" if d["max_abs_err"] is None else f"{d['max_abs_err']:.3g}"
+    return f"full {d['full_passed']} compact {d['compact_passed']} err {err}"
+
+
+def attempt_effect(a) -> str:
+    """What one attempt did to the score: `rule R at L: full 0 compact 1 err 3.1 -> full 0 compact 2 err 0.4
+    (improved)`; a proposal that was not evaluated says why."""
+    what = a.note or ",".join(a.cited) or "proposal"
+    if a.score is None or a.base_score is None:
+        return f"{what}: {a.outcome}" + (f" ({', '.join(a.rules)})" if a.rules else "")
+    return f"{what}: {_score_text(a.base_score)} -> {_score_text(a.score)} ({a.outcome})"
+

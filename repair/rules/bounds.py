@@ -9,7 +9,8 @@ from ingest.rules.model import MetaConstraint
 from repair.rules.vocab import GRID, LOOP_STOP, WHILE, flow, rule
 
 # (n + BLOCK - 1) // BLOCK already rounds up; leave it alone
-_ROUNDED = {"N": MetaConstraint(not_regex=r"-\s*1\s*\)?\s*$")}
+# (n + BLOCK - 1) // BLOCK already rounds up, and n // 2 halves a size (a block count divides by a block size)
+_ROUNDED = {"N": MetaConstraint(not_regex=r"-\s*1\s*\)?\s*$"), "B": MetaConstraint(not_regex=r"^[1-9]$")}
 _NO_PLUS = {"N": MetaConstraint(not_regex=r"\+")}
 _RANGES = ("range", "tl.range")
 _PLUS_ONE = ["$_ // $_ + 1"]  # n // BLOCK + 1 over-launches (masked): not short

@@ -70,6 +70,31 @@ STARTER: tuple[StarterPattern, ...] = (
              masking.mask_off_by_one(),
              ["examples/sum_lastdim/nearmiss_2.py", f"{DEV}/bias_add_rows/nearmiss_mask.py",
               f"{DEV}/block_sum/nearmiss_mask.py"], TAIL + SCALED + WRONG),
+    _pattern("missing-mask", "A load or store whose block runs past the end has no mask",
+             "tl.load/tl.store without mask= (or with other= but no mask, which pads nothing): the lanes of the last "
+             "block past the row or tensor read the next row or whatever memory follows (a reduction or dot sums "
+             "them), and write over the next row's start; a 2-D tile needs a bound on each of its indices. Common "
+             "in LLM-written kernels (TritonBench; arXiv:2606.20128; arXiv:2605.19652) and review threads "
+             "(unmasked tl.load/tl.store for arbitrary n_elements; triton-lang/triton#630).",
+             "Mask every access whose pointer moves with the block: index < extent of the dimension it walks (the "
+             "row length for a row's columns, numel for a flat index, (rows[:, None] < M) & (cols[None, :] < N) for "
+             "a tile), and give a load other= the identity of the reduction it feeds (-inf for max, 0 for sum).",
+             masking.missing_mask(),
+             [f"{DEV}/mask_l2norm_rows/nearmiss_load.py", f"{DEV}/mask_l2norm_rows/nearmiss_load_other.py",
+              f"{DEV}/mask_rowmax_chunks/nearmiss_load.py", f"{DEV}/mask_flip_rows/nearmiss_store.py",
+              f"{DEV}/mask_flip_rows/nearmiss_both.py", f"{DEV}/mask_add_2d/nearmiss_store.py",
+              f"{DEV}/mask_matmul_tiles/nearmiss_load2d.py",
+              f"{DEV}/mask_rowmax_tiles/nearmiss_load2d.py", f"{DEV}/mask_rowmax_tiles/nearmiss_load2d_other.py"],
+             TAIL + SCALED + WRONG + NAN),
+    _pattern("mask-wrong-dim", "A mask compares an index with another dimension's extent",
+             "The boundary mask bounds the column index by the row count (or a tile's row index by N and its "
+             "column index by M): lanes past the real extent are read and written, or real ones dropped, whenever "
+             "the two extents differ (arXiv:2606.20128; arXiv:2605.19652, boundary guards).",
+             "Compare each index with the extent of the dimension it walks: the one its stride, its grid axis or "
+             "its loop says (cols < n_cols, rows < n_rows).",
+             masking.mask_wrong_dim(),
+             [f"{DEV}/mask_scale_rows/nearmiss_wrongdim.py", f"{DEV}/mask_add_2d/nearmiss_wrongdim.py"],
+             TAIL + WRONG + SCALED + NAN),
     _pattern("missing-other", "Masked load without the reduction's identity as other=",
              "Masked-off lanes read 0 (or garbage), which wins a max/min, or adds exp(0 - max) to a softmax "
              "denominator, on partial blocks; upcasting or scaling the loaded value does not change this.",

@@ -132,13 +132,20 @@ def exp_overflow() -> tuple:
              requires=["$P = tl.exp($X)", "$Q = tl.exp(-$X)"], where=_X,
              title="tanh as (e^x - e^-x)/(e^x + e^-x) gives inf/inf = nan for large inputs"),
         rule("softplus", c, "tl.log($ONE + tl.exp($X))", "tl.maximum($X, 0.0) + tl.log(1.0 + tl.exp(-tl.abs($X)))",
-             context="kernel", where={**_ONE, **_X}, title="log(1 + exp(x)) overflows for large x"),
+             context="kernel", where={**_ONE, **_X}, flows=_UNGUARDED,
+             title="log(1 + exp(x)) overflows for large x"),
         rule("softplus-swapped", c, "tl.log(tl.exp($X) + $ONE)",
              "tl.maximum($X, 0.0) + tl.log(1.0 + tl.exp(-tl.abs($X)))", context="kernel", where={**_ONE, **_X},
              title="log(exp(x) + 1) overflows for large x"),
         rule("softplus-var", c, "tl.log($ONE + $E)", "tl.maximum($X, 0.0) + tl.log(1.0 + tl.exp(-tl.abs($X)))",
              context="kernel", requires=e_is_exp, where={**_ONE, **_X}, title="log(1 + exp(x)) overflows for large x"),
     )
+
+
+# a value one branch of a select: a threshold guard (tl.where(z > 20, x, softplus)) keeps an overflow out of the output
+_UNGUARDED = [flow(sink=["tl.store($_, $SINK)", "tl.store($_, $SINK, $$$)", "$_ += $SINK", "tl.sum($SINK)",
+                         "tl.sum($SINK, $$$)", "tl.atomic_add($_, $SINK)", "tl.atomic_add($_, $SINK, $$$)"],
+                   not_sink=["tl.where($_, $_, $SINK)", "tl.where($_, $SINK, $_)"])]
 
 
 def online_rescale() -> tuple:
@@ -236,7 +243,8 @@ def wrong_divisor() -> tuple:
              title="mean scales by one over the block size, not the element count"),
         rule("count", c, "$S / $D", "$S / $N", context="kernel", flows=from_sum,
              where={"D": MetaConstraint(kind="identifier")},
-             derive={"_D": Fact(fact="kernel-parameter", of="D"),
+             derive={"_D": Fact(fact="kernel-parameter", of="D"), "_G": Fact(fact="not-grid-extent", of="D"),
+                     "_P": Fact(fact="not-partials", of="S"),
                      "N": Fact(fact="mask-bound", of="S", args={"unless": "D"})},
              title="mean divides by another dimension's size, not the reduced element count"),
     )

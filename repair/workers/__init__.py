@@ -2,8 +2,8 @@
 from repair._lazy import exports
 
 __all__, __getattr__ = exports(__name__, {
-    "base": ["AttemptNote", "CaseView", "Pattern", "Proposal", "Usage", "Worker", "WorkerContext", "WorkerExhausted",
-             "WorkerFailed", "WorkerInfo"],
+    "base": ["AttemptNote", "CaseLabel", "CaseView", "FailureLabels", "Pattern", "Proposal", "Usage", "Worker",
+             "WorkerContext", "WorkerExhausted", "WorkerFailed", "WorkerInfo"],
     "registry": ["WORKERS", "WorkerOptions", "make_worker"],
     "rules_worker": ["RulesWorker"],
 })

@@ -97,6 +97,46 @@ class CaseView:
 
 
 @dataclass(frozen=True)
+class CaseLabel:
+    """One failing case as the engine labelled it (repair.engine.diagnose), handed to workers as data."""
+
+    case_id: str
+    tier: str
+    status: str  # mismatch, error, crash, timeout, ...
+    params: tuple[tuple[str, object], ...] = ()  # the case's parameters (sizes, layout, constructor arguments)
+    symptom: str = "none"  # tail-localized, nan-introduced, scaled-output, ...
+    location: str = "none"  # tail-columns, last-block, everywhere, ...
+    notes: tuple[str, ...] = ()  # the diagnosis lines
+    nan_count: int = 0
+    inf_count: int = 0
+    message: str = ""  # a fault's message (an error case's last line; an emulator's fault)
+
+    @property
+    def param_dict(self) -> dict:
+        return dict(self.params)
+
+
+@dataclass(frozen=True)
+class FailureLabels:
+    """The loop's labels of the failing evaluation the proposal must fix: its symptom and location (the run's),
+    the tier that fails, and each failing case with its diagnosis."""
+
+    symptom: str = "none"
+    location: str = "none"
+    tier: str = "compact"
+    cases: tuple[CaseLabel, ...] = ()
+    integrity: tuple[str, ...] = ()  # integrity rule names of the evaluation's findings
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(n for c in self.cases for n in c.notes))
+
+    @property
+    def messages(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.message for c in self.cases if c.message))
+
+
+@dataclass(frozen=True)
 class WorkerContext:
     attempt: int  # 1-based number of the attempt this proposal will become
     problem_text: str
@@ -115,6 +155,8 @@ class WorkerContext:
     # which cases fail and how as data (repair.workers.rules_worker checks each rule's explanation against them)
     cases: tuple[CaseView, ...] = ()
     backend: str | None = None
+    # the same failing evaluation as `forensics`, as data: a worker reads these instead of parsing the text
+    labels: FailureLabels = field(default_factory=FailureLabels)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from ingest.rules import BadRule, RuleApplication, apply_rule, rules_of
 from ingest.rules.engine import changed_lines, program_key
 from ingest.rules.evidence import FAULT_CUES, fit as explanation_fit
-from repair.workers.base import Pattern, Proposal, Usage, WorkerContext, WorkerExhausted, WorkerInfo
+from repair.workers.base import FailureLabels, Pattern, Proposal, Usage, WorkerContext, WorkerExhausted, WorkerInfo
 
 # how much an observed failure cue says about a bug class: specific cues weigh more than generic ones
 CUE_WEIGHTS = {"nan": 3, "layout": 3, "param": 3, "nan-introduced": 3, "zero-output": 2, "tail-localized": 2,
@@ -39,37 +39,23 @@ class Candidate:
     explained: bool | None = None  # the rule's explanation fits the evaluated cases (None: it states none)
 
 
-def failure_cues(forensics: str, problem_text: str = "") -> set[str]:
-    """Cues of the failing evaluation: diagnosis labels and locations, `nan`, `layout` (a transposed or strided
-    input case fails), `param` (a case that sets a constructor argument fails)."""
+def failure_cues(labels: FailureLabels, problem_text: str = "") -> set[str]:
+    """Cues of the failing evaluation, from the loop's labels: diagnosis labels and locations, `nan`, `layout` (a
+    transposed or strided input case fails), `param` (a case that sets a constructor argument fails), and the
+    protocol a fault message names."""
     cues: set[str] = set()
     init_only = _init_only_params(problem_text)
-    for line in forensics.splitlines():
-        if not line.startswith("- case"):
-            continue
-        cues.update(re.findall(r"\bsymptom=(\S+)", line))
-        cues.update(re.findall(r"\blocation=(\S+)", line))
-        if re.search(r"\bnan=[1-9]|\binf=[1-9]", line):
+    for case in labels.cases:
+        cues.update((case.symptom, case.location))
+        if case.nan_count or case.inf_count:
             cues.add("nan")
-        message = line.split(" message: ", 1)[1] if " message: " in line else ""
-        cues.update(cue for cue, rx in FAULT_CUES if message and re.search(rx, message))
-        params = _case_params(line)
+        cues.update(cue for cue, rx in FAULT_CUES if case.message and re.search(rx, case.message))
+        params = case.param_dict
         if any(re.search(r"transpos|layout|stride|permut|contig", f"{k} {v}") for k, v in params.items()):
             cues.add("layout")
         if init_only & set(params):
             cues.add("param")
-    return cues - {"none"}
-
-
-def _case_params(line: str) -> dict:
-    m = re.match(r"- case \S+ (\{.*?\})\s+status=", line)
-    if not m:
-        return {}
-    try:
-        value = ast.literal_eval(m.group(1))
-    except (ValueError, SyntaxError):
-        return {}
-    return value if isinstance(value, dict) else {}
+    return cues - {"none", ""}
 
 
 def _init_only_params(problem_text: str) -> set[str]:
@@ -222,7 +208,7 @@ class RulesWorker:
         self._track(ctx)
         patterns = offered(ctx)
         ids = tuple(p.id for p in patterns)
-        cues = failure_cues(ctx.forensics, ctx.problem_text)
+        cues = failure_cues(ctx.labels, ctx.problem_text)
         base_keys = {source_key(b, self.language) for b in self.bases}
         for base in reversed(self.bases):
             key = (base, ids)
@@ -241,8 +227,20 @@ class RulesWorker:
                 self.proposed.add(pkey)
                 self.last, self.last_pattern = text, cand.pattern.id
                 return _proposal(cand, base)
-        raise WorkerExhausted(f"no untried rule application left ({len(self.proposed)} proposed from "
-                              f"{len(patterns)} patterns with rules)")
+        raise WorkerExhausted(self._exhausted(patterns))
+
+    def _exhausted(self, patterns: tuple[Pattern, ...]) -> str:
+        """Why the worker stops: which patterns' rules matched (and how often), or that none did."""
+        matched: dict[str, set[str]] = {}
+        for cands in self._cache.values():
+            for c in cands:
+                matched.setdefault(c.pattern.id, set()).add(c.application.rule_id)
+        if not matched:
+            return f"no rule matches: none of the {len(patterns)} patterns with rules fires on this kernel"
+        said = "; ".join(f"{pid} ({', '.join(sorted(r.rsplit('/', 1)[-1] for r in rules))})"
+                         for pid, rules in sorted(matched.items()))
+        return (f"every rule application tried ({len(self.proposed)} proposed); of {len(patterns)} patterns with "
+                f"rules, {len(matched)} matched: {said}")
 
     def _track(self, ctx: WorkerContext) -> None:
         current = ctx.candidate_text

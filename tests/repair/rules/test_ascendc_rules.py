@@ -162,7 +162,7 @@ def test_the_failure_cues_of_each_near_miss_rank_its_own_class_first():
         if not compact.failing_cases():  # fails only on the full tier: its cues come from there
             full = next(evaluate_many([(d / "problem.py", d / n)], backend="ascendc-cpu", seed=0))
         problem = (d / "problem.py").read_text()
-        cues = failure_cues(forensics.render(compact, full), problem)
+        cues = failure_cues(forensics.labels(compact, full), problem)
         ranked = candidates(to_bundle(load_candidate(d / n)), PATTERNS, "ascendc", reference=problem, cues=cues)
         if not ranked or ranked[0].pattern.bug_class != info["bug_class"]:
             wrong.append(f"{_rel(d / n)}: cues {sorted(cues)} rank {[c.pattern.bug_class for c in ranked[:3]]}")

@@ -67,7 +67,7 @@ def test_worker_proposes_each_candidate_once_with_zero_tokens_and_a_citation():
 def test_worker_skips_broken_rules_and_other_languages():
     cpp = Rule(id="c", language="cpp", pattern="$A < $B", rewrite="$A <= $B")
     broken = Pattern(id="kb-bad", score=0.1, rules=({"id": "x", "pattern": "a"},))  # no rewrite
-    with pytest.raises(WorkerExhausted, match="no untried"):
+    with pytest.raises(WorkerExhausted, match="no rule matches: none of the 2 patterns with rules"):
         RulesWorker().propose(ctx(patterns=[pattern("kb-cpp", cpp), broken, pattern("kb-none")]))
 
 
@@ -206,18 +206,38 @@ def test_every_rule_carrying_pattern_is_tried_whatever_k(tmp_path):
     assert [a.cited for a in outcome.attempts] == [("kb-worse",), ("kb-right",)]
 
 
-def test_failure_cues_are_read_from_the_forensics():
+def test_failure_cues_come_from_the_loops_labels_not_from_text():
+    from repair.workers.base import CaseLabel, FailureLabels
     from repair.workers.rules_worker import failure_cues
 
-    forensics = ("tier full: 2 of 4 cases pass\n"
-                 "- case c4 {'M': 3, 'N': 1025, 'eps': 0.1} status=mismatch max_abs_err=0.7 nan=0 inf=0 "
-                 "symptom=scaled-output location=scattered output is about 0.05 x\n"
-                 "- case c5 {'M': 6, 'N': 300, 'layout': 'transposed'} status=mismatch nan=3 inf=0 "
-                 "symptom=nan-introduced location=tail-columns\n")
+    labels = FailureLabels(symptom="scaled-output", location="scattered", tier="full", cases=(
+        CaseLabel("c4", "full", "mismatch", (("M", 3), ("N", 1025), ("eps", 0.1)), "scaled-output", "scattered",
+                  ("output is about 0.05 x",)),
+        CaseLabel("c5", "full", "mismatch", (("M", 6), ("N", 300), ("layout", "transposed")), "nan-introduced",
+                  "tail-columns", nan_count=3)))
     problem = "def get_init_inputs(N=4, eps=1e-5, **case):\n    return [N, eps]\n\n\ndef get_inputs(M=8, N=4):\n    pass\n"
-    assert failure_cues(forensics, problem) == {"scaled-output", "scattered", "nan-introduced", "tail-columns",
-                                                "nan", "layout", "param"}
-    assert failure_cues("tier compact: 0 of 2 cases pass") == set()
+    assert failure_cues(labels, problem) == {"scaled-output", "scattered", "nan-introduced", "tail-columns",
+                                             "nan", "layout", "param"}
+    assert failure_cues(FailureLabels()) == set()
+
+
+def test_the_loop_hands_the_worker_its_labels(tmp_path):
+    """The worker receives the failing evaluation's labels as data, the same the forensics text prints."""
+    seen = []
+
+    class Spy(RulesWorker):
+        def propose(self, ctx):
+            seen.append(ctx.labels)
+            return super().propose(ctx)
+
+    (tmp_path / "problem.py").write_text((EXAMPLES / "max_lastdim" / "problem.py").read_text())
+    (tmp_path / "nearmiss.py").write_text(SOURCE)
+    judge = TextJudge([(SOURCE, 2, 1, 3.0), (CORRECT, 2, 4, 0.0)])
+    run_repair(RunConfig(tmp_path / "problem.py", tmp_path / "nearmiss.py", k=1), Spy(),
+               FixedRetriever([pattern("kb-right", OTHER_RULE)]), judge)
+    labels = seen[0]
+    assert labels.tier == "full" and labels.cases and all(c.status != "pass" for c in labels.cases)
+    assert labels.cases[0].case_id and isinstance(labels.cases[0].params, tuple)
 
 
 # -- AscendC: the working text is a bundle of C++ files ------------------------------------------------------
@@ -272,12 +292,15 @@ def test_bundle_candidates_are_distinct_programs_and_cpp_rules_only():
 
 
 def test_emulator_faults_are_cues_that_rank_their_class_first():
+    from repair.workers.base import CaseLabel, FailureLabels
     from repair.workers.rules_worker import failure_cues
 
-    queue = ("tier compact: 0 of 2 cases pass\n- case 0 {'shape': '[5, 100]'} status=error message: ascendc-cpu: "
-             "Add writes a LocalTensor after its EnQue: the queue's consumer may already be copying it")
-    align = ("- case 1 {'shape': '[1001]'} status=error message: ascendc-cpu: DataCopy of 2002 bytes: the length "
-             "must be a multiple of 32 bytes (DataCopyPad copies any length)")
+    def fault(message):
+        return FailureLabels(cases=(CaseLabel("0", "compact", "error", message=message),))
+
+    queue = fault("ascendc-cpu: Add writes a LocalTensor after its EnQue: the queue's consumer may already be copying it")
+    align = fault("ascendc-cpu: DataCopy of 2002 bytes: the length must be a multiple of 32 bytes (DataCopyPad "
+                  "copies any length)")
     assert failure_cues(queue) == {"queue"} and failure_cues(align) == {"datacopy-align"}
     # a kernel with both bugs: the observed fault decides which fix comes first
     text = _bundle(ASCENDC / "bias_add" / "nearmiss_queue_order.py").replace(
@@ -287,3 +310,18 @@ def test_emulator_faults_are_cues_that_rank_their_class_first():
     pats = _ascendc_patterns()
     assert candidates(text, pats, cues={"queue"})[0].pattern.bug_class == "queue-out-of-order"
     assert candidates(text, pats, cues={"datacopy-align"})[0].pattern.bug_class == "unaligned-datacopy"
+
+
+def test_a_run_that_repairs_nothing_ends_with_what_matched_and_what_each_attempt_did(tmp_path):
+    from repair.loop import ending_lines
+
+    (tmp_path / "problem.py").write_text((EXAMPLES / "max_lastdim" / "problem.py").read_text())
+    (tmp_path / "nearmiss.py").write_text(SOURCE)
+    judge = TextJudge([(SOURCE, 2, 1, 3.0), (CORRECT, 2, 4, 0.0)])
+    outcome = run_repair(RunConfig(tmp_path / "problem.py", tmp_path / "nearmiss.py"), RulesWorker(),
+                         FixedRetriever([pattern("kb-worse", WORSE_LE), pattern("kb-none")]), judge)
+    line = "\n".join(ending_lines(outcome, "rules"))
+    assert not outcome.repaired and "every rule application tried" in line and "kb-worse (worse-le)" in line
+    # each attempt: the rule and where, then the score it started from and the one it got
+    assert "  attempt 1: not-improved, cites kb-worse" in line and "rule worse-le at " in line
+    assert "full 1 compact 2 err 0 -> full 0 compact 0 err 9 (not-improved)" in line
