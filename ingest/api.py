@@ -90,7 +90,7 @@ def collect_files(paths: list[str | Path]) -> list[Path]:
 
 
 def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_match: float = DEFAULT_MIN_MATCH,
-           embedder=None, lock_wait_s: float | None = None) -> IngestReport:
+           embedder=None, lock_wait_s: float | None = None, require_speed: bool = False) -> IngestReport:
     from kbstore.lock import write_lock
     from kbstore.store import Store
 
@@ -98,7 +98,7 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
     if not 0.0 <= min_match <= 1.0:
         raise BadInput(f"--min-match {min_match} is outside [0, 1]")
     started = _now()
-    checked: list[Checked] = pmap(check, [(f, min_match) for f in collect_files(paths)])
+    checked: list[Checked] = pmap(check, [(f, min_match, require_speed) for f in collect_files(paths)])
     kill_point("after-validate")
     kb = KBPaths.of(kb_path)
     with write_lock(kb.lock, wait_s=lock_wait_s, what="ingest"):

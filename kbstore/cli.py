@@ -31,13 +31,15 @@ def cli() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--min-match", type=float, default=0.95, show_default=True, help="Full-tier match a record needs.")
 @click.option("--strict", is_flag=True, help="Exit 1 when any record is rejected.")
+@click.option("--require-speed", is_flag=True,
+              help="Admit only repairs that kept the near-miss's speed (parallelism on every backend, time on devices).")
 @kb_option
 @json_option
-def ingest(paths, min_match, strict, kb_path, as_json) -> None:
+def ingest(paths, min_match, strict, require_speed, kb_path, as_json) -> None:
     """Gate repair records (files, or directories of *.json) and admit the good ones as a new KB version."""
     from ingest.api import ingest as run_ingest
 
-    report = run_ingest(list(paths), kb_path, min_match=min_match)
+    report = run_ingest(list(paths), kb_path, min_match=min_match, require_speed=require_speed)
     if as_json:
         _print_json(report.as_dict())
     else:
