@@ -67,7 +67,7 @@ def _backend_option():
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Candidates evaluated at a time (their forwards then share the machine).")
 @click.option("--time", "timed", is_flag=True,
-              help="cuda, npu: time the tier's last case as KernelBench does (warm-up, 100 trials with device "
+              help="cuda, npu: time the tier's largest case as KernelBench does (warm-up, 100 trials with device "
                    "events; the reference and torch.compile too). CPU backends never report timings.")
 def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_limit_mb, rules_off, no_integrity,
              policy, jobs, timed):
@@ -84,8 +84,8 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     prestart(backend)  # torch and triton import in the fork server while the engine imports its own modules
     from pathlib import Path
 
-    from repair.engine import check_candidate_file, check_problem_file, evaluate_many, render_summary, render_table
-    from repair.engine.timing import speed_lines
+    from repair.engine import (check_candidate_file, check_problem_file, evaluate_many, render_summary, render_table,
+                               speed_lines)
 
     check_problem_file(problem)
     same = Path(problem).resolve()  # `repair eval op/problem.py op/*.py`: the glob names the problem too
@@ -196,8 +196,7 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
 
     backend = backend_for(Path(candidate), backend)
     prestart(backend)
-    from repair.loop import repair_run, summary
-    from repair.loop.speed import SpeedOptions
+    from repair.loop import SpeedOptions, repair_run, summary
 
     outcome = repair_run(Path(problem), Path(candidate), worker=worker, model=model,
                          script=Path(script) if script else None, kb=Path(kb) if kb else None, snapshot=snapshot,

@@ -23,7 +23,7 @@ from repair.engine.backends import Backend, get_backend
 from repair.engine.confine import landlock
 from repair.engine.confine.policy import confine_candidates
 from repair.engine.memfd import Shared
-from repair.engine.parallelism import eval_figures_of, summary as parallelism_summary
+from repair.engine.parallelism import eval_figures_of, parallelism_summary
 from repair.engine.timing import cpu_note
 from repair.engine.problem import TIERS, CaseSpec, case_set_sha256, check_problem_file, read_candidate_file
 from repair.engine.processes import CandidateProcess, Outcome, ReferenceProcess, open_reference
@@ -272,7 +272,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
              integrity: bool = True, policy: str = "strict", timed=None) -> EvalResult:
     """Evaluate a candidate against a problem on the asked tier; see the module docstring for the protocol.
 
-    `timed` (True or a repair.engine.timing.TimingPlan): on a device backend, the tier's last case is timed too
+    `timed` (True or a repair.engine.timing.TimingPlan): on a device backend, the tier's largest case is timed too
     (candidate, reference, torch.compile); on a CPU backend nothing is timed and the result says why."""
     t0 = time.perf_counter()
     if tier not in TIERS:
@@ -312,7 +312,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
             with open_reference(problem, backend=be, timeout_s=max(timeout_s, 120.0)) as ref:
                 session.ref, cases = ref, ref.spec.cases_for(tier)
                 if timed and be.timed and cases:
-                    session.time_plan, session.timed_case = _plan(timed), cases[-1].case_id
+                    session.time_plan, session.timed_case = _plan(timed), timed_case(cases).case_id
                 results, static = _run_cases(session, cases, reseed=integrity, meanwhile=static_scan)
                 spec, ref_seconds = ref.spec, ref.seconds
             ok = True
@@ -343,6 +343,17 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         timing=next((r.timing for r in results if r.timing), None),
         timing_note=cpu_note(be) if timed and not be.timed else None,
         wall_seconds=time.perf_counter() - t0, kernel_seconds=session.candidate_seconds + ref_seconds)
+
+
+def timed_case(cases: list[CaseSpec]) -> CaseSpec:
+    """The case a device backend times: the largest by the product of its whole-number parameters (shapes, in
+    every problem here), the last of equals; its inputs are not built yet when this is chosen."""
+    import math
+
+    def size(c: CaseSpec) -> int:
+        return math.prod(v for v in c.params.values() if isinstance(v, int) and not isinstance(v, bool) and v > 0)
+
+    return max(reversed(cases), key=size)
 
 
 def _plan(time) -> dict:

@@ -188,7 +188,7 @@ class RuntimeGuard:
         self._patched: list[tuple[type, Any]] = []
         self._mode = None
         self.tracked_ops = False  # whether a dispatch mode recorded this forward
-        self.shapes: list[dict] = []  # each launch's grid, blocks and warps (repair.engine.parallelism)
+        self.shapes: list[dict] = []  # each launch's grid, blocks and warps (repair.integrity.launchshape)
         self._shape: dict | None = None  # the launch under way's
 
     def active(self, rule: str) -> bool:
@@ -227,14 +227,14 @@ class RuntimeGuard:
         self._events.append(("launch", self._ptrs((args, kwargs))))
 
     def _note_shape(self, kernel, args, kwargs) -> None:
-        from repair.engine.parallelism import launch_shape
+        from repair.integrity.launchshape import launch_shape
 
         shape = launch_shape(kernel, args, kwargs)
         if shape is not None:
             self._shape = shape
 
     def _commit_shape(self) -> None:
-        from repair.engine.parallelism import add_shape
+        from repair.integrity.launchshape import add_shape
 
         shape, self._shape = self._shape, None
         if shape is not None:

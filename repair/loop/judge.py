@@ -32,7 +32,7 @@ class HarnessJudge:
     mem_limit_mb: int = 4096
     rules_off: tuple[str, ...] = ()
     policy: str = "strict"  # repair.integrity.POLICIES: whether policy findings (framework epilogues) fail
-    time: bool = False  # --keep-speed on a device: the full tier's last case is timed (repair.engine.timing)
+    time: bool = False  # --keep-speed on a device: the full tier's largest case is timed (repair.engine.timing)
 
     def gate(self, candidate: Path) -> IntegrityVerdict:
         try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from repair.engine.parallelism import DEFAULT_FACTOR, compare, eval_figures, summary
+from repair.engine import PARALLELISM_FACTOR, compare_parallelism, eval_figures, parallelism_summary
 
 SPEED_RULE = "speed.parallelism-shrunk"
 SLOWER_RULE = "speed.slower"
@@ -21,7 +21,7 @@ SLOWER = 1.2  # on a device, an attempt this much slower than the near-miss is f
 @dataclass(frozen=True)
 class SpeedOptions:
     keep: float | None = None  # --keep-speed F: refuse what is more than F times slower (or flagged, off device)
-    factor: float = DEFAULT_FACTOR  # --parallelism-factor: a shrink past this flags an attempt
+    factor: float = PARALLELISM_FACTOR  # --parallelism-factor: a shrink past this flags an attempt
 
     def __post_init__(self):
         from repair.errors import BadInput
@@ -37,7 +37,9 @@ def _tier(checkpoint):
 
 
 class SpeedCheck:
-    """Compares each attempt with the near-miss (its full tier, evaluated once more here when the run did not)."""
+    """Compares each attempt with the near-miss on the tier both ran: the full tier where the near-miss has one
+    (under --keep-speed it is evaluated here once where the run did not, so a refusal rests on the large cases;
+    otherwise the flag compares the compact tier then, at no extra evaluation)."""
 
     def __init__(self, options: SpeedOptions, judge, trajectory):
         self.options, self.judge, self.trajectory = options, judge, trajectory
@@ -53,6 +55,8 @@ class SpeedCheck:
         """The near-miss's evaluation on `tier` (its full tier is evaluated here once, where the run had none)."""
         if tier == "compact" or self.source.full is not None:
             return self.source.full if tier == "full" else self.source.compact
+        if self.options.keep is None:
+            return None
         if not self._asked:
             self._asked = True
             try:
@@ -69,12 +73,13 @@ class SpeedCheck:
             return None
         before = self._source_eval(after.tier)
         figures_before = eval_figures(before) if before is not None else {}
-        if not figures_before and after.tier == "full":  # the near-miss's full tier failed to launch: compact
+        if not figures_before and after.tier == "full":  # no full tier of the near-miss to compare: compact
             figures_before, figures_after = eval_figures(self.source.compact), eval_figures(checkpoint.compact)
-        shrink = compare(figures_before, figures_after, self.options.factor)
+        shrink = compare_parallelism(figures_before, figures_after, self.options.factor)
         if shrink is None:
             return None
-        diagnosis = {"parallelism": shrink, "near_miss": summary(figures_before), "candidate": summary(figures_after)}
+        diagnosis = {"parallelism": shrink, "near_miss": parallelism_summary(figures_before),
+                     "candidate": parallelism_summary(figures_after)}
         timing = _timing(before, after)
         if timing is not None:
             diagnosis["timing"] = timing

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from repair.engine.parallelism import add_shape, compare, forward_figures, launch_shape
+from repair.engine.parallelism import compare_parallelism as compare, forward_figures
+from repair.integrity.launchshape import add_shape, launch_shape
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
@@ -217,3 +218,44 @@ def triton_cdiv(a: int, b: int) -> int:
 
 def test_no_common_case_compares_nothing():
     assert compare({"c0": {"programs": 1}}, {"c1": {"programs": 1}}) is None
+
+
+def _rule_examples():
+    from repair.rules.catalog import STARTER
+
+    out = []
+    for p in STARTER:
+        for ex in p.examples if p.language == "triton" else ():
+            path = ROOT / ex
+            if path.suffix == ".py" and (path.parent / "problem.py").is_file():
+                out.append(pytest.param(p.key, ex, id=f"{p.key}:{path.parent.name}/{path.name}"))
+    return out
+
+
+@pytest.mark.parametrize("key,example", _rule_examples())
+def test_starter_rules_keep_the_parallelism_of_what_they_repair(tmp_path, key, example):
+    """Every patch a starter rule makes on a near-miss it is meant to repair (grid and block rewrites among them)
+    asks the device for at least a quarter as much as the near-miss did."""
+    from ingest.rules.engine import apply_rule
+    from repair.rules.catalog import STARTER
+
+    pattern = next(p for p in STARTER if p.key == key)
+    path = ROOT / example
+    problem = path.parent / "problem.py"
+    params = _largest_full_case(problem)
+    before = dry_figures(problem, path, params)
+    patches = [a.patched_source for r in pattern.rules
+               for a in apply_rule(r, path.read_text(), reference=problem.read_text())]
+    assert patches, "the rule does not fire on its own example"
+    checked = 0
+    for i, text in enumerate(patches):
+        patched = tmp_path / f"patch_{i}.py"
+        patched.write_text(text)
+        try:
+            after = dry_figures(problem, patched, params)
+        except Exception:  # noqa: BLE001  (a patch that does not run is refused by the evaluation, not here)
+            continue
+        verdict = compare({"c": before}, {"c": after})
+        assert not verdict["flagged"], (i, verdict["message"])
+        checked += 1
+    assert checked, "no patch of the rule ran"

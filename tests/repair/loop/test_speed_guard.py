@@ -69,3 +69,19 @@ def test_a_flagged_repair_is_accepted_without_keep_speed_and_the_gate_can_refuse
     assert gate(record) == []  # the speed requirement is the KB's to ask for
     refused = gate(record, require_speed=True)
     assert [r.code for r in refused] == ["speed-flagged"] and "programs" in refused[0].message
+
+
+def test_repair_eval_time_on_the_cpu_says_nothing_is_timed():
+    from click.testing import CliRunner
+
+    from repair.cli import cli
+
+    res = CliRunner().invoke(cli, ["eval", str(OP / "problem.py"), str(OP / "correct.py"), "--seed", "1", "--time",
+                                   "--backend", "triton-cpu"])
+    assert res.exit_code == 0, res.output
+    assert "parallelism (case c4): 40 programs x 1024 elements per program, 4 warps, 1 launch(es)" in res.output
+    assert "timing: none (timings are measured on device backends only (cuda, npu)" in res.output
+    res = CliRunner().invoke(cli, ["eval", str(OP / "problem.py"), str(OP / "correct.py"), "--time", "--json",
+                                   "--backend", "triton-cpu"])
+    out = json.loads(res.output)
+    assert out["timing"] is None and "triton-cpu" in out["timing_note"] and out["parallelism"]["programs"] == 40
