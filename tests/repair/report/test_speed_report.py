@@ -22,6 +22,10 @@ def test_fast_p_beside_pass_at_1(tmp_path):
     text = render_markdown(build_report([path]))
     assert "## Speed" in text and "| gpu | 75.0% [" in text and "| 50.0% [" in text and "| 25.0% [" in text
     assert "| 1/3 | 2 |" in text
+    from repair.report.html import render_html
+
+    page = render_html(build_report([path]))
+    assert "<h2>Speed</h2>" in page and "fast_1.2" in page
 
 
 def test_cpu_campaigns_are_not_timed(tmp_path):
