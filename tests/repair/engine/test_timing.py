@@ -96,3 +96,27 @@ def test_a_cpu_device_is_never_timed():
     assert "emulation" in cpu_note(get_backend("ascendc-cpu"))
     assert not get_backend("triton-cpu").timed and not get_backend("ascendc-cpu").timed
     assert get_backend("cuda").timed and get_backend("npu").timed
+
+
+def test_the_engine_pairs_the_two_sides_timings():
+    """What the candidate and reference processes sent back becomes the case's timing record, or says which side
+    failed; the timed case is the largest by its whole-number parameters."""
+    from types import SimpleNamespace
+
+    from repair.engine.backends import get_backend
+    from repair.engine.harness import case_timing, timed_case
+
+    be = get_backend("cuda")  # its arithmetic only: nothing runs on a device here
+    job = SimpleNamespace(case=SimpleNamespace(case_id="c5"))
+    cand, ref = stats([2.0, 2.0]), stats([4.0, 4.0])
+    ran = SimpleNamespace(job=job, out=SimpleNamespace(header={"timing": cand}),
+                          ref={"timing": ref, "compiled": stats([3.0, 3.0])})
+    rec = case_timing(ran, be)
+    assert (rec["speedup"], rec["speedup_vs_compiled"], rec["device"], rec["case"]) == (2.0, 1.5, "cuda", "c5")
+    failed = SimpleNamespace(job=job, out=SimpleNamespace(header={"timing_error": "RuntimeError: boom"}), ref={})
+    assert case_timing(failed, be) == {"error": "RuntimeError: boom", "device": "cuda", "case": "c5"}
+    bad = SimpleNamespace(job=job, out=SimpleNamespace(header={"timing": {"median_ms": "x"}}), ref={"timing": ref})
+    assert "malformed timing" in case_timing(bad, be)["error"]
+    cases = [SimpleNamespace(case_id=i, params=p) for i, p in
+             [("a", {"M": 32, "N": 64}), ("b", {"M": 40, "N": 1000, "flag": True}), ("c", {"M": 1}), ("d", {"N": 40000})]]
+    assert timed_case(cases).case_id == "d"  # 40000 = 40 x 1000: the last of equals
