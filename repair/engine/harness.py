@@ -24,7 +24,7 @@ from repair.engine.confine import landlock
 from repair.engine.confine.policy import confine_candidates
 from repair.engine.memfd import Shared
 from repair.engine.parallelism import eval_figures_of, parallelism_summary
-from repair.engine.timing import cpu_note
+from repair.engine.timing import case_timing, cpu_note, plan_dict, timed_case
 from repair.engine.problem import TIERS, CaseSpec, case_set_sha256, check_problem_file, read_candidate_file
 from repair.engine.processes import CandidateProcess, Outcome, ReferenceProcess, open_reference
 from repair.engine.result import CaseResult, EvalResult, TierSummary
@@ -187,7 +187,8 @@ class _Session:
             f["evidence"] = f"{f.get('evidence', '')} [case {case.case_id}]".strip()
             self.findings.append(IntegrityFinding(**f))
         return CaseResult(**base, **c, seconds=float(out.header["seconds"]), guard_log=out.header.get("guard_log"),
-                          timing=case_timing(ran, self.be) if ran.job.time else None)
+                          timing=case_timing(out.header, ran.ref, self.be.device, case.case_id) if ran.job.time
+                          else None)
 
     def close(self, ok: bool = True) -> None:
         if self.proc is not None and not ok:
@@ -195,21 +196,6 @@ class _Session:
         elif self.proc is not None:
             self.proc.close()
         self.proc = None
-
-
-def case_timing(ran: _Ran, be: Backend) -> dict:
-    """A timed case's timing record (repair.engine.timing), or {"error"} saying which side could not be timed."""
-    from repair.engine.timing import timing_record
-
-    cand, ref = ran.out.header, ran.ref or {}
-    if not isinstance(cand.get("timing"), dict) or not isinstance(ref.get("timing"), dict):
-        why = cand.get("timing_error") or ref.get("timing_error") or "no timing came back"
-        return {"error": str(why)[:300], "device": be.device, "case": ran.job.case.case_id}
-    try:
-        return timing_record(cand["timing"], ref["timing"], be.device, ref.get("compiled"), ran.job.case.case_id)
-    except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:  # a malformed reply from the candidate
-        return {"error": f"malformed timing from the candidate process: {e}", "device": be.device,
-                "case": ran.job.case.case_id}
 
 
 def _verdict(static: IntegrityVerdict | None, runtime: list[IntegrityFinding], rules_off: list[str],
@@ -312,7 +298,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
             with open_reference(problem, backend=be, timeout_s=max(timeout_s, 120.0)) as ref:
                 session.ref, cases = ref, ref.spec.cases_for(tier)
                 if timed and be.timed and cases:
-                    session.time_plan, session.timed_case = _plan(timed), timed_case(cases).case_id
+                    session.time_plan, session.timed_case = plan_dict(timed), timed_case(cases).case_id
                 results, static = _run_cases(session, cases, reseed=integrity, meanwhile=static_scan)
                 spec, ref_seconds = ref.spec, ref.seconds
             ok = True
@@ -343,23 +329,6 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         timing=next((r.timing for r in results if r.timing), None),
         timing_note=cpu_note(be) if timed and not be.timed else None,
         wall_seconds=time.perf_counter() - t0, kernel_seconds=session.candidate_seconds + ref_seconds)
-
-
-def timed_case(cases: list[CaseSpec]) -> CaseSpec:
-    """The case a device backend times: the largest by the product of its whole-number parameters (shapes, in
-    every problem here), the last of equals; its inputs are not built yet when this is chosen."""
-    import math
-
-    def size(c: CaseSpec) -> int:
-        return math.prod(v for v in c.params.values() if isinstance(v, int) and not isinstance(v, bool) and v > 0)
-
-    return max(reversed(cases), key=size)
-
-
-def _plan(time) -> dict:
-    from repair.engine.timing import TimingPlan
-
-    return (time if isinstance(time, TimingPlan) else TimingPlan()).as_dict()
 
 
 def evaluate_many(pairs: Iterable[tuple[str | Path, str | Path]], *, jobs: int = 1, **options) -> Iterator[EvalResult]:

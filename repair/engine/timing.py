@@ -123,6 +123,37 @@ def fast_p(rows: Iterable[tuple[bool, float | None]], p: float) -> float | None:
     return sum(1 for ok, s in rows if ok and s is not None and s > p) / len(rows)
 
 
+# -- in the engine --------------------------------------------------------------------------------
+
+def timed_case(cases: list):
+    """The case a device backend times: the largest by the product of its whole-number parameters (shapes, in
+    every problem here), the last of equals; its inputs are not built yet when this is chosen."""
+    import math
+
+    def size(c) -> int:
+        return math.prod(v for v in c.params.values() if isinstance(v, int) and not isinstance(v, bool) and v > 0)
+
+    return max(reversed(cases), key=size)
+
+
+def plan_dict(timed) -> dict:
+    """`evaluate(timed=...)`'s plan as the processes get it: a TimingPlan's, or KernelBench's defaults for True."""
+    return (timed if isinstance(timed, TimingPlan) else TimingPlan()).as_dict()
+
+
+def case_timing(candidate: dict, reference: dict | None, device: str, case_id: str) -> dict:
+    """A timed case's record from what the candidate process (its reply header) and the reference process sent
+    back, or {"error"} saying which side could not be timed."""
+    reference = reference or {}
+    if not isinstance(candidate.get("timing"), dict) or not isinstance(reference.get("timing"), dict):
+        why = candidate.get("timing_error") or reference.get("timing_error") or "no timing came back"
+        return {"error": str(why)[:300], "device": device, "case": case_id}
+    try:
+        return timing_record(candidate["timing"], reference["timing"], device, reference.get("compiled"), case_id)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:  # a malformed reply from the candidate
+        return {"error": f"malformed timing from the candidate process: {e}", "device": device, "case": case_id}
+
+
 # -- in the sandboxed processes ----------------------------------------------------------------------
 
 def device_timer_factory(device: str) -> Callable[[], Timer]:

@@ -103,20 +103,14 @@ def test_the_engine_pairs_the_two_sides_timings():
     failed; the timed case is the largest by its whole-number parameters."""
     from types import SimpleNamespace
 
-    from repair.engine.backends import get_backend
-    from repair.engine.harness import case_timing, timed_case
+    from repair.engine.timing import case_timing, timed_case
 
-    be = get_backend("cuda")  # its arithmetic only: nothing runs on a device here
-    job = SimpleNamespace(case=SimpleNamespace(case_id="c5"))
     cand, ref = stats([2.0, 2.0]), stats([4.0, 4.0])
-    ran = SimpleNamespace(job=job, out=SimpleNamespace(header={"timing": cand}),
-                          ref={"timing": ref, "compiled": stats([3.0, 3.0])})
-    rec = case_timing(ran, be)
+    rec = case_timing({"timing": cand}, {"timing": ref, "compiled": stats([3.0, 3.0])}, "cuda", "c5")
     assert (rec["speedup"], rec["speedup_vs_compiled"], rec["device"], rec["case"]) == (2.0, 1.5, "cuda", "c5")
-    failed = SimpleNamespace(job=job, out=SimpleNamespace(header={"timing_error": "RuntimeError: boom"}), ref={})
-    assert case_timing(failed, be) == {"error": "RuntimeError: boom", "device": "cuda", "case": "c5"}
-    bad = SimpleNamespace(job=job, out=SimpleNamespace(header={"timing": {"median_ms": "x"}}), ref={"timing": ref})
-    assert "malformed timing" in case_timing(bad, be)["error"]
+    failed = case_timing({"timing_error": "RuntimeError: boom"}, None, "cuda", "c5")
+    assert failed == {"error": "RuntimeError: boom", "device": "cuda", "case": "c5"}
+    assert "malformed timing" in case_timing({"timing": {"median_ms": "x"}}, {"timing": ref}, "cuda", "c5")["error"]
     cases = [SimpleNamespace(case_id=i, params=p) for i, p in
              [("a", {"M": 32, "N": 64}), ("b", {"M": 40, "N": 1000, "flag": True}), ("c", {"M": 1}), ("d", {"N": 40000})]]
     assert timed_case(cases).case_id == "d"  # 40000 = 40 x 1000: the last of equals
