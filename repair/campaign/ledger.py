@@ -201,6 +201,12 @@ class Ledger:
             raise BadInput(f"{self.dir}: the ledger holds no campaign settings")
         return CampaignConfig.model_validate_json(row[0])
 
+    def created_at(self) -> str | None:
+        """When the campaign was first started (its ledger created; a resumed campaign keeps it)."""
+        with self.connect() as con:
+            row = con.execute("SELECT value FROM meta WHERE key = 'created_at'").fetchone()
+        return row[0] if row else None
+
     def generation_costs(self) -> dict[str, GenerationCost]:
         """Run key -> what generating its near-miss cost, for the runs whose manifest said."""
         with self.connect() as con:

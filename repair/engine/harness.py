@@ -324,7 +324,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         numerics_passed=numerics, integrity=verdict, passed=numerics and verdict.verdict == "clean" and not load_error,
         load_error=load_error,
         confined=confine, landlock=landlock.abi() if confine else 0,  # each confined itself before its code ran
-        emulated=be.emulated,
+        emulated=be.emulated, tolerance=spec.tolerance,
         parallelism=parallelism_summary(eval_figures_of(results)),
         timing=next((r.timing for r in results if r.timing), None),
         timing_note=cpu_note(be) if timed and not be.timed else None,

@@ -62,6 +62,7 @@ class EvalResult(BaseModel):
     confined: bool = False
     landlock: int = 0  # ... under this Landlock ABI (0: no Landlock on this kernel, or not confined)
     emulated: bool = False  # the kernels ran on an emulation of their hardware (ascendc-cpu), not on it
+    tolerance: dict | None = None  # the problem's TOLERANCE as written (None: the defaults by dtype, engine.tolerance)
     # the largest case's launch figures (repair.engine.parallelism: programs, elements per program, warps)
     parallelism: dict | None = None
     # `--time` on a device backend: {candidate_ms, reference_ms, speedup, trials, device, ...} of the timed case

@@ -6,8 +6,8 @@ from html import escape
 from provenance.version import tool_version
 from repair.report import svg
 from repair.report.build import Report, outcome_rows
-from repair.report.markdown import (CAMPAIGN_HEAD, COST_HEAD, NOTES, OUTCOME_NOTE, TASK_WORDS, campaign_row, cost_row,
-                                    generation_note, pairing_lines, run_marks, token_lines)
+from repair.report.markdown import (CAMPAIGN_HEAD, COST_HEAD, NOTES, OUTCOME_NOTE, REPRO_HEAD, SEEDS_NOTE, TASK_WORDS,
+                                    backend_text, campaign_row, cost_row, generation_note, repro_rows, tool_line, pairing_lines, run_marks, token_lines)
 from repair.report.pairing import Comparison
 from repair.report.speed import SPEED_HEAD, SPEED_NOTE, speed_row
 
@@ -32,6 +32,11 @@ def render_html(report: Report) -> str:
     body = [
         "<h1>Campaign report</h1>",
         f'<p class="muted">{len(cs)} campaign(s); nearmiss-repair {escape(tool_version())}.</p>',
+        "<p>Ran on:</p><ul>" + "".join(f"<li><b>{escape(c.name)}</b>: backend {escape(backend_text(c))}</li>"
+                                      for c in cs) + "</ul>",
+        "<h2>Reproducibility</h2>", f'<p class="note">Report made by {escape(tool_line())}.</p>',
+        _table(REPRO_HEAD, [[(cell, False) for cell in row] for row in repro_rows(report)]),
+        f'<p class="note">{escape(SEEDS_NOTE)}</p>',
         "<h2>Campaigns</h2>", _table(CAMPAIGN_HEAD, [_cells(campaign_row(c), 4, 8) for c in cs]),
         f'<p class="note">{escape(NOTES[0])}</p>',
         "<h2>Cost and gates</h2>", _table(COST_HEAD, [_cells(cost_row(c), 1, len(COST_HEAD)) for c in cs]),

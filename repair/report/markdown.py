@@ -86,9 +86,40 @@ def cost_row(c: CampaignMetrics) -> list[str]:
     ]
 
 
+def backend_text(c: CampaignMetrics) -> str:
+    return c.backend + (" (emulated: the kernels ran on a CPU emulation of the hardware, not on it)" if c.emulated
+                        else "")
+
+
+def run_on_lines(report: Report) -> list[str]:
+    """Which backend each campaign's evaluations ran on, and whether it was an emulation (issue 37)."""
+    return [f"- **{c.name}**: backend {backend_text(c)}" for c in report.campaigns]
+
+
+REPRO_HEAD = ["campaign", "started", "cohort manifest sha256", "snapshot", "backend", "worker", "policy"]
+SEEDS_NOTE = ("Seeds: each run draws one evaluation seed for all its evaluations and records it (`seed` in "
+              "runs/<operator>/<near-miss>/record.json), so an evaluation can be rerun with `repair eval --seed`.")
+
+
+def repro_rows(report: Report) -> list[list[str]]:
+    """What makes each campaign reproducible: when, against which cohort and snapshot, on what, by which worker."""
+    return [[c.name, c.created_at or "–", c.cohort_sha256 or "– (a single problem)", c.snapshot or "– (live KB or none)",
+             c.backend + (" (emulated)" if c.emulated else ""), c.worker + (f" ({c.model})" if c.model else ""),
+             c.policy] for c in report.campaigns]
+
+
+def tool_line() -> str:
+    from provenance.version import tool_commit, tool_version
+
+    commit = tool_commit()
+    return f"nearmiss-repair {tool_version()}" + (f", commit {commit[:12]}" if commit else ", not a git checkout")
+
+
 def render_markdown(report: Report) -> str:
     cs = report.campaigns
-    out = ["# Campaign report", "", "## Campaigns", "", *_rows([CAMPAIGN_HEAD] + [campaign_row(c) for c in cs]), "",
+    out = ["# Campaign report", "", "Ran on:", "", *run_on_lines(report), "", "## Reproducibility", "",
+           f"Report made by {tool_line()}.", "", *_rows([REPRO_HEAD] + repro_rows(report)), "", SEEDS_NOTE, "",
+           "## Campaigns", "", *_rows([CAMPAIGN_HEAD] + [campaign_row(c) for c in cs]), "",
            NOTES[0], "", "## Cost and gates", "", *_rows([COST_HEAD] + [cost_row(c) for c in cs]), ""]
     for note in NOTES[1:]:
         out += [note, ""]

@@ -66,6 +66,10 @@ class CampaignMetrics(BaseModel):
     ablations: list[str] = Field(default_factory=list)
     snapshot: str | None = None
     cohort_sha256: str | None = None  # the cohort manifest's hash (None: a single problem)
+    backend: str = "triton-cpu"  # what every run's evaluations ran on (the campaign's config)
+    emulated: bool = False  # that backend emulates its hardware (ascendc-cpu): the figures are not the NPU's
+    created_at: str | None = None  # when the campaign was first started
+    policy: str = "strict"  # the integrity policy its runs were judged under
     trials: int = 1
     operators: int
     runs: int
@@ -151,6 +155,8 @@ def load_campaign(path: Path) -> CampaignMetrics:
     return CampaignMetrics(
         name=Path(path).resolve().name, path=str(path), kind=config.kind, worker=config.worker, model=config.model,
         ablations=config.ablations, snapshot=config.snapshot, trials=config.trials,
+        backend=config.backend, emulated=_emulated(config.backend), created_at=ledger.created_at(),
+        policy=config.policy,
         cohort_sha256=config.manifest_sha256 if config.manifest else None,
         operators=len({r.operator_id for r in rows}), runs=len(rows), finished=len(finished),
         repaired=len(successes), crashed=sum(o.status == "crashed" for o in finished),
@@ -184,6 +190,12 @@ def _speed(finished: list) -> dict:
             "speed_measured": sum(o.speed_flagged is not None for o in finished),
             "speed_flagged": sum(bool(o.speed_flagged) for o in finished),
             "speed_refused": sum(o.speed_refused for o in finished)}
+
+
+def _emulated(backend: str) -> bool:
+    from repair.engine import BACKENDS
+
+    return bool(getattr(BACKENDS.get(backend), "emulated", False))
 
 
 def task_outcomes(kind: str, trials: int, units: list[Unit]) -> list[Task]:

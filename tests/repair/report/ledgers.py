@@ -7,11 +7,12 @@ from repair.campaign.spec import CampaignConfig, GenerationCost, RunSpec
 
 
 def make_ledger(out: Path, kind: str, outcomes: dict[str, dict], *, trials: int = 1, ablations=(), pending=(),
-                generation: dict[str, tuple[int, str | None]] | None = None, cohort: str | None = None) -> Path:
+                generation: dict[str, tuple[int, str | None]] | None = None, cohort: str | None = None,
+                backend: str = "triton-cpu") -> Path:
     """A campaign ledger written directly: {key: RunOutcome fields}; keys listed in `pending` stay unfinished;
     `generation`: {key: (tokens, model)} as a cohort manifest's generation_cost gives it; `cohort`: its hash."""
     config = CampaignConfig(kind=kind, manifest=f"/m/{out.name}.yaml", manifest_sha256=cohort, trials=trials,
-                            ablations=list(ablations))
+                            ablations=list(ablations), backend=backend)
     keys = list(outcomes) + list(pending)
     gen = {k: GenerationCost(tokens=t, model=m) for k, (t, m) in (generation or {}).items()}
     specs = [RunSpec(k, k.split("/")[0], "fam", Path("/p/problem.py"),

@@ -170,3 +170,17 @@ def test_html_escapes_names(tmp_path):
     path = make_ledger(tmp_path / "x<b>y", "debug", {"o<p>/n1": dict(status="repaired")})
     page = render_html(build_report([path]))
     assert "<b>y" not in page and "o<p>" not in page and "x&lt;b&gt;y" in page
+
+
+def test_every_format_says_which_backend_ran_and_whether_emulated(tmp_path):
+    """Issue 37: a report of an AscendC campaign on ascendc-cpu says the figures come from an emulation."""
+    a = make_ledger(tmp_path / "asc", "debug", {"op/n1": dict(status="repaired")}, backend="ascendc-cpu")
+    b = make_ledger(tmp_path / "tri", "debug", {"op/n1": dict(status="failed")})
+    report = build_report([a, b])
+    md, page, data = render_markdown(report), render_html(report), json.loads(report.to_json())
+    assert "- **asc**: backend ascendc-cpu (emulated: the kernels ran on a CPU emulation" in md
+    assert "- **tri**: backend triton-cpu\n" in md
+    assert "<li><b>asc</b>: backend ascendc-cpu (emulated: " in page and "<li><b>tri</b>: backend triton-cpu</li>" in page
+    assert [(c["backend"], c["emulated"]) for c in data["campaigns"]] == [("ascendc-cpu", True), ("triton-cpu", False)]
+    assert "## Reproducibility" in md and "| asc | " in md and "| ascendc-cpu (emulated) | scripted | strict |" in md
+    assert all(c["created_at"] for c in data["campaigns"])
