@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ingest.entry import Pattern, embed_text, lexical_text
-from ingest.gate import DEFAULT_MIN_MATCH
+from ingest.gate import DEFAULT_MIN_MATCH, POLICY_LAXNESS, REQUIRED_POLICY
 from ingest.load import Rejection
 from ingest.prepare import Checked, Derived, check, pmap, pmap_iter
 from kbstore.errors import BadInput
@@ -92,8 +92,10 @@ def collect_files(paths: list[str | Path]) -> list[Path]:
 
 def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_match: float = DEFAULT_MIN_MATCH,
            embedder=None, lock_wait_s: float | None = None, progress=None,
-           require_speed: bool = False) -> IngestReport:
-    """progress: called with a line at each stage (`kb ingest` prints them on stderr), else nothing is said;
+           accept_policy: str = REQUIRED_POLICY, require_speed: bool = False) -> IngestReport:
+    """progress: called with a line at each stage (`kb ingest` prints them on stderr), else nothing is said.
+    accept_policy: the laxest integrity policy whose verdicts the gate admits (strict, the method's protocol,
+    unless asked); a laxer one is written into each admitted record's evidence gate (`accept_policy`).
     require_speed: the gate admits only records whose repair kept the near-miss's speed (ingest.gate)."""
     from kbstore.lock import write_lock
     from kbstore.store import Store
@@ -102,10 +104,12 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
     t0 = time.monotonic()
     if not 0.0 <= min_match <= 1.0:
         raise BadInput(f"--min-match {min_match} is outside [0, 1]")
+    if accept_policy not in POLICY_LAXNESS:
+        raise BadInput(f"--accept-policy {accept_policy!r} is not one of {', '.join(POLICY_LAXNESS)}")
     started = _now()
     files = collect_files(paths)
     say(f"reading and gating {len(files)} records")
-    checked: list[Checked] = pmap(check, [(f, min_match, require_speed) for f in files])
+    checked: list[Checked] = pmap(check, [(f, min_match, accept_policy, require_speed) for f in files])
     say(f"gated {len(checked)} records: {sum(c.sha256 is None for c in checked)} rejected")
     kill_point("after-validate")
     kb = KBPaths.of(kb_path)
@@ -117,7 +121,7 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
             previous = store.head_version()
         fresh = {c.sha256: c.loaded.record for c in checked if c.sha256 and c.sha256 not in known}
         say(f"deriving and embedding {len(fresh)} new records ({len(checked) - len(fresh)} known or rejected)")
-        derived, vectors = _derive_and_embed(fresh, entries, embedder, min_match, say)
+        derived, vectors = _derive_and_embed(fresh, entries, embedder, min_match, say, accept_policy)
         plan = _plan(checked, known, entries, derived)
         kill_point("after-embed")
         report = IngestReport(str(kb.root), uuid.uuid4().hex, previous, None, plan.outcomes, len(plan.new_entries),
@@ -138,7 +142,8 @@ EMBED_CHUNK = 64  # records per pool task: derived, then their texts embedded as
 
 
 def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float,
-                      say=lambda text: None) -> tuple[dict[str, Derived], dict]:
+                      say=lambda text: None,
+                      accept_policy: str = REQUIRED_POLICY) -> tuple[dict[str, Derived], dict]:
     """Derive the new records and embed each new entry's text once, chunk by chunk: over the process pool
     for a big batch (each process deriving its chunk and embedding the chunk's texts: inference is most
     of an ingest's CPU), here for a small one."""
@@ -152,7 +157,7 @@ def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float
     shas = iter(fresh)
     prepare.EMBED_WITH = (embedder, entries)  # a pool's processes fork after this and inherit it
     try:
-        for ds, vecs in pmap_iter(prepare.derive_and_embed_chunk, [(c, min_match) for c in chunks],
+        for ds, vecs in pmap_iter(prepare.derive_and_embed_chunk, [(c, min_match, accept_policy) for c in chunks],
                                   force=pooled, chunksize=1, embedding=True):
             if pooled:
                 kill_point("during-embed-pool")  # the pool's processes alive, the write lock held

@@ -59,16 +59,19 @@ def cli() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--min-match", type=float, default=0.95, show_default=True, help="Full-tier match a record needs.")
 @click.option("--strict", is_flag=True, help="Exit 1 when any record is rejected.")
+@click.option("--accept-policy", type=click.Choice(["strict", "epilogue"]), default="strict", show_default=True,
+              help="The laxest integrity policy admitted: epilogue also admits records whose verdicts were made "
+                   "under `repair run --policy epilogue` (their evidence says so).")
 @click.option("--require-speed", is_flag=True,
               help="Admit only repairs that kept the near-miss's speed (parallelism on every backend, time on devices).")
 @kb_option
 @json_option
-def ingest(paths, min_match, strict, require_speed, kb_path, as_json) -> None:
+def ingest(paths, min_match, strict, accept_policy, require_speed, kb_path, as_json) -> None:
     """Gate repair records (files, or directories of *.json) and admit the good ones as a new KB version."""
     from ingest.api import ingest as run_ingest
 
-    report = run_ingest(list(paths), kb_path, min_match=min_match, progress=None if as_json else _progress("kb ingest"),
-                        require_speed=require_speed)
+    report = run_ingest(list(paths), kb_path, min_match=min_match, accept_policy=accept_policy,
+                        progress=None if as_json else _progress("kb ingest"), require_speed=require_speed)
     if as_json:
         _print_json(report.as_dict())
     else:
@@ -129,7 +132,8 @@ def show(entry_id, kb_path, as_json) -> None:
     for e in d["evidence"]:
         g, w = e["gate"], e["worker"]
         click.echo(f"  evidence v{e['version']}: run {e['run_id']} on {e['operator_id']} by {w['kind']}/{w.get('model')} "
-                   f"match {g['match']} (>= {g['min_match']}), {len(g['integrity_history'])} clean attempts, "
+                   f"match {g['match']} (>= {g['min_match']}), {len(g['integrity_history'])} clean attempts"
+                   f"{' under the ' + g['accept_policy'] + ' policy' if g.get('accept_policy') else ''}, "
                    f"record {e['record_sha256'][:12]}")
     click.echo("  provenance:")
     for s in d["provenance"]:

@@ -59,14 +59,19 @@ def _m001_core(con) -> None:
     )
 
 
-def _m002_speed(con) -> None:
+def _m002_finding_levels(con) -> None:
+    """Findings carry their level (cheat, policy, note): the report tells a policy finding from a cheat."""
+    con.execute("ALTER TABLE integrity_findings ADD COLUMN level VARCHAR")
+
+
+def _m003_speed(con) -> None:
     for col, kind in SPEED_COLS:
         con.execute(f"ALTER TABLE runs ADD COLUMN {col} {kind}")
 
 
 SPEED_COLS = [("speed_flagged", "BOOLEAN"), ("speed_shrink", "DOUBLE"), ("speedup", "DOUBLE"),
               ("speed_refused", "INTEGER")]
-MIGRATIONS = [("m001_core", _m001_core), ("m002_speed", _m002_speed)]
+MIGRATIONS = [("m001_core", _m001_core), ("m002_finding_levels", _m002_finding_levels), ("m003_speed", _m003_speed)]
 
 _RUN_COLS = [
     "status", "stop_reason", "attempts", "turns", "prompt_tokens", "completion_tokens", "cached_tokens", "wall_s",
@@ -257,8 +262,9 @@ def _write_outcome(con, o: RunOutcome) -> None:
               a.full_total, a.prompt_tokens, a.completion_tokens, a.cached_tokens) for a in o.attempt_rows],
         )
     if o.findings:
-        con.executemany("INSERT INTO integrity_findings VALUES (?, ?, ?, ?, ?)",
-                        [(o.key, f.attempt, f.rule, f.phase, f.message) for f in o.findings])
+        con.executemany("INSERT INTO integrity_findings (run_key, attempt, rule, phase, message, level) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        [(o.key, f.attempt, f.rule, f.phase, f.message, f.level) for f in o.findings])
     if o.patterns:
         con.executemany("INSERT INTO patterns VALUES (?, ?, ?, ?, ?)",
                         [(o.key, p.entry_id, p.rank, p.score, p.cited) for p in o.patterns])

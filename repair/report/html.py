@@ -6,8 +6,9 @@ from html import escape
 from provenance.version import tool_version
 from repair.report import svg
 from repair.report.build import Report, outcome_rows
-from repair.report.markdown import (CAMPAIGN_HEAD, COST_HEAD, NOTES, OUTCOME_NOTE, REPRO_HEAD, SEEDS_NOTE, TASK_WORDS,
-                                    backend_text, campaign_row, cost_row, generation_note, repro_rows, tool_line, pairing_lines, run_marks, token_lines)
+from repair.report.markdown import (CAMPAIGN_HEAD, COST_HEAD, INTEGRITY_NOTE, NOTES, OUTCOME_NOTE, REPRO_HEAD,
+                                    SEEDS_NOTE, TASK_WORDS, backend_text, campaign_row, cost_row, generation_note,
+                                    pairing_lines, repro_rows, run_marks, token_lines, tool_line)
 from repair.report.pairing import Comparison
 from repair.report.speed import SPEED_HEAD, SPEED_NOTE, speed_row
 
@@ -64,7 +65,12 @@ def render_html(report: Report) -> str:
     body += ["<h2>Outcomes per operator</h2>",
              _figure(svg.outcome_grid(report), "One square per run; hover for its key. Right: the tasks only one "
                      "campaign recovered."),
-             outcome_table(report)]
+             outcome_table(report),
+             "<h2>Integrity per run</h2>",
+             _table(["campaign", "policy", "run", "level", "rules"],
+                    [[(x, False) for x in (c.name, c.policy, u.key, u.integrity, ", ".join(u.integrity_rules))]
+                     for c in cs for u in c.units if u.integrity not in (None, "clean")]),
+             f'<p class="note">{escape(INTEGRITY_NOTE)}</p>']
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>Campaign report</title><style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")

@@ -130,7 +130,28 @@ def render_markdown(report: Report) -> str:
     for name in report.unpaired:
         out += ["", f"_{name} shares no task with {cs[0].name}: no paired test._"]
     out += ["", "## Outcomes per operator", "", *outcome_grid(report), "", OUTCOME_NOTE]
+    out += ["", "## Integrity per run", "", *integrity_lines(report)]
     return "\n".join(out) + "\n"
+
+
+INTEGRITY_NOTE = ("Each finished run's worst integrity finding over its attempts: cheat (always fails), policy (fails "
+                  "under the strict policy only: a framework epilogue, an in-place update), note (never fails), clean.")
+
+
+def integrity_lines(report: Report) -> list[str]:
+    """Per campaign its policy and how many runs ended at each level; a row for every run with a finding."""
+    out = []
+    rows = [["campaign", "policy", "run", "level", "rules"]]
+    for c in report.campaigns:
+        done = [u for u in c.units if u.integrity is not None]
+        counts = ", ".join(f"{lv} {n}" for lv in ("cheat", "policy", "note", "clean")
+                           if (n := sum(u.integrity == lv for u in done)))
+        out.append(f"- **{c.name}** ({c.policy} policy): {counts or 'no finished run'}")
+        rows += [[c.name, c.policy, u.key, u.integrity, ", ".join(u.integrity_rules)]
+                 for u in done if u.integrity != "clean"]
+    if len(rows) > 1:
+        out += ["", *_rows(rows)]
+    return out + ["", INTEGRITY_NOTE]
 
 
 OUTCOME_NOTE = ("Per campaign: the task's outcome, then each run (✓ repaired, ✗ not repaired, ! crashed, … running, "

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from repair.campaign import FINISHED, Ledger
+from repair.campaign import FINISHED, Ledger, integrity_level
 from repair.report.stats import pass_at_k, wilson_interval
 
 # How each kind of campaign gives one outcome per task (operator): stated in every report that pairs them.
@@ -40,6 +40,8 @@ class Unit(BaseModel):
     status: str  # repaired, failed, crashed, pending, running
     tokens: int = 0  # prompt + completion tokens of the run
     generation_tokens: int | None = None  # debug: what generating the near-miss cost, when the manifest said
+    integrity: str | None = None  # worst finding level over its attempts (cheat, policy, note, clean); None unfinished
+    integrity_rules: list[str] = Field(default_factory=list)  # the rules of its findings at that level
 
     @property
     def finished(self) -> bool:
@@ -144,7 +146,8 @@ def load_campaign(path: Path) -> CampaignMetrics:
     units = [Unit(key=r.key, operator_id=r.operator_id, label=r.key.split("/", 1)[-1],
                   status=r.outcome.status if r.outcome else ("running" if r.starts else "pending"),
                   tokens=r.outcome.total_tokens if r.outcome else 0,
-                  generation_tokens=costs[r.key].tokens if r.key in costs else None) for r in rows]
+                  generation_tokens=costs[r.key].tokens if r.key in costs else None,
+                  **_integrity(r.outcome)) for r in rows]
     units.sort(key=lambda u: (u.operator_id, natural_key(u.label)))
     given = [costs[o.key] for o in finished if o.key in costs]
     generation = sum(g.tokens for g in given) if finished and len(given) == len(finished) else None
@@ -190,6 +193,14 @@ def _speed(finished: list) -> dict:
             "speed_measured": sum(o.speed_flagged is not None for o in finished),
             "speed_flagged": sum(bool(o.speed_flagged) for o in finished),
             "speed_refused": sum(o.speed_refused for o in finished)}
+
+
+def _integrity(outcome) -> dict:
+    if outcome is None:
+        return {}
+    level = integrity_level(outcome.findings)
+    rules = sorted({f.rule for f in outcome.findings if (f.level or "cheat") == level})
+    return {"integrity": level, "integrity_rules": rules}
 
 
 def _emulated(backend: str) -> bool:
