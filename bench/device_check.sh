@@ -15,6 +15,8 @@
 #   run       `repair run` of one near-miss with the scripted worker on cuda
 #   landlock  the label and sandbox tests again with REPAIR_CONFINE=on: candidates confined on cuda (if they
 #             pass, cuda's confine_default can become True in repair/engine/backends.py)
+#   timing    bench/bench_timing.py: the example suite's correct kernels against their references (median of 100
+#             trials with device events, torch.compile beside), a table; then `repair eval --time` of one near-miss
 #   bench-*   bench/bench_harness.py --backend cuda, then triton-cpu on this machine's cores ($BENCH_ARGS added)
 set -u
 out=${1:-${OUT:-/tmp/device-check}}
@@ -23,7 +25,7 @@ export REPAIR_BACKEND=${REPAIR_BACKEND:-cuda} HF_HUB_OFFLINE=1 TRANSFORMERS_OFFL
 unset TRITON_INTERPRET
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 PY=${PYTHON:-python3}
-steps=" ${STEPS:-info probe smoke start tests run landlock bench-cuda bench-cpu} "  # a subset: STEPS="smoke tests"
+steps=" ${STEPS:-info probe smoke start tests run timing landlock bench-cuda bench-cpu} "  # a subset: STEPS="smoke tests"
 source "$(dirname "${BASH_SOURCE[0]}")/check_steps.sh"
 
 step info 60 bash -c "nvidia-smi -L; nproc; $PY -c 'import sys, torch, triton; print(sys.version.split()[0], \
@@ -81,6 +83,9 @@ TAILN=40 step tests 420 "$PY" -m pytest -q -p no:cacheprovider -n "${JOBS:-8}" "
 
 step run 180 "$PY" -m repair run examples/tanh_scaled/problem.py examples/tanh_scaled/nearmiss_1.py \
     --worker scripted --script examples/scripted/tanh_scaled/nearmiss_1.yaml --seed 1 --out "${TMPDIR:-/tmp}/device-check-run"
+
+TAILN=30 step timing 420 bash -c "$PY bench/bench_timing.py --backend cuda && $PY -m repair eval \
+examples/add_relu/problem.py examples/add_relu/nearmiss_1.py --seed 1 --time | tail -3"
 
 TAILN=20 step landlock 300 env REPAIR_CONFINE=on "$PY" -m pytest -q -p no:cacheprovider -n "${JOBS:-8}" \
     "${deselect[@]}" tests/examples tests/repair/engine/test_sandbox.py

@@ -96,12 +96,14 @@ def collect_files(paths: list[str | Path]) -> list[Path]:
 
 def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_match: float = DEFAULT_MIN_MATCH,
            embedder=None, lock_wait_s: float | None = None, progress=None,
-           accept_policy: str = REQUIRED_POLICY, learn: bool = False, corpus: list[str] | None = None) -> IngestReport:
+           accept_policy: str = REQUIRED_POLICY, learn: bool = False, corpus: list[str] | None = None,
+           require_speed: bool = False) -> IngestReport:
     """progress: called with a line at each stage (`kb ingest` prints them on stderr), else nothing is said.
     accept_policy: the laxest integrity policy whose verdicts the gate admits (strict, the method's protocol,
     unless asked); a laxer one is written into each admitted record's evidence gate (`accept_policy`).
     learn: also generalise the new fixes into derived rule entries (ingest.learn), checked against `corpus`
-    (correct kernels; default: the example suite's)."""
+    (correct kernels; default: the example suite's).
+    require_speed: the gate admits only records whose repair kept the near-miss's speed (ingest.gate)."""
     from kbstore.lock import write_lock
     from kbstore.store import Store
 
@@ -114,7 +116,7 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
     started = _now()
     files = collect_files(paths)
     say(f"reading and gating {len(files)} records")
-    checked: list[Checked] = pmap(check, [(f, min_match, accept_policy) for f in files])
+    checked: list[Checked] = pmap(check, [(f, min_match, accept_policy, require_speed) for f in files])
     say(f"gated {len(checked)} records: {sum(c.sha256 is None for c in checked)} rejected")
     kill_point("after-validate")
     kb = KBPaths.of(kb_path)

@@ -25,15 +25,35 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 def gate(record: RepairRecord, *, min_match: float = DEFAULT_MIN_MATCH,
-         accept_policy: str = REQUIRED_POLICY) -> list[Rejection]:
-    """All the reasons to reject the record (empty: admit); `accept_policy`: the laxest integrity policy admitted."""
+         accept_policy: str = REQUIRED_POLICY, require_speed: bool = False) -> list[Rejection]:
+    """All the reasons to reject the record (empty: admit); `accept_policy`: the laxest integrity policy admitted;
+    `require_speed` (kb ingest --require-speed): the repair must have kept the near-miss's speed (its record's
+    `speed` present and not flagged: parallelism kept within the guard's factor, and on a device no slower)."""
     reasons: list[Rejection] = []
     for check in (_status, _provenance, _hashes, _diff, _rules):
         reasons.extend(check(record))
     reasons.extend(_evidence(record, min_match))
     reasons.extend(_integrity(record))
     reasons.extend(_policy(record, accept_policy))
+    if require_speed:
+        reasons.extend(_speed(record))
     return reasons
+
+
+def _speed(r: RepairRecord) -> list[Rejection]:
+    s = r.speed
+    if s is None:
+        return [Rejection("speed-missing", "the record has no speed figures (made before repair runs measured them, "
+                          "or no launch of the repaired kernel could be compared with the near-miss's)")]
+    if not s.flagged:
+        return []
+    if s.timing is not None and s.timing.near_miss_ms:
+        what = (f"on {s.timing.device} the repaired kernel takes {s.timing.candidate_ms:.4g} ms, the near-miss "
+                f"{s.timing.near_miss_ms:.4g} ms")
+    else:
+        what = (f"the repair cut the near-miss's {s.measure} by {s.shrink}x" if s.shrink is not None
+                else f"the repair cut the near-miss's {s.measure} to nothing") + f" (guard factor {s.factor:g})"
+    return [Rejection("speed-flagged", f"the repair made the kernel slower: {what}")]
 
 
 def _policy(r: RepairRecord, accept: str) -> list[Rejection]:

@@ -33,12 +33,12 @@ class Derived:
     fingerprints: list[tuple[str, str, str, bytes]]  # (role, language, scheme, pack_fingerprints() bytes)
 
 
-def check(path: Path, min_match: float, accept_policy: str = REQUIRED_POLICY) -> Checked:
+def check(path: Path, min_match: float, accept_policy: str = REQUIRED_POLICY, require_speed: bool = False) -> Checked:
     try:
         loaded = load_record(path)
     except RecordRejected as e:
         return Checked(str(path), None, e.reasons)
-    reasons = gate(loaded.record, min_match=min_match, accept_policy=accept_policy)
+    reasons = gate(loaded.record, min_match=min_match, accept_policy=accept_policy, require_speed=require_speed)
     return Checked(str(path), loaded, reasons, None if reasons else record_sha256(loaded.record))
 
 

@@ -87,6 +87,32 @@ class Retrieval(_Strict):
     cited: list[str] = Field(default_factory=list)
 
 
+class Timing(_Strict):
+    """Device timing (cuda, npu) of the repaired kernel, KernelBench's protocol: medians over `trials` timed runs."""
+
+    candidate_ms: float
+    reference_ms: float
+    speedup: float | None = None  # reference_ms / candidate_ms (> 1: faster than the reference)
+    trials: int
+    device: str
+    near_miss_ms: float | None = None  # the near-miss timed the same way, on the same case
+    compiled_ms: float | None = None  # torch.compile of the reference, where it compiled
+
+
+class Speed(_Strict):
+    """How the repair changed the kernel's speed against the near-miss (repair.loop.speed). The parallelism
+    figures come from every backend; timings only from device backends (never from triton-cpu or ascendc-cpu)."""
+
+    near_miss: dict | None = None  # {case, launches, programs, per_program, num_warps} of its largest case
+    repaired: dict | None = None
+    shrink: float | None = None  # the worst ratio near-miss / repaired over cases and measures (None: unbounded)
+    measure: str | None = None  # programs, per_program or num_warps: where that worst ratio is
+    factor: float = 4.0  # the parallelism guard's factor
+    flagged: bool = False  # shrunk by more than the factor, or (on a device) slower than the near-miss
+    keep_speed: float | None = None  # the run's --keep-speed factor, when it had one
+    timing: Timing | None = None
+
+
 class RepairRecord(_Strict):
     schema_: Literal["repair.record/v1"] = Field(RECORD_SCHEMA, alias="schema")
     run_id: str
@@ -107,6 +133,8 @@ class RepairRecord(_Strict):
     worker: Worker
     retrieval: Retrieval = Field(default_factory=Retrieval)
     rules: list[dict] = Field(default_factory=list)  # executable rewrite rules carried by the pattern
+    # the repair's speed against the near-miss; left out when not measured, so older records dump as they did
+    speed: Speed | None = Field(None, exclude_if=lambda v: v is None)
     tool_version: str
     started_at: str  # ISO 8601 UTC
     finished_at: str

@@ -67,16 +67,19 @@ def cli() -> None:
                    "entries the rules worker can use (ingest.learn).")
 @click.option("--corpus", "corpus_dir", type=click.Path(file_okay=False), default=None,
               help="Correct kernels (DIR/*/correct.py) a learned rule must leave alone (default: the example suite).")
+@click.option("--require-speed", is_flag=True,
+              help="Admit only repairs that kept the near-miss's speed (parallelism on every backend, time on devices).")
 @kb_option
 @json_option
-def ingest(paths, min_match, strict, accept_policy, learn, corpus_dir, kb_path, as_json) -> None:
+def ingest(paths, min_match, strict, accept_policy, learn, corpus_dir, require_speed, kb_path, as_json) -> None:
     """Gate repair records (files, or directories of *.json) and admit the good ones as a new KB version."""
     from ingest.api import ingest as run_ingest
     from ingest.learn import correct_corpus
 
     corpus = correct_corpus(corpus_dir) if corpus_dir else None
     report = run_ingest(list(paths), kb_path, min_match=min_match, accept_policy=accept_policy,
-                        progress=None if as_json else _progress("kb ingest"), learn=learn, corpus=corpus)
+                        progress=None if as_json else _progress("kb ingest"), learn=learn, corpus=corpus,
+                        require_speed=require_speed)
     if as_json:
         _print_json(report.as_dict())
     else:

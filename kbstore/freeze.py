@@ -106,8 +106,9 @@ def freeze(manifest_path: str | Path, kb_path: str | Path | None = None, *, name
     index = OverlapIndex.from_manifest(cohort, config)
     timings["overlap_index_s"] = time.perf_counter() - t
     kb = KBPaths.of(kb_path)
-    kb_data = _read_kb_mapped(kb, index, timings)
+    kb_data = _read_kb_mapped(kb, index, timings, say)
     if kb_data is not None:
+        say("applying the rules and writing the snapshot")
         return _apply(kb, cohort, manifest_path, config, exclude_family, kb_data, None, name, timings, t_all,
                       frozen_at)
     kb_data = _read_kb(kb, timings)
@@ -204,7 +205,7 @@ def _read_kb(kb: KBPaths, timings: dict) -> dict:
     return out
 
 
-def _read_kb_mapped(kb: KBPaths, index, timings: dict) -> dict | None:
+def _read_kb_mapped(kb: KBPaths, index, timings: dict, say=lambda text: None) -> dict | None:
     """What _read_kb reads, with the live KB's mapped layout (kbstore.layout) standing in for the rows' JSON, the
     vectors and the fingerprints, and the overlap scan made through its fingerprint index (only the entries that share
     hashes with the cohort are read): rows hold only what the rules and the report use. The layout is first brought up
@@ -257,6 +258,7 @@ def _read_kb_mapped(kb: KBPaths, index, timings: dict) -> dict | None:
                 store.con.unregister("_kb_scan_ids")
 
         t = time.perf_counter()
+        say(f"scanning {len(out['rows'])} entries for overlap with the cohort")
         fp = gen["fingerprints"]
         out["scan"] = scan_postings(index, fingerprint_lookup(root, gen), fetch, int(fp["entries"]),
                                     [tuple(k) for k in fp["keys"]])

@@ -127,8 +127,11 @@ _AUTO_BACKEND_HELP = ("triton-cpu, cuda, npu or ascendc-cpu (default: $REPAIR_BA
 @_policy_option()
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Candidates evaluated at a time (their forwards then share the machine).")
+@click.option("--time", "timed", is_flag=True,
+              help="cuda, npu: time the tier's largest case as KernelBench does (warm-up, 100 trials with device "
+                   "events; the reference and torch.compile too). CPU backends never report timings.")
 def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_limit_mb, rules_off, no_integrity,
-             policy, jobs):
+             policy, jobs, timed):
     """Evaluate each CANDIDATE (defines ModelNew) against PROBLEM (defines Model, get_inputs).
 
     Several candidates share one fork server and its warm reference processes: `repair eval p.py out/*.py`
@@ -147,7 +150,8 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
         backend = picked.pop() if len(picked) == 1 else backend_for(Path(problem))
     prestart(backend)  # torch and triton import in the fork server while the engine imports its own modules
 
-    from repair.engine import check_candidate_file, check_problem_file, evaluate_many, render_summary, render_table
+    from repair.engine import (check_candidate_file, check_problem_file, evaluate_many, render_summary, render_table,
+                               speed_lines)
 
     check_problem_file(problem)
     same = Path(problem).resolve()  # `repair eval op/problem.py op/*.py`: the glob names the problem too
@@ -157,12 +161,14 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     results = []
     for result in evaluate_many([(problem, c) for c in candidates], jobs=min(jobs, len(candidates)), tier=tier,
                                 backend=backend, seed=seed, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb,
-                                rules_off=rules_off, integrity=not no_integrity, policy=policy):
+                                rules_off=rules_off, integrity=not no_integrity, policy=policy, timed=timed):
         results.append(result)
         if as_json:
             click.echo(result.to_json() if len(candidates) == 1 else result.model_dump_json(by_alias=True))
         else:
             click.echo(("\n" if len(results) > 1 else "") + render_table(result))
+            for line in speed_lines(result) if timed else ():
+                click.echo(line)
     if len(candidates) > 1 and not as_json:
         click.echo("\n" + render_summary(results))
     if all(r.passed for r in results):
@@ -233,9 +239,16 @@ def check_cmd(problem, candidate, as_json, rules_off, policy):
               help="Switch an integrity rule off (repeatable); recorded in the integrity history.")
 @click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Patterns retrieved per query.")
 @_policy_option()
+@click.option("--keep-speed", "keep_speed", type=click.FloatRange(min=1.0), default=None, metavar="F",
+              help="Refuse an attempt more than F times slower than the near-miss (cuda, npu: median device time), "
+                   "or, on the CPU backends, one the parallelism guard flags.")
+@click.option("--parallelism-factor", type=click.FloatRange(min=1.0), default=4.0, show_default=True,
+              help="Flag an attempt that cuts the near-miss's programs, elements per program or warps by more "
+                   "than this factor.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON.")
 def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, out, max_attempts, max_turns,
-            max_tokens, max_wall_s, backend, seed, timeout_s, rules_off, k, policy, as_json):
+            max_tokens, max_wall_s, backend, seed, timeout_s, rules_off, k, policy, keep_speed, parallelism_factor,
+            as_json):
     """Repair CANDIDATE against PROBLEM within hard bounds; the worker proposes, the engine decides.
 
     Exit 0 repaired, 1 not repaired within the bounds, 2 bad input, 3 environment missing.
@@ -248,7 +261,7 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
 
     backend = backend_for(Path(candidate), backend)
     prestart(backend)
-    from repair.loop import repair_run, summary
+    from repair.loop import SpeedOptions, repair_run, summary
     from repair.loop import ending_lines, run_progress
 
     with run_progress(enabled=not as_json):  # each step on stderr: the loop is never silent for a minute
@@ -257,7 +270,8 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
                              eval_mode=eval_mode, out=Path(out) if out else None,
                              bounds=Bounds(attempts=max_attempts, turns=max_turns, tokens=max_tokens,
                                            wall_s=max_wall_s),
-                             backend=backend, seed=seed, k=k, timeout_s=timeout_s, rules_off=rules_off, policy=policy)
+                             backend=backend, seed=seed, k=k, timeout_s=timeout_s, rules_off=rules_off, policy=policy,
+                             speed=SpeedOptions(keep=keep_speed, factor=parallelism_factor))
     info = summary(outcome)
     if as_json:
         click.echo(json.dumps(info, indent=2, sort_keys=True))
@@ -270,6 +284,8 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
                 + (f" [AscendC on {backend}, emulated]" if info["emulated"] else ""))
         for line in [head, *ending_lines(outcome, worker)]:
             click.echo("\n".join(fold(line)))
+        for line in info["speed_flags"]:
+            click.echo(f"speed: {line}", err=True)
     sys.exit(outcome.exit_code)
 
 

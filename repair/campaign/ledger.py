@@ -64,12 +64,19 @@ def _m002_finding_levels(con) -> None:
     con.execute("ALTER TABLE integrity_findings ADD COLUMN level VARCHAR")
 
 
-MIGRATIONS = [("m001_core", _m001_core), ("m002_finding_levels", _m002_finding_levels)]
+def _m003_speed(con) -> None:
+    for col, kind in SPEED_COLS:
+        con.execute(f"ALTER TABLE runs ADD COLUMN {col} {kind}")
+
+
+SPEED_COLS = [("speed_flagged", "BOOLEAN"), ("speed_shrink", "DOUBLE"), ("speedup", "DOUBLE"),
+              ("speed_refused", "INTEGER")]
+MIGRATIONS = [("m001_core", _m001_core), ("m002_finding_levels", _m002_finding_levels), ("m003_speed", _m003_speed)]
 
 _RUN_COLS = [
     "status", "stop_reason", "attempts", "turns", "prompt_tokens", "completion_tokens", "cached_tokens", "wall_s",
     "workflow_accepted", "integrity_rejected", "full_rejected", "gate_rejected", "full_shadow",
-    "record_path", "record_sha256", "error",
+    "record_path", "record_sha256", "error", *(c for c, _ in SPEED_COLS),
 ]
 
 
@@ -213,7 +220,8 @@ class Ledger:
 
     def runs(self) -> list[RunRow]:
         with self.connect() as con:
-            cols = ["key", "operator_id", "family", "candidate", "trial", "starts", *_RUN_COLS]
+            have = {r[0] for r in con.execute("DESCRIBE runs").fetchall()}  # a ledger from before m002 lacks some
+            cols = ["key", "operator_id", "family", "candidate", "trial", "starts", *(c for c in _RUN_COLS if c in have)]
             rows = con.execute(f"SELECT {', '.join(cols)} FROM runs ORDER BY key").fetchall()
             children = {
                 "attempts": _group(con, "SELECT * FROM attempts ORDER BY run_key, attempt"),
@@ -228,7 +236,7 @@ class Ledger:
                 key = d["key"]
                 outcome = RunOutcome(
                     key=key,
-                    **{c: d[c] for c in _RUN_COLS if d[c] is not None},
+                    **{c: d[c] for c in _RUN_COLS if d.get(c) is not None},
                     attempt_rows=[AttemptRow(**_drop(a)) for a in children["attempts"].get(key, [])],
                     findings=[FindingRow(**_drop(f)) for f in children["findings"].get(key, [])],
                     patterns=[PatternRow(**_drop(p)) for p in children["patterns"].get(key, [])],

@@ -68,6 +68,13 @@ class RunOutcome(BaseModel):
     attempt_rows: list[AttemptRow] = Field(default_factory=list)
     findings: list[FindingRow] = Field(default_factory=list)
     patterns: list[PatternRow] = Field(default_factory=list)
+    # repair.loop.speed, from the run's record: whether the final kernel was flagged (shrunk parallelism, or on a
+    # device slower than the near-miss), the worst shrink, its speedup over the reference (device backends only),
+    # and how many attempts --keep-speed refused
+    speed_flagged: bool | None = None
+    speed_shrink: float | None = None
+    speedup: float | None = None
+    speed_refused: int = 0
     record_path: str | None = None  # relative to the campaign directory
     record_sha256: str | None = None
     error: str = ""

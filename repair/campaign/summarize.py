@@ -51,10 +51,25 @@ def summarize(key: str, run_dir: Path, out_dir: Path, *, full_shadow: bool = Fal
         attempt_rows=rows,
         findings=_findings(gates, events),
         patterns=_patterns(events, record),
+        **_speed(events, record),
         record_path=str(record.relative_to(out_dir)) if record.is_file() else None,
         record_sha256=sha256_text(record.read_bytes()) if record.is_file() else None,
         error=((end or {}).get("why") or "") if crashed is None else crashed,
     )
+
+
+def _speed(events: list[dict], record: Path) -> dict:
+    """The run's speed figures: its record's `speed` (repair.loop.speed) and the attempts --keep-speed refused."""
+    out = {"speed_refused": sum(1 for e in events if e.get("event") == "speed" and e.get("refused"))}
+    try:
+        speed = json.loads(record.read_text(encoding="utf-8")).get("speed") if record.is_file() else None
+    except (OSError, ValueError):
+        speed = None
+    if isinstance(speed, dict):
+        timing = speed.get("timing") or {}
+        out.update(speed_flagged=bool(speed.get("flagged")), speed_shrink=speed.get("shrink"),
+                   speedup=timing.get("speedup"))
+    return out
 
 
 def _attempt_rows(events: list[dict]) -> list[AttemptRow]:

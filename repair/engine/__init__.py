@@ -13,4 +13,7 @@ __all__, __getattr__ = exports(__name__, {
     "confine.limits": ["apply_limits", "set_parent_death_signal", "prctl"],
     "confine.apply": ["confine_self"],
     "table": ["render_summary", "render_table"],
+    "parallelism": ["PARALLELISM_FACTOR", "compare_parallelism", "eval_figures", "forward_figures",
+                    "parallelism_summary"],
+    "timing": ["FAST_P", "TimingPlan", "fast_p", "speed_lines"],
 }, modules=("shared_server",))

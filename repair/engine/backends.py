@@ -44,6 +44,7 @@ class Backend:
     spawns_processes: ClassVar[bool] = True
     languages: ClassVar[tuple[str, ...]] = ("python",)  # the candidates it runs: python (Triton) or ascendc
     emulated: ClassVar[bool] = False  # its results come from an emulation of the hardware, and say so
+    timed: ClassVar[bool] = False  # kernels run on the device they were written for: their times mean something
     build_s: ClassVar[float] = 0.0  # seconds a candidate process may take to build the candidate, beyond --timeout
 
     def candidate_loader(self, path: str):
@@ -156,6 +157,7 @@ class Cuda(Backend):
 
     name = "cuda"
     device = "cuda"
+    timed = True
     env_remove = ("TRITON_INTERPRET",)
     # the reference runs under torch's deterministic mode; cuBLAS needs a fixed workspace for it
     env_defaults = {"CUBLAS_WORKSPACE_CONFIG": ":4096:8"}
@@ -217,6 +219,7 @@ class Npu(Backend):
 
     name = "npu"
     device = "npu"
+    timed = True
     env_remove = ("TRITON_INTERPRET",)
     memory_rlimit = None  # not tried on Ascend hardware yet: RLIMIT_DATA may suit it as it suits CUDA
     preload = ("torch",)  # triton-ascend and torch_npu initialise the device: import them after fork

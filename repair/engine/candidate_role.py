@@ -13,6 +13,7 @@ from dataclasses import asdict
 from repair.engine.confine.limits import file_limit
 from repair.engine.memfd import SHARE_MIN, payload_size, write_parts
 from repair.engine.role import Role, as_output_list, failure_reply, import_file, runtime_guard, seed_all, to_device
+from repair.engine.timing import timed
 from repair.engine.values import encode_parts
 
 
@@ -141,6 +142,8 @@ class CandidateRole(Role):
             log = guard.log() if hasattr(guard, "log") else None
         desc, parts = encode_parts(outs, keep_layout=False)
         reply = {"status": "ok", "outputs": desc, "seconds": seconds, "findings": findings, "guard_log": log}
+        if header.get("time"):  # after the checked forward, outside the guard: KernelBench's timing protocol
+            reply.update(timed(model, inputs, self.backend, header["time"]))
         nbytes = payload_size(parts)
         if sink is not None and SHARE_MIN <= nbytes <= file_limit():
             reply["_in_sink"] = write_parts(sink, parts)  # the engine seals it and hands it to the reference

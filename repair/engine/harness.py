@@ -23,6 +23,8 @@ from repair.engine.backends import Backend, get_backend
 from repair.engine.confine import landlock
 from repair.engine.confine.policy import confine_candidates
 from repair.engine.memfd import Shared
+from repair.engine.parallelism import eval_figures_of, parallelism_summary
+from repair.engine.timing import case_timing, cpu_note, plan_dict, timed_case
 from repair.engine.problem import TIERS, CaseSpec, case_set_sha256, check_problem_file, read_candidate_file
 from repair.engine.processes import CandidateProcess, Outcome, ReferenceProcess, open_reference
 from repair.engine.result import CaseResult, EvalResult, TierSummary
@@ -51,6 +53,7 @@ class _Job:
     key: str
     values: dict
     payload: bytearray | Shared | None  # until the candidate process has read it
+    time: dict | None = None  # repair.engine.timing's plan, for the one case a device backend times
 
 
 @dataclass
@@ -59,6 +62,7 @@ class _Ran:
 
     job: _Job
     out: Outcome
+    ref: dict | None = None  # the reference's reply to its forward (its timing, when the job was timed)
 
 
 _BACKSTOP_RUNS = 32
@@ -84,6 +88,8 @@ class _Session:
         self.distrusted = False  # the process sent outputs the reference could not read
         self.findings: list[IntegrityFinding] = []
         self.candidate_seconds = 0.0
+        self.time_plan: dict | None = None  # with timed_case: the case timed, on a device backend
+        self.timed_case: str | None = None
         self.proc: CandidateProcess | None = self._spawn()  # imports while the reference starts and builds inputs
 
     def _spawn(self) -> CandidateProcess:
@@ -102,7 +108,8 @@ class _Session:
         key = f"{case.case_id}/{salt}"
         values, payload = self.ref.prepare(case, seed, key,
                                            mem_limit_mb=self.mem_limit_mb if self.be.memory_rlimit else None)
-        return _Job(index, case, salt, seed, key, values, payload)
+        time = self.time_plan if case.case_id == self.timed_case and not salt else None
+        return _Job(index, case, salt, seed, key, values, payload, time)
 
     def start(self, job: _Job) -> _Job | _Ran:
         """Send the job to the candidate process (the job is then in flight), or its outcome when it cannot run."""
@@ -110,7 +117,7 @@ class _Session:
             return _Ran(job, self.startup_failure)  # importing failed once: it would fail the same way again
         if self.proc is None:
             self.proc = self._spawn()
-        self.proc.send(job.values, job.payload, job.seed)
+        self.proc.send(job.values, job.payload, job.seed, timed=job.time)
         return job
 
     def collect(self, started: _Job | _Ran) -> _Ran:
@@ -147,9 +154,9 @@ class _Session:
         if ran.out.kind != "ok":
             self.ref.discard(ran.job.key)
             return False
-        self.ref.judge(ran.job.key, ran.job.seed, ran.job.case.case_id, ran.out.header["outputs"],
-                       ran.out.payload or b"", keep="first-seed" if keep else None,
-                       against="first-seed" if against else None)
+        ran.ref = self.ref.judge(ran.job.key, ran.job.seed, ran.job.case.case_id, ran.out.header["outputs"],
+                                 ran.out.payload or b"", keep="first-seed" if keep else None,
+                                 against="first-seed" if against else None, timed=ran.job.time)
         ran.out.payload = None  # the reference process has them now
         return True
 
@@ -179,7 +186,9 @@ class _Session:
             f = dict(f, phase="runtime")
             f["evidence"] = f"{f.get('evidence', '')} [case {case.case_id}]".strip()
             self.findings.append(IntegrityFinding(**f))
-        return CaseResult(**base, **c, seconds=float(out.header["seconds"]), guard_log=out.header.get("guard_log"))
+        return CaseResult(**base, **c, seconds=float(out.header["seconds"]), guard_log=out.header.get("guard_log"),
+                          timing=case_timing(out.header, ran.ref, self.be.device, case.case_id) if ran.job.time
+                          else None)
 
     def close(self, ok: bool = True) -> None:
         if self.proc is not None and not ok:
@@ -246,8 +255,11 @@ def _summary(results: list[CaseResult], tier: str) -> tuple[dict[str, TierSummar
 
 def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", backend: str | None = None,
              seed: int | None = None, timeout_s: float = 60.0, mem_limit_mb: int = 4096, rules_off=(),
-             integrity: bool = True, policy: str = "strict") -> EvalResult:
-    """Evaluate a candidate against a problem on the asked tier; see the module docstring for the protocol."""
+             integrity: bool = True, policy: str = "strict", timed=None) -> EvalResult:
+    """Evaluate a candidate against a problem on the asked tier; see the module docstring for the protocol.
+
+    `timed` (True or a repair.engine.timing.TimingPlan): on a device backend, the tier's largest case is timed too
+    (candidate, reference, torch.compile); on a CPU backend nothing is timed and the result says why."""
     t0 = time.perf_counter()
     if tier not in TIERS:
         raise BadInput(f"unknown tier {tier!r} (compact or full)")
@@ -285,6 +297,8 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         try:
             with open_reference(problem, backend=be, timeout_s=max(timeout_s, 120.0)) as ref:
                 session.ref, cases = ref, ref.spec.cases_for(tier)
+                if timed and be.timed and cases:
+                    session.time_plan, session.timed_case = plan_dict(timed), timed_case(cases).case_id
                 results, static = _run_cases(session, cases, reseed=integrity, meanwhile=static_scan)
                 spec, ref_seconds = ref.spec, ref.seconds
             ok = True
@@ -311,6 +325,9 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         load_error=load_error,
         confined=confine, landlock=landlock.abi() if confine else 0,  # each confined itself before its code ran
         emulated=be.emulated, tolerance=spec.tolerance,
+        parallelism=parallelism_summary(eval_figures_of(results)),
+        timing=next((r.timing for r in results if r.timing), None),
+        timing_note=cpu_note(be) if timed and not be.timed else None,
         wall_seconds=time.perf_counter() - t0, kernel_seconds=session.candidate_seconds + ref_seconds)
 
 

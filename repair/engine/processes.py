@@ -120,13 +120,13 @@ class ReferenceProcess:
         return reply["values"], payload
 
     def judge(self, key: str, seed: int, case_id: str, actual: dict, payload, *, keep: str | None = None,
-              against: str | None = None) -> dict:
+              against: str | None = None, timed: dict | None = None) -> dict:
         """Run Model on the prepared copy; returns once that forward is over ({"seconds"}), while the
         reference process goes on comparing the candidate's outputs (as they came off the wire) with it:
         `judged()` reads that verdict."""
         reply, _ = self._call({"op": "judge", "key": key, "seed": seed, "actual": actual,
                                "tolerance": self.spec.tolerance, "compare": self.spec.compare, "keep": keep,
-                               "against": against},
+                               "against": against, **({"time": timed} if timed else {})},
                               f"Model forward on case {case_id}", payload)
         self.seconds += reply["seconds"]
         return reply
@@ -296,7 +296,7 @@ class CandidateProcess:
         # an answer already there still counts
         return max(self._sent + self.timeout_s - time.monotonic(), _LATE_READ_S)
 
-    def send(self, values: dict, payload: bytearray | Shared, seed: int) -> None:
+    def send(self, values: dict, payload: bytearray | Shared, seed: int, timed: dict | None = None) -> None:
         """Start a run; the request waits in the socket while the process is still importing. Inputs big enough
         to be shared come with a sink for the outputs (a candidate cannot make a memfd itself)."""
         self._sent = time.monotonic()
@@ -304,8 +304,10 @@ class CandidateProcess:
         if isinstance(payload, Shared):
             self._sink = new_sink()
         try:
-            self.child.send({"op": "run", "values": values, "seed": seed}, payload, timeout=self.timeout_s,
-                            sink=self._sink)
+            header = {"op": "run", "values": values, "seed": seed}
+            if timed:  # repair.engine.timing: time the forward after running it (a device backend)
+                header["time"] = timed
+            self.child.send(header, payload, timeout=self.timeout_s, sink=self._sink)
         except ChildTimeout:
             pass  # receive() tells what happened: the import's outcome, or a timeout
 

@@ -28,7 +28,8 @@ CaseResult = create_model(
     case_id=(str, ...), tier=(Tier, ...), params=(dict, Field(default_factory=dict)), status=(CaseStatus, ...),
     **_compared(),  # from the reference process's comparison (a case that did not run keeps their defaults)
     seconds=(float, 0.0),  # candidate forward time for this case
-    guard_log=(dict | None, None),  # the runtime guard's record of the forward (launches, kernels, aten ops)
+    guard_log=(dict | None, None),  # the runtime guard's record of the forward (launches, kernels, aten ops, shapes)
+    timing=(dict | None, None),  # the timed case's (device backends): repair.engine.timing.timing_record
 )
 
 
@@ -62,6 +63,11 @@ class EvalResult(BaseModel):
     landlock: int = 0  # ... under this Landlock ABI (0: no Landlock on this kernel, or not confined)
     emulated: bool = False  # the kernels ran on an emulation of their hardware (ascendc-cpu), not on it
     tolerance: dict | None = None  # the problem's TOLERANCE as written (None: the defaults by dtype, engine.tolerance)
+    # the largest case's launch figures (repair.engine.parallelism: programs, elements per program, warps)
+    parallelism: dict | None = None
+    # `--time` on a device backend: {candidate_ms, reference_ms, speedup, trials, device, ...} of the timed case
+    timing: dict | None = None
+    timing_note: str | None = None  # `--time` on a CPU backend: why nothing was timed
     wall_seconds: float = 0.0
     kernel_seconds: float = 0.0  # time inside candidate and reference forwards
 

@@ -6,4 +6,5 @@ __all__, __getattr__ = exports(__name__, {
     "verdict": ["POLICIES", "IntegrityFinding", "IntegrityVerdict", "render_verdict"],
     "static": ["scan"],
     "runtime": ["RuntimeGuard", "foreign_launch", "insensitivity_findings"],
+    "launchshape": ["add_shape", "launch_shape"],
 })

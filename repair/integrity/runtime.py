@@ -118,15 +118,21 @@ def _launching(guard: "RuntimeGuard", kernel, args, kwargs) -> Iterator[None]:
         guard._record_launch(kernel, args, kwargs)
     guard._depth += 1
     try:
+        # its shape, outside the mode (a grid function's ops are the launch's); the innermost run (an autotuner's
+        # chosen config) has the last word
         if guard._mode is None or guard._depth > 1:
+            guard._note_shape(kernel, args, kwargs)
             yield
         else:
             from torch.utils._python_dispatch import _disable_current_modes
 
             with _disable_current_modes():
+                guard._note_shape(kernel, args, kwargs)
                 yield
     finally:
         guard._depth -= 1
+        if guard._depth == 0:
+            guard._commit_shape()
 
 
 def _counting_run(orig):
@@ -183,6 +189,8 @@ class RuntimeGuard:
         self._patched: list[tuple[type, Any]] = []
         self._mode = None
         self.tracked_ops = False  # whether a dispatch mode recorded this forward
+        self.shapes: list[dict] = []  # each launch's grid, blocks and warps (repair.integrity.launchshape)
+        self._shape: dict | None = None  # the launch under way's
 
     def active(self, rule: str) -> bool:
         return rule not in self.rules_off
@@ -218,6 +226,20 @@ class RuntimeGuard:
         self.kernels[_kernel_name(kernel)] += 1
         self.kernel_elements += sum(t.numel() for t in iter_tensors((args, kwargs)))
         self._events.append(("launch", self._ptrs((args, kwargs))))
+
+    def _note_shape(self, kernel, args, kwargs) -> None:
+        from repair.integrity.launchshape import launch_shape
+
+        shape = launch_shape(kernel, args, kwargs)
+        if shape is not None:
+            self._shape = shape
+
+    def _commit_shape(self) -> None:
+        from repair.integrity.launchshape import add_shape
+
+        shape, self._shape = self._shape, None
+        if shape is not None:
+            add_shape(self.shapes, shape)
 
     def _record_op(self, func, args, kwargs, out) -> None:
         if self._depth:
@@ -304,7 +326,7 @@ class RuntimeGuard:
     def log(self) -> dict:
         """What the guard saw, for the candidate's guard log."""
         return {"launches": self.launches, "kernels": dict(self.kernels), "ops": dict(self.ops),
-                "compute_ops": dict(self.compute_ops), "rules_off": list(self.rules_off)}
+                "compute_ops": dict(self.compute_ops), "rules_off": list(self.rules_off), "shapes": self.shapes}
 
     def findings(self, inputs_before, inputs_after, outputs) -> list[RuntimeFinding]:
         """Judge the recorded forward; inputs_before are clones taken before it ran."""

@@ -9,6 +9,7 @@ __all__, __getattr__ = exports(__name__, {
     "record": ["RECORD", "build_record", "run_and_record"],
     "retrieve": ["FixedRetriever", "NoRetriever", "Retriever", "open_retriever"],
     "run": ["backend_for", "default_ascendc_backend", "repair_run", "summary"],
+    "speed": ["SpeedOptions"],
     "symptom": ["SymptomQuery", "load_eval", "make_eval_result", "symptom_query"],
     "trajectory": ["Trajectory", "read_trajectory"],
 })

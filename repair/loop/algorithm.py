@@ -23,6 +23,7 @@ from repair.loop.patch import PatchRejected
 from repair.engine import EvalResult
 from repair.integrity import IntegrityFinding
 from repair.loop.retrieve import RetrievalSource, Retriever, rule_patterns
+from repair.loop.speed import SpeedCheck, SpeedOptions
 from repair.loop.trajectory import Trajectory
 from repair.workers import AttemptNote, CaseView, Pattern, Proposal, Usage, Worker, WorkerContext, WorkerExhausted, WorkerFailed
 
@@ -36,6 +37,7 @@ class RunConfig:
     bounds: Bounds = field(default_factory=Bounds)
     k: int = 5  # patterns retrieved per query
     out: Path | None = None
+    speed: SpeedOptions = field(default_factory=SpeedOptions)  # the parallelism guard and --keep-speed
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,8 @@ class AttemptLog:
     """What happened to one proposal; the run record's integrity history is built from these."""
 
     attempt: int
-    outcome: str  # accepted, improved, changed (a stepping stone), not-improved, patch-rejected, integrity-violation
+    # accepted, improved, changed (a stepping stone), not-improved, patch-rejected, integrity-violation, speed-refused
+    outcome: str
     verdict: str  # clean, violation, not-run
     rules: tuple[str, ...] = ()
     cited: tuple[str, ...] = ()
@@ -52,6 +55,7 @@ class AttemptLog:
     note: str = ""  # the worker's account of its proposal (a rule: which, where)
     base_score: Score | None = None  # the score of the kernel the proposal was applied to
     score: Score | None = None  # the proposal's score (None: it was not evaluated)
+    speed: dict | None = None  # repair.loop.speed: parallelism (and device time) against the near-miss's
 
 
 @dataclass
@@ -129,6 +133,7 @@ class _Run:
         self.retrieved: dict[str, Pattern] = {}
         self._queries: dict[tuple, tuple[list[Pattern], list[Pattern]]] = {}  # checkpoint -> (top k, rule-carrying)
         self._free: dict[str, Pattern] = {}  # rule-carrying patterns offered; retrieved once a proposal cites one
+        self.speed = SpeedCheck(config.speed, judge, trajectory)
 
     # -- the algorithm --------------------------------------------------------------------
     def loop(self) -> str:
@@ -138,6 +143,7 @@ class _Run:
                             backend=getattr(self.judge, "backend", None))
         source_path = self.form.write(self.source_text, self.workdir / "attempts", 0)
         self.source = self.best = self.current = self.judge_candidate(0, self.source_text, source_path)
+        self.speed.start(self.source, source_path)
         self.trajectory.log("forensics", attempt=0, score=self.source.score.as_dict(),
                             symptom=forensics.symptom(self.source.compact, self.source.full))
         if self.accepted(self.source):
@@ -224,10 +230,14 @@ class _Run:
         runtime = _runtime_findings(checkpoint)
         if runtime:
             return self.settle(AttemptLog(outcome="integrity-violation", verdict="violation", rules=runtime, **log))
+        speed = log["speed"] = self.speed.check(n, checkpoint)
+        flagged = (self.speed.rule(speed),) if speed is not None and speed["flagged"] else ()
+        if speed is not None and speed["refused"]:  # --keep-speed: a repair that serialises the kernel is no repair
+            return self.settle(AttemptLog(outcome="speed-refused", verdict="clean", rules=flagged, **log))
         if self.accepted(checkpoint):
             self.best = self.current = checkpoint
             self.trajectory.log("accept", attempt=n, score=checkpoint.score.as_dict())
-            return self.settle(AttemptLog(outcome="accepted", verdict="clean", **log))
+            return self.settle(AttemptLog(outcome="accepted", verdict="clean", rules=flagged, **log))
         improved = checkpoint.score > self.best.score
         changed = not improved and stepping_stone(checkpoint, self.best)
         self.current = checkpoint
@@ -237,7 +247,7 @@ class _Run:
         elif changed:  # no better, but fails otherwise: a part of a fix another change may complete
             self.trajectory.log("stepping-stone", attempt=n, score=checkpoint.score.as_dict())
         outcome = "improved" if improved else "changed" if changed else "not-improved"
-        return self.settle(AttemptLog(outcome=outcome, verdict="clean", **log))
+        return self.settle(AttemptLog(outcome=outcome, verdict="clean", rules=flagged, **log))
 
     def settle(self, entry: AttemptLog) -> bool:
         """Count the attempt; two non-improving ones in a row restore the best checkpoint."""

@@ -32,6 +32,7 @@ class HarnessJudge:
     mem_limit_mb: int = 4096
     rules_off: tuple[str, ...] = ()
     policy: str = "strict"  # repair.integrity.POLICIES: whether policy findings (framework epilogues) fail
+    time: bool = False  # --keep-speed on a device: the full tier's largest case is timed (repair.engine.timing)
 
     def gate(self, candidate: Path) -> IntegrityVerdict:
         try:
@@ -56,4 +57,5 @@ class HarnessJudge:
             rules_off=self.rules_off,
             integrity=True,
             policy=self.policy,
+            **({"timed": True} if self.time and tier == "full" else {}),
         )

@@ -11,6 +11,7 @@ from ingest.record import (
     Operator,
     RepairRecord,
     Retrieval,
+    Speed,
     Symptom,
     Worker,
 )
@@ -36,7 +37,7 @@ def run_and_record(config: RunConfig, worker: LoopWorker, retriever: Retriever, 
     outcome = run_repair(config, worker, retriever, judge)
     if outcome.source is not None:
         outcome.record = build_record(outcome, worker.info, backend=backend, rules_off=judge.rules_off,
-                                      policy=getattr(judge, "policy", "strict"),
+                                      policy=getattr(judge, "policy", "strict"), speed=config.speed,
                                       problem_name=config.problem.name, candidate_name=config.candidate.name)
         if config.out is not None:
             tmp = config.out / (RECORD + ".tmp")
@@ -46,7 +47,7 @@ def run_and_record(config: RunConfig, worker: LoopWorker, retriever: Retriever, 
 
 
 def build_record(outcome: RunOutcome, worker: WorkerInfo, *, backend: str, rules_off: tuple[str, ...] = (),
-                 policy: str = "strict",
+                 policy: str = "strict", speed=None,
                  problem_name: str = "problem.py", candidate_name: str = "candidate.py") -> RepairRecord:
     """Accepted runs give status "repaired"; every other run "failed", with its best checkpoint as `repaired`."""
     if outcome.source is None:
@@ -81,6 +82,7 @@ def build_record(outcome: RunOutcome, worker: WorkerInfo, *, backend: str, rules
         retrieval=Retrieval(snapshot_id=_source(outcome, "snapshot_id"), kb_version=_source(outcome, "kb_version"),
                             retrieved=[p.id for p in outcome.retrieved], cited=cited),
         rules=[],
+        speed=_speed(outcome, speed),
         tool_version=tool_version(),
         started_at=outcome.started_at,
         finished_at=outcome.finished_at,
@@ -139,3 +141,22 @@ def _evidence(final: EvalResult, compact: EvalResult, backend: str) -> Evidence:
 
 def _source(outcome: RunOutcome, name: str):
     return getattr(outcome.retrieval, name, None)
+
+
+def _speed(outcome: RunOutcome, options) -> Speed | None:
+    """The best attempt's speed diagnosis (repair.loop.speed) as the record's `speed`, None where none was made."""
+    best = outcome.best.attempt if outcome.best is not None else None
+    diag = next((a.speed for a in outcome.attempts if a.attempt == best and a.speed), None)
+    if diag is None:
+        return None
+    p, t = diag["parallelism"], diag.get("timing")
+    timing = None
+    final = outcome.best.full
+    if t is not None and final is not None and final.timing and "error" not in final.timing:
+        ft = final.timing
+        timing = dict(candidate_ms=ft["candidate_ms"], reference_ms=ft["reference_ms"], speedup=ft.get("speedup"),
+                      trials=ft["trials"], device=ft["device"], near_miss_ms=t["near_miss_ms"],
+                      compiled_ms=ft.get("compiled_ms"))
+    return Speed(near_miss=diag.get("near_miss"), repaired=diag.get("candidate"), shrink=p.get("ratio"),
+                 measure=p.get("measure"), factor=p["factor"], flagged=bool(diag["flagged"]),
+                 keep_speed=getattr(options, "keep", None), timing=timing)

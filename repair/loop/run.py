@@ -14,6 +14,7 @@ from repair.errors import BadInput
 from repair.loop.judge import HarnessJudge
 from repair.loop.algorithm import RunConfig, RunOutcome
 from repair.loop.retrieve import open_retriever
+from repair.loop.speed import SpeedOptions
 from repair.workers import WorkerOptions, make_worker
 
 
@@ -21,7 +22,8 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
                script: Path | None = None, kb: Path | None = None, snapshot: str | None = None,
                eval_mode: bool = False, out: Path | None = None, bounds: Bounds | None = None,
                backend: str | None = None, seed: int | None = None, k: int = 5, timeout_s: float = 60.0,
-               rules_off: tuple[str, ...] = (), policy: str = "strict") -> RunOutcome:
+               rules_off: tuple[str, ...] = (), policy: str = "strict", speed: SpeedOptions | None = None,
+               ) -> RunOutcome:
     """Repair CANDIDATE against PROBLEM; with `out`, leave the final candidate (final.py; an AscendC one as
     final.bundle and final.py/final.json/final/ in its own format), trajectory.jsonl and record.json there."""
     problem, candidate = Path(problem), Path(candidate)
@@ -43,13 +45,14 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
     # one seed for the whole run, so every candidate meets the same inputs and scores compare; it is recorded
     seed = secrets.randbits(31) if seed is None else seed
     judge = HarnessJudge(problem, backend=backend, seed=seed, timeout_s=timeout_s, rules_off=tuple(rules_off),
-                         policy=policy)
+                         policy=policy, time=bool(speed and speed.keep) and get_backend(backend).timed)
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
     from repair.loop.record import run_and_record
 
-    return run_and_record(RunConfig(problem, candidate, bounds=bounds or Bounds(), k=k, out=out),
+    return run_and_record(RunConfig(problem, candidate, bounds=bounds or Bounds(), k=k, out=out,
+                                    speed=speed or SpeedOptions()),
                           the_worker, retriever, judge, backend=backend)
 
 
@@ -137,6 +140,9 @@ def summary(outcome: RunOutcome) -> dict:
         "record_status": outcome.record.status if outcome.record is not None else None,
         "run_id": outcome.record.run_id if outcome.record is not None else None,
         "out": str(outcome.out) if outcome.out else None,
+        # each flagged attempt's speed diagnosis, in a line (refused ones under --keep-speed say so)
+        "speed_flags": [f"attempt {a.attempt}: {_speed_line(a.speed)}" for a in outcome.attempts
+                        if a.speed and a.speed.get("flagged")],
     }
 
 
@@ -154,3 +160,9 @@ def attempt_effect(a) -> str:
         return f"{what}: {a.outcome}" + (f" ({', '.join(a.rules)})" if a.rules else "")
     return f"{what}: {_score_text(a.base_score)} -> {_score_text(a.score)} ({a.outcome})"
 
+
+def _speed_line(speed: dict) -> str:
+    timing = speed.get("timing")
+    what = (f"{timing['ratio']:g}x the near-miss's median time on {timing['device']}" if timing and timing["slower"]
+            else speed["parallelism"]["message"])
+    return what + (" (refused: --keep-speed)" if speed.get("refused") else "")

@@ -10,6 +10,7 @@ from repair.report.markdown import (CAMPAIGN_HEAD, COST_HEAD, INTEGRITY_NOTE, NO
                                     SEEDS_NOTE, TASK_WORDS, backend_text, campaign_row, cost_row, generation_note,
                                     pairing_lines, repro_rows, run_marks, token_lines, tool_line)
 from repair.report.pairing import Comparison
+from repair.report.speed import SPEED_HEAD, SPEED_NOTE, speed_row
 
 # Every table and figure scrolls inside its own box, so the page itself never runs off the right edge.
 CSS = """
@@ -43,6 +44,8 @@ def render_html(report: Report) -> str:
         *(f'<p class="note">{escape(n)}</p>' for n in NOTES[1:]),
         *(["<ul>" + "".join(f"<li><b>{escape(c.name)}</b>: {escape(n)}</li>" for c in cs if (n := generation_note(c)))
            + "</ul>"] if any(generation_note(c) for c in cs) else []),
+        "<h2>Speed</h2>", _table(SPEED_HEAD, [_cells(speed_row(c), 1, len(SPEED_HEAD)) for c in cs]),
+        f'<p class="note">{escape(SPEED_NOTE)}</p>',
         "<h2>Pass rate</h2>",
         _figure(svg.pass_rate_plot(cs), "Tasks recovered (one outcome per task, the rule the paired test uses), Pass@1 "
                 "over every run, and Pass@K of regenerations; whiskers: Wilson 95% interval."),

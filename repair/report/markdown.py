@@ -4,6 +4,7 @@ from __future__ import annotations
 from repair.report.build import OutcomeCell, Report, outcome_rows
 from repair.report.metrics import CampaignMetrics, Rate
 from repair.report.pairing import Comparison, near_miss_note
+from repair.report.speed import speed_section
 
 MARKS = {"repaired": "✓", "failed": "✗", "crashed": "!", "running": "…", "pending": "·"}
 
@@ -123,6 +124,7 @@ def render_markdown(report: Report) -> str:
     for note in NOTES[1:]:
         out += [note, ""]
     out += [f"- **{c.name}**: {note}" for c in cs if (note := generation_note(c))]
+    out += ["", *speed_section(cs)]
     for cmp in report.comparisons:
         out += ["", *comparison_section(cmp)]
     for name in report.unpaired:

@@ -103,6 +103,13 @@ class CampaignMetrics(BaseModel):
     full_tier_shadow: bool
     patterns_cited_per_success: float | None
     stop_reasons: dict[str, int]
+    # speed (repair.loop.speed): KernelBench's fast_p over the finished runs, repaired and more than p times faster
+    # than the reference (None: no run was timed; the CPU backends never time), and the parallelism guard's counts
+    fast_1: Rate | None = None
+    fast_1_2: Rate | None = None
+    speed_measured: int = 0  # finished runs whose final kernel had parallelism figures to compare
+    speed_flagged: int = 0  # ... of them flagged (shrunk past the guard's factor, or slower on a device)
+    speed_refused: int = 0  # attempts --keep-speed refused
     units: list[Unit]
     tasks: list[Task]
 
@@ -170,8 +177,22 @@ def load_campaign(path: Path) -> CampaignMetrics:
         full_tier_shadow="no-full-tier" in config.ablations,
         patterns_cited_per_success=_mean([len(o.cited) for o in successes]),
         stop_reasons=dict(sorted(Counter(o.stop_reason for o in finished).items())),
+        **_speed(finished),
         units=units, tasks=tasks,
     )
+
+
+def _speed(finished: list) -> dict:
+    timed = any(o.speedup is not None for o in finished)
+
+    def fast(p: float) -> Rate | None:
+        wins = sum(1 for o in finished if o.status == "repaired" and o.speedup is not None and o.speedup > p)
+        return Rate.of(wins, len(finished)) if timed else None
+
+    return {"fast_1": fast(1.0), "fast_1_2": fast(1.2),
+            "speed_measured": sum(o.speed_flagged is not None for o in finished),
+            "speed_flagged": sum(bool(o.speed_flagged) for o in finished),
+            "speed_refused": sum(o.speed_refused for o in finished)}
 
 
 def _integrity(outcome) -> dict:

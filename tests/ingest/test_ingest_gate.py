@@ -101,3 +101,35 @@ def test_the_gate_requires_the_strict_integrity_policy_unless_told():
     # a strict record dumps as it did before the field existed (its hash is unchanged)
     assert "policy" not in r.integrity_history[0].model_dump(by_alias=True, exclude_none=True)
     assert lax.integrity_history[0].model_dump()["policy"] == "epilogue"
+
+
+def test_require_speed():
+    """kb ingest --require-speed: the record must carry speed figures, unflagged; off by default."""
+    from ingest.record import Speed, Timing
+
+    r = make_record(1)
+    assert _codes(r) == [] and _codes(r, require_speed=True) == ["speed-missing"]
+    kept = _edit(r, speed=Speed(near_miss={"programs": 40}, repaired={"programs": 40}, shrink=1.0,
+                                measure="programs", flagged=False))
+    assert _codes(kept, require_speed=True) == []
+    shrunk = _edit(r, speed=Speed(shrink=40.0, measure="programs", flagged=True))
+    assert _codes(shrunk) == [] and _codes(shrunk, require_speed=True) == ["speed-flagged"]
+    assert "programs by 40.0x" in gate(shrunk, require_speed=True)[0].message
+    slow = _edit(r, speed=Speed(flagged=True, timing=Timing(candidate_ms=3.0, reference_ms=1.0, speedup=1 / 3,
+                                                             trials=100, device="cuda", near_miss_ms=1.0)))
+    assert "on cuda the repaired kernel takes 3 ms, the near-miss 1 ms" in gate(slow, require_speed=True)[0].message
+
+
+def test_require_speed_through_kb_ingest(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from kbstore.cli import cli
+
+    path = tmp_path / "r.json"
+    path.write_text(make_record(2).to_json())
+    res = CliRunner().invoke(cli, ["ingest", str(path), "--require-speed", "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    assert [r["code"] for o in report["outcomes"] for r in o["reasons"]] == ["speed-missing"]
