@@ -42,7 +42,9 @@ class EmulatedLoader:
         variants = [(column, self.library.parent / self.build_plan.library_name(i))
                     for i, column in enumerate(self.build_plan.variants)]
         op = EmulatedOp(Library(self.library), self.plan, kernel, self.cand.op, self.launch_scope, variants)
-        return types.SimpleNamespace(ModelNew=model_class(self.forward, op), __file__=self.cand.path)
+        # case_notes: what the emulation noticed during a case's forward (the candidate process reports them)
+        return types.SimpleNamespace(ModelNew=model_class(self.forward, op), __file__=self.cand.path,
+                                     case_notes=op.take_notes)
 
 
 def emulate(path: str | Path, *, launch_scope: Callable | None = None) -> type:

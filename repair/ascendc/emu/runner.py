@@ -81,6 +81,7 @@ class Library:
         lib.ascendc_emu_configure.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64]
         lib.ascendc_emu_gm_add.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_char_p]
         lib.ascendc_emu_error.restype = ctypes.c_char_p
+        lib.ascendc_emu_notes.restype = ctypes.c_char_p
         lib.ascendc_emu_entry.argtypes = [ctypes.POINTER(_Arg), ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64]
         lib.ascendc_emu_configure(*platform_config())
         self.arity = lib.ascendc_emu_arity()
@@ -94,6 +95,10 @@ class Library:
 
     def error(self) -> str:
         return self.lib.ascendc_emu_error().decode("utf-8", "replace")
+
+    def notes(self) -> list[str]:
+        """What the last launch noticed that the NPU does silently (a DataCopy length rounded down, ...)."""
+        return [n for n in self.lib.ascendc_emu_notes().decode("utf-8", "replace").splitlines() if n]
 
 
 class Arena:
@@ -212,6 +217,7 @@ class EmulatedOp:
         self.variants = variants or []
         self._opened: dict[int, Library] = {}
         self.launch_scope = launch_scope or (lambda name, args: contextlib.nullcontext())
+        self.notes: list[str] = []  # the launches' notes since the last take_notes()
         if plan.kind == "aclnn" and lib.opdef is None:
             raise MappingError(f"{plan.source.label()}: no OP_ADD registered an operator in the host sources")
 
@@ -230,6 +236,7 @@ class EmulatedOp:
             arena.register(self.lib.lib)
             with self.launch_scope(self.kernel, arena.buffers()):  # what runs here is the kernel's, not torch's
                 rc = self.lib.lib.ascendc_emu_entry(*entry)
+                self.notes.extend(n for n in self.lib.notes() if n not in self.notes)
                 if rc:
                     raise KernelFault(_STATUS.get(rc, "error"), f"ascendc-cpu: {self.lib.error()}")
                 arena.check_guards()
@@ -239,6 +246,10 @@ class EmulatedOp:
         if isinstance(out, list):
             return tuple(out)
         return out
+
+    def take_notes(self) -> list[str]:
+        notes, self.notes = self.notes, []
+        return notes
 
     def _variant(self, values: list) -> Library:
         """The library built for the OpDef column that takes these inputs' and outputs' dtypes (msopgen's binary

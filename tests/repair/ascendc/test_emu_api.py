@@ -34,6 +34,7 @@ def lib(tmp_path_factory):
     cdll.ascendc_emu_gm_add.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_char_p]
     cdll.ascendc_emu_configure.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64]
     cdll.ascendc_emu_error.restype = ctypes.c_char_p
+    cdll.ascendc_emu_notes.restype = ctypes.c_char_p
     cdll.ascendc_emu_configure(40, 20, 192 * 1024)
     return cdll
 
@@ -190,9 +191,12 @@ def test_compare_and_select_match_torch(lib, dtype, scalar):
             other = torch.tensor(S, dtype=dtype).expand(n) if scalar else y
             want = {"LT": x < other, "GT": x > other, "EQ": x == other, "LE": x <= other, "GE": x >= other,
                     "NE": x != other}[name]
-            bits = torch.tensor([(int(mask[i // 8]) >> (i % 8)) & 1 for i in range(n)], dtype=torch.bool)
-            assert torch.equal(bits, want), f"{name} n={n}"
-            assert torch.equal(z, torch.where(want, x, other)), f"Select after {name} n={n}"
+            # Compare (two tensors) compares whole 256-byte repeats only, and says so; CompareScalar any count
+            m = n if scalar else n * x.element_size() // 256 * 256 // x.element_size()
+            assert ("compares" in lib.ascendc_emu_notes().decode()) == (m != n)
+            bits = torch.tensor([(int(mask[i // 8]) >> (i % 8)) & 1 for i in range(m)], dtype=torch.bool)
+            assert torch.equal(bits, want[:m]), f"{name} n={n}"
+            assert torch.equal(z[:m], torch.where(want, x, other)[:m]), f"Select after {name} n={n}"
 
 
 # -- reductions --------------------------------------------------------------------------------------------------
@@ -252,16 +256,20 @@ def test_whole_reduce_per_repeat_under_a_mask(lib, dtype):
 
 # -- copies -------------------------------------------------------------------------------------------------------
 
-def test_datacopy_whole_blocks_copies_and_a_partial_block_is_an_error(lib):
+def test_datacopy_copies_whole_blocks_and_drops_a_partial_one_with_a_note(lib):
     x = torch.arange(4096, dtype=torch.float32)
     for n in (8, 64, 1024):
         z = torch.full((4096,), float("nan"))
         assert call(lib, "emu_copy", [0], [x, z], [1, n, 0, 0, 0, 0, 0, ctypes.c_float(0)], outputs=[1]) == 0
         assert torch.equal(z[:n], x[:n]) and z[n:].isnan().all()
-    for n in (1, 100):
-        z = torch.zeros(4096)
-        assert call(lib, "emu_copy", [0], [x, z], [1, n, 0, 0, 0, 0, 0, ctypes.c_float(0)]) == 1
-        assert "multiple of 32 bytes" in lib.ascendc_emu_error().decode()
+        assert lib.ascendc_emu_notes() == b""
+    for n, whole in ((1, 0), (100, 96)):  # as the NPU: no error, the length rounded down to whole 32-byte blocks
+        z = torch.full((4096,), -1.0)
+        assert call(lib, "emu_copy", [0], [x, z], [1, n, 0, 0, 0, 0, 0, ctypes.c_float(0)], outputs=[1]) == 0
+        assert torch.equal(z[:whole], x[:whole]) and (z[whole:] == -1).all()
+        notes = lib.ascendc_emu_notes().decode()
+        assert f"DataCopy of {n * 4} bytes copies {whole * 4}: its length is not a multiple of 32 bytes" in notes
+        assert notes.count("\n") == 2 and "emu_api.cpp:" in notes  # one a call site (in, out), with its line
 
 
 @pytest.mark.parametrize("n", LENGTHS)
@@ -280,7 +288,12 @@ def test_datacopypad_rows_strides_and_padding(lib, n):
     z = torch.zeros(20000)
     assert call(lib, "emu_copy", [1], [x, z], [1, n, 0, 0, 0, 0, 0, ctypes.c_float(0)], outputs=[1]) == 0
     row = (n * 4 + 31) // 32 * 8
-    assert torch.equal(z[:n], x[:n]) and z[n:row].isnan().all()  # without isPad the padding is undefined (poison)
+    # no left or right padding: the dummy elements of the last 32-byte block hold that block's first element
+    assert torch.equal(z[:n], x[:n]) and (z[n:row] == x[n // 8 * 8]).all()
+    z = torch.zeros(20000)
+    assert call(lib, "emu_copy", [1], [x, z], [1, n, 0, 0, 0, 1, 0, ctypes.c_float(0)], outputs=[1]) == 0
+    row = ((n + 1) * 4 + 31) // 32 * 8
+    assert torch.equal(z[1:n + 1], x[:n]) and z[0].isnan() and z[n + 1:row].isnan().all()  # no isPad: undefined
 
 
 def test_datacopypad_out_writes_exactly_the_rows(lib):
@@ -311,7 +324,8 @@ def test_each_block_knows_its_index_and_count(lib):
     assert call(lib, "emu_blocks", [], [out], [0]) == 1  # no block at all
 
 
-FAULTS = {1: (1, "UB overflow"), 2: (1, "multiple of 32 bytes"), 3: (2, "reads bytes [256, 288) of GM tensor arg0"),
+FAULTS = {1: (1, "past the end of the unified buffer (196608 bytes): its InitBuffer ("),
+          17: (1, "EnQue on a full queue: TQue<..., 1> holds 1 tensor"), 3: (2, "reads bytes [256, 288) of GM tensor arg0"),
           4: (2, "writes bytes [240, 272) of GM tensor arg1"), 5: (3, "DeQue of an empty queue"),
           6: (3, "all 2 buffers of the queue are in use"), 7: (1, "after its FreeTensor"), 8: (1, "after its EnQue"),
           9: (3, "WaitFlag(0) with no SetFlag"), 10: (1, "300 elements of a LocalTensor<float> that has 256"),
@@ -326,6 +340,11 @@ def test_faults_are_failures_with_a_clear_message(lib, which):
     assert call(lib, "emu_fault", [which], [x, z]) == kind
     message = lib.ascendc_emu_error().decode()
     assert words in message and "[block 0 of 1, " in message and "emu_api.cpp:" in message
+
+
+@pytest.mark.parametrize("which", [15, 16])
+def test_a_buffer_past_the_ub_faults_only_where_it_is_used_past_the_end(lib, which):
+    assert call(lib, "emu_fault", [which], [torch.zeros(64), torch.zeros(64)]) == 0, lib.ascendc_emu_error()
 
 
 def test_a_raw_write_past_a_tensor_lands_in_its_guard_region(lib):

@@ -128,6 +128,26 @@ inline std::string g_error;  // the last fault's message, for ascendc_emu_error(
     throw Fault{kind, std::string(buf) + (at.empty() ? "" : " [" + at + "]")};
 }
 
+// What the NPU does without complaint but a kernel rarely means (a DataCopy length rounded down to whole 32-byte
+// blocks): a note for the case's result, once per call site and kind, the launch going on. The repair loop and the
+// user read them beside the numbers.
+inline std::vector<std::string> g_notes;
+constexpr size_t kMaxNotes = 16;
+
+[[gnu::format(printf, 3, 4)]] inline void note(const char *kind, const Loc &loc, const char *fmt, ...) {
+    std::string where = loc.file ? std::string(loc.file) + ":" + std::to_string(loc.line) : "";
+    std::string key = std::string(kind) + "@" + where;
+    for (const std::string &n : g_notes)
+        if (n.compare(0, key.size() + 1, key + "\t") == 0) return;
+    if (g_notes.size() >= kMaxNotes) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    g_notes.push_back(key + "\t" + buf + (where.empty() ? "" : " [" + where + "]"));
+}
+
 // -- global memory: the tensors of the launch, each with a poisoned guard region on either side ----------
 
 struct GmRegion {

@@ -1,4 +1,4 @@
-// ascendc-cpu: DataCopy (lengths in whole 32-byte blocks) and DataCopyPad (any length, rows padded to 32 bytes).
+// ascendc-cpu: DataCopy (whole 32-byte blocks; a partial last block is not copied, as on the NPU) and DataCopyPad (any length, rows padded to 32 bytes).
 #pragma once
 
 #include "ascendc_emu/tensor.h"
@@ -52,10 +52,14 @@ namespace ascendc_emu {
 
 constexpr uint8_t kPoison = 0xFF;  // undefined UB bytes read as NaN (float, half) or -1 (integers)
 
-inline void check_blocks(uint64_t bytes, const char *api, const Loc &loc) {
+// DataCopy moves whole 32-byte blocks (calCount / (32 / sizeof(T)) of them): a length that is not a multiple of
+// 32 bytes raises no error on the NPU and its tail is not copied. So here: the whole blocks, and a note.
+inline uint64_t whole_blocks(uint64_t bytes, const char *api, const Loc &loc) {
     if (bytes % 32 != 0)
-        fail(kError, loc, "%s of %llu bytes: the length must be a multiple of 32 bytes (DataCopyPad copies any "
-             "length)", api, (unsigned long long)bytes);
+        note("datacopy-partial-block", loc, "%s of %llu bytes copies %llu: its length is not a multiple of 32 bytes, "
+             "so the NPU moves the whole 32-byte blocks and drops the last %llu bytes (DataCopyPad copies any length)",
+             api, (unsigned long long)bytes, (unsigned long long)(bytes / 32 * 32), (unsigned long long)(bytes % 32));
+    return bytes / 32 * 32;
 }
 
 // One strided copy: `count` blocks of `len` bytes, `src_gap`/`dst_gap` bytes between consecutive blocks.
@@ -100,24 +104,21 @@ template <class T> uint8_t *ub_span(const AscendC::LocalTensor<T> &t, uint64_t b
 namespace AscendC {
 
 template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
-    uint64_t bytes = uint64_t(count) * sizeof(T);
-    ascendc_emu::check_blocks(bytes, "DataCopy", loc);
+    uint64_t bytes = ascendc_emu::whole_blocks(uint64_t(count) * sizeof(T), "DataCopy", loc);
     uint8_t *d = ascendc_emu::ub_span(dst, bytes, true, "DataCopy", loc);
     ascendc_emu::gm_check(src.raw(), bytes, false, "DataCopy", loc);
     std::memcpy(d, src.raw(), bytes);
 }
 
 template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
-    uint64_t bytes = uint64_t(count) * sizeof(T);
-    ascendc_emu::check_blocks(bytes, "DataCopy", loc);
+    uint64_t bytes = ascendc_emu::whole_blocks(uint64_t(count) * sizeof(T), "DataCopy", loc);
     uint8_t *s = ascendc_emu::ub_span(src, bytes, false, "DataCopy", loc);
     ascendc_emu::gm_check(dst.raw(), bytes, true, "DataCopy", loc);
     ascendc_emu::gm_write<T>(reinterpret_cast<uint8_t *>(dst.raw()), s, bytes, "DataCopy", loc);
 }
 
 template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
-    uint64_t bytes = uint64_t(count) * sizeof(T);
-    ascendc_emu::check_blocks(bytes, "DataCopy", loc);
+    uint64_t bytes = ascendc_emu::whole_blocks(uint64_t(count) * sizeof(T), "DataCopy", loc);
     uint8_t *s = ascendc_emu::ub_span(src, bytes, false, "DataCopy", loc);
     uint8_t *d = ascendc_emu::ub_span(dst, bytes, true, "DataCopy", loc);
     std::memmove(d, s, bytes);
@@ -155,8 +156,10 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T>
     ascendc_emu::strided(d, s, p.blockCount, len, sg, dg);
 }
 
-// GM -> UB, any length: each block lands on a 32-byte boundary, left/right padding (elements) around it; the bytes
-// up to the boundary hold paddingValue with isPad, otherwise they are undefined (poison here).
+// GM -> UB, any length: each block lands on a 32-byte boundary, left/right padding (elements) around it. With
+// padding, the padded elements (and the bytes up to the boundary) hold paddingValue with isPad, otherwise they are
+// undefined (poison here); with no left or right padding, the dummy elements of a row's last 32-byte block hold that
+// block's first element, as the documentation says (whatever isPad).
 template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyExtParams &p,
                                     const DataCopyPadExtParams<T> &pad, ASCENDC_EMU_LOC) {
     if (p.blockCount == 0 || p.blockLen == 0) return;
@@ -178,6 +181,11 @@ template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTenso
             std::memset(r, ascendc_emu::kPoison, row);
         }
         std::memmove(r + left, s + b * (uint64_t(p.blockLen) + p.srcStride), p.blockLen);
+        if (left == 0 && right == 0 && p.blockLen % 32 != 0) {
+            uint64_t last = uint64_t(p.blockLen) / 32 * 32;
+            for (uint64_t k = p.blockLen / sizeof(T) * sizeof(T); k + sizeof(T) <= row; k += sizeof(T))
+                if (k >= p.blockLen) std::memcpy(r + k, r + last, sizeof(T));
+        }
     }
 }
 

@@ -25,7 +25,18 @@ struct Slot {
     int state = kFree;
     uint32_t gen = 0;
     const void *owner = nullptr;  // the queue (or TBuf) it belongs to
+    // InitBuffer placed it (partly) past the unified buffer: the NPU's InitBuffer does not check, and an access past
+    // the end faults (LocalTensor::use); where InitBuffer was called, for the message
+    bool past_ub = false;
+    Loc init{nullptr, 0};
 };
+
+[[noreturn]] inline void past_ub(const Slot *slot, const char *api, const Loc &loc) {
+    fail(kError, loc, "%s uses a buffer at UB bytes [%llu, %llu), past the end of the unified buffer (%llu bytes): "
+         "its InitBuffer (%s:%d) asked for more UB than the core has, and on the NPU this access faults", api,
+         (unsigned long long)slot->offset, (unsigned long long)(slot->offset + slot->bytes),
+         (unsigned long long)g_config.ub, slot->init.file ? slot->init.file : "?", slot->init.line);
+}
 
 inline const char *state_name(int s) {
     switch (s) {
@@ -63,17 +74,20 @@ public:
     T GetValue(uint32_t i, ASCENDC_EMU_LOC) const {
         ascendc_emu::check_use(slot_, gen_, false, "GetValue", loc);
         bounds(i, "GetValue", loc);
+        in_ub(i + 1, "GetValue", loc);
         return ptr_[i];
     }
     void SetValue(uint32_t i, const typename ascendc_emu::Identity<T>::type &v, ASCENDC_EMU_LOC) const {
         ascendc_emu::check_use(slot_, gen_, true, "SetValue", loc);
         bounds(i, "SetValue", loc);
+        in_ub(i + 1, "SetValue", loc);
         ptr_[i] = v;
     }
     T &operator()(uint32_t i) const {
         ascendc_emu::Loc loc{nullptr, 0};
         ascendc_emu::check_use(slot_, gen_, false, "LocalTensor()", loc);
         bounds(i, "LocalTensor()", loc);
+        in_ub(i + 1, "LocalTensor()", loc);
         return ptr_[i];
     }
     uint32_t GetSize() const { return size_; }
@@ -92,6 +106,7 @@ public:
         if (count > size_)
             ascendc_emu::fail(ascendc_emu::kError, loc, "%s: %u elements of a LocalTensor<%s> that has %u left in its "
                               "buffer", api, count, ascendc_emu::type_name<T>(), size_);
+        in_ub(count, api, loc);
         return ptr_;
     }
     // the UB address must be 32-byte aligned for the vector unit and the copy engines
@@ -106,6 +121,11 @@ public:
     uint32_t gen() const { return gen_; }
 
 private:
+    // the first `elems` elements from ptr_ lie inside the unified buffer (see Slot::past_ub)
+    void in_ub(uint64_t elems, const char *api, const ascendc_emu::Loc &loc) const {
+        if (slot_->past_ub && GetPhyAddr() + elems * sizeof(T) > ascendc_emu::g_config.ub)
+            ascendc_emu::past_ub(slot_, api, loc);
+    }
     void bounds(uint32_t i, const char *api, const ascendc_emu::Loc &loc) const {
         if (i >= size_)
             ascendc_emu::fail(ascendc_emu::kError, loc, "%s(%u) past the end of a LocalTensor<%s> of %u elements", api,
