@@ -66,7 +66,8 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     (PROBLEM among them is skipped); `--jobs N` evaluates N at a time, results still in argument order.
     With --json, one candidate prints one JSON object; several print one object per line (JSON Lines).
     Exit 0 when every case of the tier passes and integrity is clean (for every candidate), 1 when not,
-    2 for bad input (any file; nothing is evaluated then), 3 when the backend is missing.
+    2 for bad input (any file; nothing is evaluated then), 3 when the backend is missing or cannot run what a
+    candidate uses (`unsupported`: an AscendC API ascendc-cpu does not emulate) and nothing else failed.
     """
     from repair.engine import prestart
 
@@ -91,7 +92,8 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
             click.echo(("\n" if len(results) > 1 else "") + render_table(result))
     if len(candidates) > 1 and not as_json:
         click.echo("\n" + render_summary(results))
-    sys.exit(0 if all(r.passed for r in results) else 1)
+    failed = [r for r in results if not r.passed]
+    sys.exit(0 if not failed else 3 if all(r.unsupported for r in failed) else 1)
 
 
 @cli.command("check")
@@ -236,7 +238,8 @@ def _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as
     else:
         click.echo(f"{summary.kind} campaign in {summary.out}: {summary.runs} runs ({summary.skipped} already done), "
                    f"{summary.repaired} repaired, {summary.failed} failed, {summary.crashed} crashed, "
-                   f"{summary.tokens:,} tokens, {summary.wall_s:.1f} s; `repair report {summary.out}` for the numbers")
+                   + (f"{summary.unsupported} unsupported (not judged here), " if summary.unsupported else "")
+                   + f"{summary.tokens:,} tokens, {summary.wall_s:.1f} s; `repair report {summary.out}` for the numbers")
 
 
 _allow_outside_option = click.option(

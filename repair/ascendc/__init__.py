@@ -13,7 +13,8 @@ __all__, __getattr__ = exports(__name__, {
     "build": ["BuildFailed", "BuildPlan", "plan_build", "run_build"],
     "npu": ["NpuLoader"],
     "emu.loader": ["EmulatedLoader", "emulate"],
-    "emu.build": ["CompileError", "compiler", "plan_emu_build", "build_library", "cache_root", "prepare_pch"],
+    "emu.build": ["CompileError", "UnsupportedApi", "compiler", "plan_emu_build", "build_library", "cache_root", "prepare_pch"],
     "emu.runner": ["KernelFault", "platform_config"],
     "emu.forward": ["MappingError"],
+    "emu.api": ["API", "Api", "Unsupported", "calls_in", "render_markdown", "unsupported_in"],
 })

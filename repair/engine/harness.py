@@ -169,13 +169,21 @@ class _Session:
         base = {"case_id": case.case_id, "tier": case.tier, "params": case.params}
         if out.kind != "ok":
             status = "crash" if out.kind == "oom" else out.kind
-            hint = self.be.hint(out.message) if out.kind == "error" else None
-            return CaseResult(**base, status=status, message=f"{hint}\n{out.message}" if hint else out.message)
+            message = out.message
+            if status == "unsupported" and not self.be.confirm_unsupported(self.candidate, message):
+                # the candidate's process said so, but the candidate's sources (read here) do not call that API
+                status, message = "compile-error", f"{message}\n(the candidate does not call that API: judged a " \
+                                                   "build failure)"
+            hint = self.be.hint(message) if status == "error" else None
+            return CaseResult(**base, status=status, message=f"{hint}\n{message}" if hint else message)
         for f in out.header.get("findings", []):
             f = dict(f, phase="runtime")
             f["evidence"] = f"{f.get('evidence', '')} [case {case.case_id}]".strip()
             self.findings.append(IntegrityFinding(**f))
-        return CaseResult(**base, **c, seconds=float(out.header["seconds"]), guard_log=out.header.get("guard_log"))
+        notes = out.header.get("notes")
+        notes = [str(n) for n in notes][:16] if isinstance(notes, list) else []
+        return CaseResult(**base, **c, seconds=float(out.header["seconds"]), guard_log=out.header.get("guard_log"),
+                          notes=notes)
 
     def close(self, ok: bool = True) -> None:
         if self.proc is not None and not ok:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from repair.engine import EvalResult
 
-_BROKEN = ("error", "crash", "timeout", "compile-error")
+_BROKEN = ("error", "crash", "timeout", "compile-error", "unsupported")
 
 
 @dataclass(frozen=True, order=True)

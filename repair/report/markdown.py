@@ -5,7 +5,7 @@ from repair.report.build import OutcomeCell, Report, outcome_rows
 from repair.report.metrics import CampaignMetrics, Rate
 from repair.report.pairing import Comparison, near_miss_note
 
-MARKS = {"repaired": "✓", "failed": "✗", "crashed": "!", "running": "…", "pending": "·"}
+MARKS = {"repaired": "✓", "failed": "✗", "crashed": "!", "unsupported": "~", "running": "…", "pending": "·"}
 
 CAMPAIGN_HEAD = ["campaign", "kind", "worker", "ablations", "runs", "tasks recovered [95% CI]", "Pass@1 [95% CI]",
                  "Pass@K [95% CI]", "how runs ended"]

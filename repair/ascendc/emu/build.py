@@ -41,6 +41,22 @@ class CompileError(RepairError):
     case_status = "compile-error"
 
 
+class UnsupportedApi(CompileError):
+    """The candidate calls an AscendC API (or a form of one) the emulation lacks: every case is `unsupported`, which
+    this environment cannot judge (exit 3), not `compile-error`; the message names the API and the line first."""
+
+    case_status = "unsupported"
+
+
+def compile_failure(message: str) -> CompileError:
+    """The error a build's compiler message means: UnsupportedApi when it names an API repair.ascendc.emu.api lists
+    as not emulated (or a form of a partial one), else CompileError."""
+    from repair.ascendc.emu.api import unsupported_in
+
+    found = unsupported_in(message)
+    return UnsupportedApi(f"{found.message()}\n{message}") if found else CompileError(message)
+
+
 @dataclass(frozen=True)
 class EmuBuild:
     """What to write and compile for one candidate, and its cache key."""
@@ -294,7 +310,7 @@ def build_library(build: EmuBuild, *, timeout_s: float = 300.0) -> Path:
     if lib.is_file():
         return lib
     if err.is_file():
-        raise CompileError(err.read_text(encoding="utf-8"))
+        raise compile_failure(err.read_text(encoding="utf-8"))
     work = Path(tempfile.mkdtemp(prefix="build-", dir=d))
     try:
         for rel, text in build.files.items():
@@ -324,7 +340,7 @@ def build_library(build: EmuBuild, *, timeout_s: float = 300.0) -> Path:
             message = _message("\n".join(out for _, out in failed), work)
             if all(code > 0 for code, _ in failed) and not _UNSURE.search(message):  # the candidate's own error
                 _write_atomic(err, message)
-            raise CompileError(message)
+            raise compile_failure(message)
         for i in range(len(build.variants)):
             os.replace(work / build.library_name(i), d / build.library_name(i))
         if build.variants:  # lib.so: the first variant's library, for what opens the build before a call picks one
