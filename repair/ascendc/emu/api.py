@@ -86,12 +86,14 @@ API: tuple[Api, ...] = (
     _a("Select", "vector", EMULATED, "count and level-0 forms, tensor-tensor and tensor-scalar; `SELMODE` honoured "
        "(`VSEL_CMPMASK_SPR` uses one repeat's bits for every repeat)"),
     _a("Copy", "vector", EMULATED, "level-0 form"),
-    _a("Brcb", "vector", EMULATED, "each element to a 32-byte block"),
+    _a("Brcb", "vector", EMULATED, "each of 8 elements a repeat to a 32-byte block, `BrcbRepeatParams` strides"),
     _a("Gather", "vector", EMULATED, "by byte offsets (count form)"),
-    _a("GatherMask", "vector", EMULATED, "the built-in patterns (1-7) and a user bit mask, with rsvdCnt"),
+    _a("GatherMask", "vector", EMULATED, "the built-in patterns (1-7) and a user bit mask (uint16_t/uint32_t), normal "
+       "mode and the Atlas A2's counter mode (mask elements a repeat), with rsvdCnt"),
     _a("CreateVecIndex ArithProgression", "vector", EMULATED),
-    _a("TransDataTo5HD", "vector", EMULATED, "the LocalTensor-list and address-list forms, 16 rows of 32 bytes"),
-    _a("Transpose", "vector", EMULATED, "the 16x16 half form"),
+    _a("TransDataTo5HD TransDataTo5HDImpl", "vector", PARTIAL, "16- and 32-bit types: the LocalTensor-list, "
+       "address-list and pointer-list forms; not 8-bit types (`dstHighHalf`/`srcHighHalf`)"),
+    _a("Transpose", "vector", PARTIAL, "the 16 x 16 form of a 16-bit type; not the `TransposeParamsExt` form"),
     _a("Sort Sort32 MrgSort", "vector", MISSING),
     _a("ReduceSum ReduceMax ReduceMin", "reduce", EMULATED, "count and level-0 forms, with the index; sums as a "
        "binary tree with half rounding"),
@@ -102,21 +104,30 @@ API: tuple[Api, ...] = (
     _a("vcadd get_acc_val GetAccVal", "CCE", PARTIAL, "`vcadd` with a null destination and accumulation (the sum of "
        "every masked element into the accumulator) and with a destination (one sum a repeat); `GetAccVal`. The "
        "rest of the CCE instruction set is not emulated"),
+    _a("vadd vsub vmul vdiv vmax vmin vcmax vcmin vexp vln vabs vor vand vnot vector_dup vconv vtranspose "
+       "copy_ubuf_to_ubuf copy_gm_to_ubuf copy_ubuf_to_gm set_va_reg_sb", "CCE", MISSING,
+       "the CCE instruction set below the AscendC API"),
     # -- the math and activation libraries -----------------------------------------------------------------------
-    _a("Tanh Sigmoid Sin Cos Tan Atan Asin Acos Sinh Cosh Erf Erfc Power Exp2 Log Log2 Log10", "math", EMULATED,
-       "with or without their scratch buffer; exact in float (the NPU's approximations are within the tolerances "
-       "its tasks use)"),
-    _a("Round Floor Ceil Trunc Sign Frac", "math", EMULATED),
+    _a("Tanh Sigmoid Sin Cos Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh Erf Erfc Log Log2 Log10", "math",
+       EMULATED, "with or without their scratch buffer, by count or over the whole source; exact in float (the NPU's "
+       "approximations are within the tolerances its tasks use)"),
+    _a("Power", "math", EMULATED, "tensor-tensor, tensor-scalar and scalar-tensor, half, float and int32_t"),
+    _a("Exp", "math", EMULATED, "the math library's Taylor form `Exp<T, level>(dst, src, tmp, n)` as the basic Exp"),
+    _a("Round Floor Ceil Trunc Sign Frac", "math", EMULATED, "Round to the nearest integer, a tie to the even one "
+       "(as documented); Sign of NaN is NaN"),
     _a("ClampMax ClampMin", "math", EMULATED),
-    _a("Gelu FasterGelu FasterGeluV2 Silu Swish", "activation", EMULATED,
-       "Gelu and FasterGelu in the documented tanh and sigmoid formulas"),
-    _a("SoftMax SimpleSoftMax", "activation", EMULATED, "over the last axis of a [rows, cols] shape, with or without "
-       "the sum and max outputs; `SoftMaxTiling` and the host's `SoftMaxTilingFunc`/tmp-size queries"),
+    _a("Gelu FasterGelu Silu Swish", "activation", EMULATED, "Gelu in the tanh form (x * sigmoid(1.5958 (x + "
+       "0.044715 x^3))), FasterGelu x * sigmoid(1.702 x)"),
+    _a("FasterGeluV2 GeGLU SwiGLU ReGlu LogSoftMax SoftmaxFlash SoftmaxFlashV2 SoftmaxGrad", "activation", MISSING),
+    _a("SoftMax SimpleSoftMax", "activation", PARTIAL, "ND format over the last axis of [srcM, srcK] (its first "
+       "oriSrcK elements), with or without the sum and max outputs (one 32-byte block a row) and the scratch buffer; "
+       "`SoftMaxTiling` and the host's `SoftMaxTilingFunc`/tmp-size queries. Not the NZ format"),
     _a("Sum Mean", "reduce", EMULATED, "`SumParams`/`MeanParams` rows, the sum as a binary tree"),
     _a("CumSum", "reduce", EMULATED, "along the last or first axis, `CumSumInfo`"),
     _a("LayerNorm RmsNorm BatchNorm DeepNorm GroupNorm", "norm", MISSING, "the high-level normalisation APIs"),
     _a("Matmul Mmad LoadData Fixpipe REGIST_MATMUL_OBJ", "cube", MISSING, "no cube unit"),
-    _a("SetDeqScale", "vector", MISSING),
+    _a("SetDeqScale", "vector", PARTIAL, "`SetDeqScale(half)` for Cast from int32_t to half; not the quantisation "
+       "forms (float scale, offset, sign mode)"),
     # -- host side -----------------------------------------------------------------------------------------------
     _a("BEGIN_TILING_DATA_DEF TILING_DATA_FIELD_DEF REGISTER_TILING_DATA_CLASS GET_TILING_DATA", "host", EMULATED,
        "also `_ARR`, `_STRUCT`, `GET_TILING_DATA_WITH_STRUCT`/`_MEMBER`"),
@@ -164,6 +175,9 @@ _FORM = re.compile(_LOC + r"no matching function for call to '(?:AscendC::)?(?P<
 _MEMBER = re.compile(_LOC + r"'(?:class|struct) AscendC::(?P<cls>\w+)(?:<[^']*>)?' has no member named "
                             r"'(?P<name>\w+)'", re.M)
 _HEADER = re.compile(_LOC + r"(?P<name>[\w./-]+): No such file or directory", re.M)
+# the emulation's own marker, for a form its templates cannot run (a static_assert in its headers)
+_MARKER = re.compile(_LOC + r"static assertion failed: ascendc-cpu does not emulate (?P<name>\w+)", re.M)
+_FROM_HERE = re.compile(r"^(?P<where>(?!ascendc-cpu/)[^:\s][^:]*:\d+)(?::\d+)?:\s+required from here", re.M)
 
 
 def unsupported_in(message: str) -> Unsupported | None:
@@ -181,6 +195,10 @@ def unsupported_in(message: str) -> Unsupported | None:
     for m in _MEMBER.finditer(message):
         if m.group("cls") in PARTIAL_NAMES:
             found.append((m.start(), Unsupported(f"{m.group('cls')}::{m.group('name')}", m.group("where"), False)))
+    for m in _MARKER.finditer(message):  # the candidate's line is the instantiation's `required from here`
+        here = [h for h in _FROM_HERE.finditer(message) if h.start() < m.start()]
+        where = here[-1].group("where") if here else m.group("where")
+        found.append((m.start(), Unsupported(m.group("name"), where, True)))
     for m in _HEADER.finditer(message):
         if m.group("name") in HEADERS:
             found.append((m.start(), Unsupported(f"header {m.group('name')}", m.group("where"), False)))

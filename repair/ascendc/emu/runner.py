@@ -101,6 +101,11 @@ class Library:
         return [n for n in self.lib.ascendc_emu_notes().decode("utf-8", "replace").splitlines() if n]
 
 
+def npu_allocation(nbytes: int) -> int:
+    """The bytes torch_npu's caching allocator reserves for a tensor of `nbytes`: 32 more, in 512-byte blocks."""
+    return (nbytes + 32 + 511) // 512 * 512
+
+
 class Arena:
     """The GM of one launch: each tensor in a buffer of its own between two poisoned guard regions."""
 
@@ -109,6 +114,7 @@ class Arena:
         self._views: dict[int, int] = {}  # id of a tensor living in a buffer -> its region
         self._inputs: list[tuple[Any, Any]] = []  # (caller's tensor, its GM copy)
         self._keep: list = []
+        self._data: dict[int, int] = {}  # region -> its tensor's own bytes, where the region holds more
 
     def _buffer(self, nbytes: int):
         import torch
@@ -126,9 +132,10 @@ class Arena:
         for s in shape:
             numel *= s
         nbytes = numel * torch.empty((), dtype=dtype).element_size()
-        # the NPU's allocator hands out whole 32-byte blocks (and more): a write into the rest of the output's last
-        # block lands in its own allocation, harmlessly, so the region holds it; it never reaches the output
-        padded = (nbytes + 31) // 32 * 32
+        # torch_npu's caching allocator hands out 32 bytes more than asked, rounded up to 512-byte blocks: a write
+        # into the rest of the output's allocation lands there harmlessly, so the region holds it; it never reaches
+        # the output (a kernel writing a whole 32-byte block for its last element is correct on the NPU)
+        padded = npu_allocation(nbytes)
         buf = self._buffer(padded)
         buf[GUARD + nbytes:GUARD + padded] = POISON
         view = buf[GUARD:GUARD + nbytes].view(dtype).view(shape)
@@ -139,6 +146,7 @@ class Arena:
         else:
             view.fill_(torch.iinfo(dtype).max if dtype != torch.bool else True)
         self._views[id(view)] = len(self.regions)
+        self._data[len(self.regions)] = nbytes
         self.regions.append((buf, padded, ""))
         self._keep.append(view)
         return view
@@ -187,13 +195,14 @@ class Arena:
         """A write that landed in a guard region: a crash, naming the tensor and how far outside it."""
         import torch
 
-        for buf, nbytes, name in self.regions:
+        for k, (buf, nbytes, name) in enumerate(self.regions):
+            own = self._data.get(k, nbytes)
             for lo, hi, side in ((0, GUARD, "before the start"), (GUARD + nbytes, 2 * GUARD + nbytes, "past the end")):
                 bad = torch.nonzero(buf[lo:hi] != POISON)
                 if len(bad):
-                    at = int(bad[0]) if side == "past the end" else GUARD - int(bad[-1])
+                    at = int(bad[0]) + nbytes - own if side == "past the end" else GUARD - int(bad[-1])
                     raise KernelFault("crash", f"ascendc-cpu: the kernel wrote GM {at} bytes {side} of {name} "
-                                               f"({nbytes} bytes), into the poisoned guard region around it; on the "
+                                               f"({own} bytes), into the poisoned guard region around it; on the "
                                                "NPU this corrupts another tensor or faults")
 
     def copy_back_inputs(self) -> None:

@@ -8,6 +8,12 @@
 #include "ascendc_emu/vector.h"
 #include "ascendc_emu/reduce.h"
 #include "ascendc_emu/level0.h"
+#include "ascendc_emu/level0_data.h"
+#include "ascendc_emu/mathlib.h"
+#include "ascendc_emu/gather.h"
+#include "ascendc_emu/cce.h"
+#include "ascendc_emu/highlevel.h"
+#include "ascendc_emu/expr.h"
 #include "ascendc_emu/tiling_data.h"
 #include "ascendc_emu/launch.h"
 

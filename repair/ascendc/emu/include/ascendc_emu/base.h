@@ -104,6 +104,13 @@ struct Block {
     bool reduce_set = false;
     uint64_t reduce_value = 0, reduce_index = 0;
     size_t reduce_size = 0;
+    // SetPadValue's value for DataCopyPad (bits, its type's size); the CCE accumulator (vcadd into nullptr)
+    bool pad_set = false;
+    size_t pad_size = 0;
+    uint64_t pad_value = 0;
+    uint64_t acc = 0;
+    // SetDeqScale's scale for Cast from int32_t to half
+    float deq_scale = 1.0f;
 };
 inline Block g_block;
 

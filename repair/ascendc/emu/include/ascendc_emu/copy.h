@@ -156,10 +156,10 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T>
     ascendc_emu::strided(d, s, p.blockCount, len, sg, dg);
 }
 
-// GM -> UB, any length: each block lands on a 32-byte boundary, left/right padding (elements) around it. With
-// padding, the padded elements (and the bytes up to the boundary) hold paddingValue with isPad, otherwise they are
-// undefined (poison here); with no left or right padding, the dummy elements of a row's last 32-byte block hold that
-// block's first element, as the documentation says (whatever isPad).
+// GM -> UB, any length: each block lands on a 32-byte boundary, left/right padding (elements) around it, then dummy
+// elements up to the boundary. As the documentation says: with no left or right padding the dummies hold the block's
+// first element; with padding, the padded elements and the dummies hold paddingValue with isPad, the SetPadValue
+// value without it, else they are undefined (poison here).
 template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyExtParams &p,
                                     const DataCopyPadExtParams<T> &pad, ASCENDC_EMU_LOC) {
     if (p.blockCount == 0 || p.blockLen == 0) return;
@@ -172,20 +172,23 @@ template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTenso
     uint8_t *d = ascendc_emu::ub_span(dst, dspan, true, "DataCopyPad", loc);
     ascendc_emu::gm_check(src.raw(), sspan, false, "DataCopyPad", loc);
     const uint8_t *s = reinterpret_cast<const uint8_t *>(src.raw());
+    const ascendc_emu::Block &blk = ascendc_emu::g_block;
+    const bool padded = left != 0 || right != 0;
+    const bool valued = pad.isPad || (blk.pad_set && blk.pad_size == sizeof(T));
+    T value = pad.paddingValue;
+    if (!pad.isPad && valued) std::memcpy(&value, &blk.pad_value, sizeof(T));
     for (uint64_t b = 0; b < p.blockCount; b++) {
         uint8_t *r = d + b * (row + gap);
-        if (pad.isPad) {
+        if (padded && valued) {
             T *e = reinterpret_cast<T *>(r);
-            for (uint64_t k = 0; k < row / sizeof(T); k++) e[k] = pad.paddingValue;
+            for (uint64_t k = 0; k < row / sizeof(T); k++) e[k] = value;
         } else {
             std::memset(r, ascendc_emu::kPoison, row);
         }
         std::memmove(r + left, s + b * (uint64_t(p.blockLen) + p.srcStride), p.blockLen);
-        if (left == 0 && right == 0 && p.blockLen % 32 != 0) {
-            uint64_t last = uint64_t(p.blockLen) / 32 * 32;
-            for (uint64_t k = p.blockLen / sizeof(T) * sizeof(T); k + sizeof(T) <= row; k += sizeof(T))
-                if (k >= p.blockLen) std::memcpy(r + k, r + last, sizeof(T));
-        }
+        if (!padded)  // the dummies: the block's first element
+            for (uint64_t k = (p.blockLen + sizeof(T) - 1) / sizeof(T) * sizeof(T); k + sizeof(T) <= row; k += sizeof(T))
+                std::memcpy(r + k, r, sizeof(T));
     }
 }
 
@@ -216,6 +219,25 @@ template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTenso
 template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
                                     ASCENDC_EMU_LOC) {
     DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride), loc);
+}
+
+// the value DataCopyPad pads with when its isPad is false (GM -> VECIN/VECOUT)
+template <class T, TPosition pos = TPosition::MAX> void SetPadValue(T paddingValue) {
+    ascendc_emu::Block &b = ascendc_emu::g_block;
+    b.pad_set = true;
+    b.pad_size = sizeof(T);
+    b.pad_value = 0;
+    std::memcpy(&b.pad_value, &paddingValue, sizeof(T));
+}
+
+// GM[0, size) = value, by this core (InitGlobalMemory(gm, size, value))
+template <class T> void InitGlobalMemory(const GlobalTensor<T> &gm, const uint64_t size,
+                                         const typename ascendc_emu::Identity<T>::type value, ASCENDC_EMU_LOC) {
+    ascendc_emu::gm_check(gm.raw(), size * sizeof(T), true, "InitGlobalMemory", loc);
+    T v = value;
+    for (uint64_t i = 0; i < size; i++) ascendc_emu::gm_write<T>(reinterpret_cast<uint8_t *>(gm.raw() + i),
+                                                                  reinterpret_cast<const uint8_t *>(&v), sizeof(T),
+                                                                  "InitGlobalMemory", loc);
 }
 
 // the atomic mode of this core's UB -> GM copies, until SetAtomicNone

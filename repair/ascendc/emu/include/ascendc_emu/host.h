@@ -52,7 +52,82 @@ struct TypeUtils {
     }
 };
 
+// the shape the host-side library queries take (GetSoftMaxMinTmpSize, SoftMaxTilingFunc, ...)
+class Shape {
+public:
+    Shape() = default;
+    explicit Shape(const std::vector<int64_t> &dims) : dims_(dims) {}
+    size_t GetDimNum() const { return dims_.size(); }
+    int64_t GetDim(size_t i) const { return i < dims_.size() ? dims_[i] : 0; }
+    void SetDim(size_t i, int64_t v) {
+        if (i >= dims_.size()) dims_.resize(i + 1, 1);
+        dims_[i] = v;
+    }
+    std::vector<int64_t> GetDims() const { return dims_; }
+    int64_t GetShapeSize() const {
+        int64_t n = 1;
+        for (int64_t d : dims_) n *= d;
+        return n;
+    }
+
+private:
+    std::vector<int64_t> dims_;
+};
+
 }  // namespace ge
+
+namespace AscendC {
+
+// The host-side library for the high-level APIs: SoftMax's tiling (its shape as [rows, last axis]), and the scratch
+// sizes kernels ask for. ascendc-cpu's library needs no scratch: the sizes are the emulation's own (a few blocks
+// a row), enough for a kernel to size a buffer by.
+inline void SoftMaxTilingFunc(const ge::Shape &srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
+                              tiling::SoftMaxTiling &t) {
+    (void)dataTypeSize;
+    (void)localWorkSpaceSize;
+    size_t n = srcShape.GetDimNum();
+    uint32_t k = n ? uint32_t(srcShape.GetDim(n - 1)) : 1;
+    uint32_t m = k ? uint32_t(srcShape.GetShapeSize() / k) : 0;
+    t = tiling::SoftMaxTiling{};
+    t.srcM = t.splitM = t.rangeM = m;
+    t.srcK = t.splitK = k;
+    t.srcSize = t.splitSize = m * k;
+    t.outMaxM = t.reduceM = m;
+    t.outMaxK = t.reduceK = 8;
+    t.outMaxSize = t.reduceSize = m * 8;
+}
+inline uint32_t emu_tmp_size(const ge::Shape &s, uint32_t typeSize) {
+    uint64_t n = uint64_t(s.GetShapeSize()) * (typeSize ? typeSize : 4);
+    return uint32_t(std::min<uint64_t>((n + 31) / 32 * 32 * 2 + 1024, 1u << 20));
+}
+inline uint32_t GetSoftMaxMaxTmpSize(const ge::Shape &s, const uint32_t typeSize, const bool) {
+    return emu_tmp_size(s, typeSize);
+}
+inline uint32_t GetSoftMaxMinTmpSize(const ge::Shape &s, const uint32_t typeSize, const bool) {
+    return emu_tmp_size(s, typeSize) / 2;
+}
+#define ASCENDC_EMU_TMP_SIZE(NAME)                                                                                  \
+    inline void Get##NAME##MaxMinTmpSize(const ge::Shape &s, const uint32_t typeSize, const bool,                  \
+                                         uint32_t &maxValue, uint32_t &minValue) {                                 \
+        maxValue = emu_tmp_size(s, typeSize);                                                                      \
+        minValue = maxValue / 2;                                                                                   \
+    }
+ASCENDC_EMU_TMP_SIZE(Sigmoid)
+ASCENDC_EMU_TMP_SIZE(Tanh)
+ASCENDC_EMU_TMP_SIZE(Gelu)
+ASCENDC_EMU_TMP_SIZE(Silu)
+ASCENDC_EMU_TMP_SIZE(Swish)
+ASCENDC_EMU_TMP_SIZE(Erf)
+ASCENDC_EMU_TMP_SIZE(Sin)
+ASCENDC_EMU_TMP_SIZE(Cos)
+ASCENDC_EMU_TMP_SIZE(Log)
+ASCENDC_EMU_TMP_SIZE(Exp)
+ASCENDC_EMU_TMP_SIZE(Power)
+ASCENDC_EMU_TMP_SIZE(Sign)
+ASCENDC_EMU_TMP_SIZE(Round)
+#undef ASCENDC_EMU_TMP_SIZE
+
+}  // namespace AscendC
 
 namespace gert {
 

@@ -29,6 +29,9 @@ inline void begin_block(uint32_t idx, uint32_t num) {
     b.mask_counter = false;  // and the mask register in normal mode, all ones
     b.mask[0] = b.mask[1] = ~0ull;
     b.reduce_set = false;
+    b.pad_set = false;
+    b.acc = 0;
+    b.deq_scale = 1.0f;
 }
 
 inline void check_blocks(uint32_t blocks, const Loc &loc) {

@@ -22,6 +22,7 @@ using TEventID = int8_t;
 inline int64_t GetBlockIdx() { return ascendc_emu::g_block.idx; }
 inline int64_t GetBlockNum() { return ascendc_emu::g_block.num; }
 inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetSubBlockNum() { return 1; }
 inline int64_t GetTaskRation() { return 1; }
 inline uint64_t GetSystemCycle() { return 0; }
 

@@ -68,6 +68,11 @@ public:
     LocalTensor(T *ptr, uint32_t size, ascendc_emu::Slot *slot, uint32_t gen)
         : ptr_(ptr), size_(size), slot_(slot), gen_(gen) {}
 
+    // `dst = a + b` (and -, *, /, &, |): the instruction over dst.GetSize() elements (expr.h), as on the NPU
+    template <class E, class = typename E::ascendc_emu_expr> LocalTensor &operator=(const E &e) {
+        e.run(*this);
+        return *this;
+    }
     LocalTensor operator[](uint32_t offset) const {
         return LocalTensor(ptr_ + offset, offset <= size_ ? size_ - offset : 0, slot_, gen_);
     }

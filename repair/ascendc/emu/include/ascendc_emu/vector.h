@@ -37,13 +37,13 @@ void binary(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &a
     for (uint32_t i = 0; i < n; i++) d[i] = down<T>(f(up(x[i]), up(y[i])));
 }
 
-template <class C> inline C vmax(C a, C b) {
+template <class C> inline C nan_max(C a, C b) {
     if constexpr (std::is_floating_point_v<C>) {
         if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
     }
     return a > b ? a : b;
 }
-template <class C> inline C vmin(C a, C b) {
+template <class C> inline C nan_min(C a, C b) {
     if constexpr (std::is_floating_point_v<C>) {
         if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
     }
@@ -70,8 +70,8 @@ namespace AscendC {
 ASCENDC_EMU_BINARY(Add, a + b)
 ASCENDC_EMU_BINARY(Sub, a - b)
 ASCENDC_EMU_BINARY(Mul, a * b)
-ASCENDC_EMU_BINARY(Max, ascendc_emu::vmax(a, b))
-ASCENDC_EMU_BINARY(Min, ascendc_emu::vmin(a, b))
+ASCENDC_EMU_BINARY(Max, ascendc_emu::nan_max(a, b))
+ASCENDC_EMU_BINARY(Min, ascendc_emu::nan_min(a, b))
 ASCENDC_EMU_BINARY(And, a & b)
 ASCENDC_EMU_BINARY(Or, a | b)
 #undef ASCENDC_EMU_BINARY
@@ -98,40 +98,9 @@ ASCENDC_EMU_UNARY(Sqrt, std::sqrt(x), true)
 ASCENDC_EMU_UNARY(Rsqrt, decltype(x)(1) / std::sqrt(x), true)
 ASCENDC_EMU_UNARY(Reciprocal, decltype(x)(1) / x, true)
 ASCENDC_EMU_UNARY(Abs, x < 0 ? -x : x, false)
-ASCENDC_EMU_UNARY(Relu, ascendc_emu::vmax(x, decltype(x)(0)), false)
+ASCENDC_EMU_UNARY(Relu, ascendc_emu::nan_max(x, decltype(x)(0)), false)
 ASCENDC_EMU_UNARY(Not, ~x, false)
-// the math library's Tanh (exact here; the NPU's approximation is within the tolerances its tasks use)
-ASCENDC_EMU_UNARY(Tanh, std::tanh(x), true)
 #undef ASCENDC_EMU_UNARY
-
-// the math library's forms with a caller-given scratch buffer (unused here: the result does not depend on it)
-template <class T, bool isReuseSource = false>
-void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer,
-          const uint32_t count, ASCENDC_EMU_LOC) {
-    sharedTmpBuffer.aligned("Tanh", loc);
-    Tanh(dst, src, static_cast<int32_t>(count), loc);
-}
-
-// the math library's logarithms (Log the natural one), with or without a caller-given scratch buffer
-#define ASCENDC_EMU_LOG(NAME, EXPR)                                                                              \
-    template <class T, bool isReuseSource = false>                                                              \
-    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount, ASCENDC_EMU_LOC) {   \
-        ascendc_emu::floating_only<T>();                                                                        \
-        ascendc_emu::unary(dst, src, calCount, #NAME, loc, [](T v) {                                            \
-            auto x = ascendc_emu::up(v);                                                                        \
-            return ascendc_emu::down<T>(EXPR);                                                                  \
-        });                                                                                                     \
-    }                                                                                                           \
-    template <class T, bool isReuseSource = false>                                                              \
-    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer, \
-              const uint32_t calCount, ASCENDC_EMU_LOC) {                                                       \
-        sharedTmpBuffer.aligned(#NAME, loc);                                                                    \
-        NAME<T, isReuseSource>(dst, src, calCount, loc);                                                        \
-    }
-ASCENDC_EMU_LOG(Log, std::log(x))
-ASCENDC_EMU_LOG(Log2, std::log2(x))
-ASCENDC_EMU_LOG(Log10, std::log10(x))
-#undef ASCENDC_EMU_LOG
 
 #define ASCENDC_EMU_SCALAR(NAME, EXPR)                                                                           \
     template <class T>                                                                                          \
@@ -145,8 +114,8 @@ ASCENDC_EMU_LOG(Log10, std::log10(x))
     }
 ASCENDC_EMU_SCALAR(Adds, x + s)
 ASCENDC_EMU_SCALAR(Muls, x * s)
-ASCENDC_EMU_SCALAR(Maxs, ascendc_emu::vmax(x, s))
-ASCENDC_EMU_SCALAR(Mins, ascendc_emu::vmin(x, s))
+ASCENDC_EMU_SCALAR(Maxs, ascendc_emu::nan_max(x, s))
+ASCENDC_EMU_SCALAR(Mins, ascendc_emu::nan_min(x, s))
 ASCENDC_EMU_SCALAR(LeakyRelu, x < 0 ? x * s : x)
 ASCENDC_EMU_SCALAR(ShiftLeft, x << s)
 ASCENDC_EMU_SCALAR(ShiftRight, x >> s)
@@ -268,6 +237,7 @@ template <class T> constexpr bool is_float_v = std::is_same_v<T, float> || std::
 
 template <class D, class S> inline D cast_one(S s, AscendC::RoundMode m) {
     double v = is_float_v<S> ? double(static_cast<float>(s)) : double(s);
+    if constexpr (std::is_same_v<S, int32_t> && std::is_same_v<D, half>) v *= g_block.deq_scale;  // SetDeqScale
     if constexpr (is_float_v<D>) {
         if constexpr (std::is_same_v<D, S>) {  // float -> float of the same type rounds to an integral value
             if (m == AscendC::RoundMode::CAST_NONE || !std::isfinite(v)) return s;
@@ -287,24 +257,24 @@ namespace AscendC {
 
 namespace ascendc_emu {
 
-// The conversions and rounding modes the AscendC documentation lists for Cast on the Atlas A2 (910B) vector unit;
-// any other pair is not an instruction the NPU has (a kernel converts through half or float instead).
+// The conversions and rounding modes the AscendC documentation lists for Cast on the Atlas A2 (910B) vector unit
+// (its table of data type combinations); any other pair or mode is not an instruction the NPU has.
 template <class D, class S> inline bool cast_listed(AscendC::RoundMode m) {
     using AscendC::RoundMode;
     const bool none = m == RoundMode::CAST_NONE, odd = m == RoundMode::CAST_ODD;
     const bool rounding = !none && !odd;  // RINT, FLOOR, CEIL, ROUND, TRUNC
-    auto is = [](auto d, auto s) { return std::is_same_v<D, decltype(d)> && std::is_same_v<S, decltype(s)>; };
-    if (is(float(), half()) || is(float(), bfloat16_t()) || is(half(), int8_t()) || is(half(), uint8_t()) ||
-        is(float(), int16_t()) || is(int64_t(), int32_t()) || is(int16_t(), int32_t()) || is(int32_t(), int64_t()))
+    auto is = [](auto s, auto d) { return std::is_same_v<S, decltype(s)> && std::is_same_v<D, decltype(d)>; };
+    // (source, destination)
+    if (is(int8_t(), half()) || is(uint8_t(), half()) || is(int16_t(), float()) || is(half(), float()) ||
+        is(bfloat16_t(), float()) || is(int32_t(), int16_t()) || is(int32_t(), int64_t()) || is(int64_t(), int32_t()))
         return none;
-    if (is(half(), float())) return true;  // every mode (CAST_NONE and CAST_ODD as well as the roundings)
-    if (is(float(), float()) || is(int64_t(), float()) || is(int32_t(), float()) || is(int16_t(), float()) ||
-        is(bfloat16_t(), float()) || is(int32_t(), half()) || is(int16_t(), half()) || is(int32_t(), bfloat16_t()) ||
-        is(float(), int64_t()))
+    if (is(int16_t(), half()) || is(half(), int8_t()) || is(half(), uint8_t()) || is(int32_t(), float()))
+        return !odd;
+    if (is(half(), int16_t()) || is(half(), int32_t()) || is(bfloat16_t(), int32_t()) || is(float(), int16_t()) ||
+        is(float(), bfloat16_t()) || is(float(), int32_t()) || is(float(), float()) || is(float(), int64_t()) ||
+        is(int64_t(), float()))
         return rounding;
-    if (is(int8_t(), half()) || is(uint8_t(), half())) return !odd;  // CAST_NONE or a rounding
-    if (is(half(), int16_t()) || is(float(), int32_t())) return !odd;
-    if (is(half(), int32_t())) return none;  // with SetDeqScale on the NPU; here exact
+    if (is(float(), half()) || is(int32_t(), half())) return true;  // int32 -> half: scaled by SetDeqScale
     return false;
 }
 
@@ -325,6 +295,9 @@ template <class D, class S> inline void check_cast(AscendC::RoundMode m, const L
 }  // namespace ascendc_emu
 
 namespace AscendC {
+
+// the scale of Cast from int32_t to half (dst = half(src * scale))
+inline void SetDeqScale(half scale) { ascendc_emu::g_block.deq_scale = static_cast<float>(scale); }
 
 template <class D, class S>
 void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, const uint32_t count,
@@ -398,6 +371,17 @@ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
     const T *a = src0.raw();
     auto s = ascendc_emu::up(T(src1Scalar));
     ascendc_emu::compare_into(dst, src0, count, "CompareScalar", loc,
+                              [&](uint32_t i) { return ascendc_emu::compare(ascendc_emu::up(a[i]), s, cmpMode); });
+}
+
+// Compares: CompareScalar's newer name
+template <class U, class T>
+void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                   const typename ascendc_emu::Identity<T>::type &src1Scalar, CMPMODE cmpMode, uint32_t count,
+                   ASCENDC_EMU_LOC) {
+    const T *a = src0.raw();
+    auto s = ascendc_emu::up(T(src1Scalar));
+    ascendc_emu::compare_into(dst, src0, count, "Compares", loc,
                               [&](uint32_t i) { return ascendc_emu::compare(ascendc_emu::up(a[i]), s, cmpMode); });
 }
 
