@@ -31,6 +31,8 @@ OPT = {"ascendc_emu_kernel.cpp": "-O2", "ascendc_emu_host.cpp": "-O0"}
 LAUNCHER = "ascendc-cpu launcher"
 _LAUNCH = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^<>;(){}]*>)?)\s*<<<([^;{}]*?)>>>\s*\(\s*(\)?)")
 _TILING_INCLUDE = re.compile(r'#\s*include\s*"([\w.-]+\.h)"')
+_OP_API = re.compile(r'#\s*include\s*[<"](?:opdev|aclnn|level0)/')
+_TILING_DEF = re.compile(r"\b(BEGIN_TILING_DATA_DEF|REGISTER_TILING_DATA_CLASS)\b")
 # a failure of the compiler or the machine, not of the candidate: not cached (the next evaluation tries again)
 _UNSURE = re.compile(r"internal compiler error|out of memory|memory exhausted|took longer than|Killed signal")
 
@@ -84,7 +86,10 @@ def plan_emu_build(cand: AscendCCandidate, *, launch_fn: str | None = None) -> E
             text = _launches(src.text) if src.role in ("kernel", "launch") else src.text
             files[dest] = f'#line {src.first_line} "{_c_string(src.label())}"\n{text}'
     kernels = [d for s in cand.of("kernel") for d in _destinations(cand, s) if not d.endswith((".h", ".hpp", ".hh"))]
-    tiling = [] if direct else [d for s in cand.of("host_tiling") for d in _destinations(cand, s)[:1]]
+    # the kernel sees the tiling structs only, as msopgen's kernel build does: a host header of helpers (non-inline
+    # functions the host unit defines too) stays out of it
+    tiling = [] if direct else [d for s in cand.of("host_tiling") if _TILING_DEF.search(s.text)
+                                for d in _destinations(cand, s)[:1]]
     entry = launch_fn if direct else cand.kernel
     if entry is None:
         raise ValueError("a direct launch's build needs the host function its binding calls")
@@ -125,7 +130,9 @@ def plan_emu_build(cand: AscendCCandidate, *, launch_fn: str | None = None) -> E
             files[f"ascendc_emu_kernel_{i}.cpp"] = text
             units.append(f"ascendc_emu_kernel_{i}.cpp")
     if not direct:
-        hosts = [d for s in cand.of("host_operator") for d in _destinations(cand, s)
+        # the aclnn op-API layer (op_host/*_l0.cpp on CANN's opdev headers) is another library on the NPU, not the
+        # OpDef and tiling the emulation runs: left out
+        hosts = [d for s in cand.of("host_operator") if not _OP_API.search(s.text) for d in _destinations(cand, s)
                  if not d.endswith((".h", ".hpp", ".hh"))]
         files["ascendc_emu_host.cpp"] = "".join(['#include "ascendc_emu/host_unit.h"\n',
                                                  *[f'#include "{h}"\n' for h in hosts]])

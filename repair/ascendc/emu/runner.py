@@ -304,7 +304,9 @@ class EmulatedOp:
     def _tiling(self, ins: list, attrs: list, outs: list) -> _Tiling:
         def desc(t) -> _TensorDesc:
             d = _TensorDesc()
-            if _is_tensor(t):
+            if not _is_tensor(t):
+                d.ndim = -1  # an input the call leaves out (an undefined at::Tensor()): the host sees nullptr
+            else:
                 if t.dim() > 8:
                     raise MappingError(f"a tensor of {t.dim()} dimensions (the tiling context takes 8)")
                 d.dtype, d.ndim = _GE.get(str(t.dtype).replace("torch.", ""), 28), t.dim()

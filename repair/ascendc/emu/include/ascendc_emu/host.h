@@ -261,16 +261,18 @@ public:
 class TilingContext {
 public:
     const StorageShape *GetInputShape(size_t i) const { return i < inputs_.size() ? &inputs_[i].shape_ : nullptr; }
-    const StorageShape *GetOptionalInputShape(size_t i) const { return GetInputShape(i); }
+    // an optional input the call leaves out (an undefined at::Tensor() in the binding) is nullptr, as on the NPU
+    const StorageShape *GetOptionalInputShape(size_t i) const { return absent(i) ? nullptr : GetInputShape(i); }
     const StorageShape *GetDynamicInputShape(size_t i, size_t) const { return GetInputShape(i); }
     const StorageShape *GetOutputShape(size_t i) const { return i < outputs_.size() ? &outputs_[i].shape_ : nullptr; }
     const Tensor *GetInputTensor(size_t i) const { return i < inputs_.size() ? &inputs_[i] : nullptr; }
-    const Tensor *GetOptionalInputTensor(size_t i) const { return GetInputTensor(i); }
+    const Tensor *GetOptionalInputTensor(size_t i) const { return absent(i) ? nullptr : GetInputTensor(i); }
     const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return i < in_desc_.size() ? &in_desc_[i] : nullptr; }
-    const CompileTimeTensorDesc *GetOptionalInputDesc(size_t i) const { return GetInputDesc(i); }
+    const CompileTimeTensorDesc *GetOptionalInputDesc(size_t i) const { return absent(i) ? nullptr : GetInputDesc(i); }
     const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < out_desc_.size() ? &out_desc_[i] : nullptr; }
     const RuntimeAttrs *GetAttrs() const { return &attrs_; }
     fe::PlatFormInfos *GetPlatformInfo() const { return &fe::g_platform_infos; }
+    bool absent(size_t i) const { return i < absent_.size() && absent_[i]; }
     const ComputeNodeInfo *GetComputeNodeInfo() const { return &node_; }
     const char *GetNodeName() const { return "ascendc_cpu"; }
     const char *GetNodeType() const { return "ascendc_cpu"; }
@@ -303,6 +305,7 @@ public:
 
     std::vector<Tensor> inputs_, outputs_;
     std::vector<CompileTimeTensorDesc> in_desc_, out_desc_;
+    std::vector<bool> absent_;  // per input: an optional one not given
     RuntimeAttrs attrs_;
     TilingData raw_;
     std::vector<size_t> workspace_;

@@ -95,6 +95,7 @@ ASCENDC_EMU_EXPORT int ascendc_emu_tiling(const AscendcEmuTensorDesc *in, int ni
         if (f == nullptr) throw Fault{kError, "the OpDef registers no tiling function (AICore().SetTiling)"};
         gert::TilingContext ctx;
         for (int k = 0; k < nin; k++) {
+            ctx.absent_.push_back(in[k].ndim < 0);  // the runner's mark of an input the call leaves out
             ctx.inputs_.push_back(tensor_of(in[k]));
             ctx.in_desc_.push_back(gert::CompileTimeTensorDesc{static_cast<ge::DataType>(in[k].dtype)});
         }
