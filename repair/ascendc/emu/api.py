@@ -63,7 +63,8 @@ API: tuple[Api, ...] = (
        "a WaitFlag no SetFlag precedes is a `timeout` at once"),
     _a("SyncAll", "sync", PARTIAL, "a launch of one block; across blocks see the execution model"),
     _a("CrossCoreSetFlag CrossCoreWaitFlag", "sync", MISSING, "cube/vector handshakes: no cube unit here"),
-    _a("GetBlockIdx GetBlockNum GetSubBlockIdx GetSubBlockNum get_block_idx get_block_num", "core", EMULATED,
+    _a("GetBlockIdx GetBlockNum GetSubBlockIdx GetSubBlockNum get_block_idx get_block_num block_idx block_num", "core",
+       EMULATED,
        "every block runs on a vector core; one sub-block"),
     _a("GetUserWorkspace GetSysWorkSpacePtr SetSysWorkspace", "core", EMULATED),
     # -- vector instructions -------------------------------------------------------------------------------------

@@ -65,6 +65,15 @@ using AscendC::GetTPipePtr;  // global on the NPU too
 // the lower-case spellings some kernels use
 inline int64_t get_block_idx() { return AscendC::GetBlockIdx(); }
 inline int64_t get_block_num() { return AscendC::GetBlockNum(); }
+// and the compiler's variables (a kernel's own block_idx, local or member, hides them)
+struct AscendcEmuBlockIdx {
+    operator int64_t() const { return AscendC::GetBlockIdx(); }  // NOLINT: reads like the variable
+};
+struct AscendcEmuBlockNum {
+    operator int64_t() const { return AscendC::GetBlockNum(); }  // NOLINT
+};
+inline constexpr AscendcEmuBlockIdx block_idx{};
+inline constexpr AscendcEmuBlockNum block_num{};
 
 // ASSERT compiles to nothing in the NPU's kernel build (kernels even write it where no statement may stand:
 // `x = n ASSERT(n != 0);`), so it checks nothing here either

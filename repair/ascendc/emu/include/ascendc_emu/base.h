@@ -183,6 +183,30 @@ inline void gm_check(const void *p, uint64_t bytes, bool write, const char *api,
          write ? "writes" : "reads", (unsigned long long)bytes, p);
 }
 
+// A read from GM into UB through the copy engines: from a tensor of the launch, the bytes past its end undefined
+// (on the NPU they are the allocation's padding or another allocation's data: never a fault, rarely meant), poison
+// here, with a note once they pass the tensor's last 32-byte block; a read that starts outside every tensor faults.
+inline void gm_fetch(uint8_t *dst, const uint8_t *src, uint64_t bytes, const char *api, const Loc &loc) {
+    if (bytes == 0) return;
+    uintptr_t lo = reinterpret_cast<uintptr_t>(src);
+    for (const GmRegion &r : g_gm) {
+        if (lo < r.lo || lo >= r.hi) continue;
+        uint64_t inside = std::min<uint64_t>(bytes, r.hi - lo);
+        std::memcpy(dst, src, inside);
+        if (inside < bytes) {
+            std::memset(dst + inside, 0xFF, bytes - inside);  // NaN as float and half, -1 as integers
+            uint64_t tail = (r.hi - r.lo + 31) / 32 * 32;
+            if (lo + bytes > r.lo + tail)
+                note("gm-read-past-end", loc, "%s reads GM bytes [%llu, %llu) of %s, which holds %llu: the bytes past "
+                     "its end are undefined on the NPU (NaN here)", api, (unsigned long long)(lo - r.lo),
+                     (unsigned long long)(lo - r.lo + bytes), r.name.c_str(), (unsigned long long)(r.hi - r.lo));
+        }
+        return;
+    }
+    gm_check(src, bytes, false, api, loc);  // outside every tensor: the fault, with its message
+    std::memcpy(dst, src, bytes);
+}
+
 // -- numbers: half and bfloat16 compute in float and round back, as the vector unit's results do ------------
 
 template <class T> struct Calc { using type = T; };

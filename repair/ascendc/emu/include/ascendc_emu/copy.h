@@ -17,7 +17,7 @@ struct DataCopyParams {
 
 struct DataCopyExtParams {
     DataCopyExtParams() = default;
-    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t srcStrideIn, uint32_t dstStrideIn, uint32_t rsvIn = 0)
+    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t srcStrideIn, uint32_t dstStrideIn, uint32_t rsvIn)
         : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
     uint16_t blockCount = 1;
     uint32_t blockLen = 0;  // bytes
@@ -106,8 +106,7 @@ namespace AscendC {
 template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
     uint64_t bytes = ascendc_emu::whole_blocks(uint64_t(count) * sizeof(T), "DataCopy", loc);
     uint8_t *d = ascendc_emu::ub_span(dst, bytes, true, "DataCopy", loc);
-    ascendc_emu::gm_check(src.raw(), bytes, false, "DataCopy", loc);
-    std::memcpy(d, src.raw(), bytes);
+    ascendc_emu::gm_fetch(d, reinterpret_cast<const uint8_t *>(src.raw()), bytes, "DataCopy", loc);
 }
 
 template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
@@ -129,10 +128,11 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T
                                  ASCENDC_EMU_LOC) {
     uint64_t len = p.blockLen * 32ull, sg = p.srcStride * 32ull, dg = p.dstStride * 32ull;
     if (p.blockCount == 0) return;
-    uint64_t sspan = p.blockCount * (len + sg) - sg, dspan = p.blockCount * (len + dg) - dg;
+    uint64_t dspan = p.blockCount * (len + dg) - dg;
     uint8_t *d = ascendc_emu::ub_span(dst, dspan, true, "DataCopy", loc);
-    ascendc_emu::gm_check(src.raw(), sspan, false, "DataCopy", loc);
-    ascendc_emu::strided(d, reinterpret_cast<const uint8_t *>(src.raw()), p.blockCount, len, sg, dg);
+    const uint8_t *s = reinterpret_cast<const uint8_t *>(src.raw());
+    for (uint64_t b = 0; b < p.blockCount; b++)
+        ascendc_emu::gm_fetch(d + b * (len + dg), s + b * (len + sg), len, "DataCopy", loc);
 }
 
 template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
@@ -168,9 +168,7 @@ template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTenso
     uint64_t left = pad.leftPadding * sizeof(T), right = pad.rightPadding * sizeof(T);
     uint64_t row = (left + p.blockLen + right + 31) / 32 * 32, gap = uint64_t(p.dstStride) * 32;
     uint64_t dspan = p.blockCount * (row + gap) - gap;
-    uint64_t sspan = p.blockCount * (uint64_t(p.blockLen) + p.srcStride) - p.srcStride;
     uint8_t *d = ascendc_emu::ub_span(dst, dspan, true, "DataCopyPad", loc);
-    ascendc_emu::gm_check(src.raw(), sspan, false, "DataCopyPad", loc);
     const uint8_t *s = reinterpret_cast<const uint8_t *>(src.raw());
     const ascendc_emu::Block &blk = ascendc_emu::g_block;
     const bool padded = left != 0 || right != 0;
@@ -185,7 +183,7 @@ template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTenso
         } else {
             std::memset(r, ascendc_emu::kPoison, row);
         }
-        std::memmove(r + left, s + b * (uint64_t(p.blockLen) + p.srcStride), p.blockLen);
+        ascendc_emu::gm_fetch(r + left, s + b * (uint64_t(p.blockLen) + p.srcStride), p.blockLen, "DataCopyPad", loc);
         if (!padded)  // the dummies: the block's first element
             for (uint64_t k = (p.blockLen + sizeof(T) - 1) / sizeof(T) * sizeof(T); k + sizeof(T) <= row; k += sizeof(T))
                 std::memcpy(r + k, r, sizeof(T));
@@ -197,7 +195,7 @@ template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTenso
     T value;
     uint64_t raw = pad.paddingValue;
     std::memcpy(&value, &raw, sizeof(T) < 8 ? sizeof(T) : 8);
-    DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride),
+    DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0),
                 DataCopyPadExtParams<T>(pad.isPad, pad.leftPadding, pad.rightPadding, value), loc);
 }
 
@@ -218,7 +216,7 @@ template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTenso
 
 template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
                                     ASCENDC_EMU_LOC) {
-    DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride), loc);
+    DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0), loc);
 }
 
 // the value DataCopyPad pads with when its isPad is false (GM -> VECIN/VECOUT)

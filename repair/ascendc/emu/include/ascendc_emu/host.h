@@ -3,7 +3,17 @@
 // attributes and collects the tiling data, block dimension, tiling key and workspace size.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
 #include <initializer_list>
 #include <iostream>  // host code prints with std::cout, which CANN's host headers bring in
 #include <string>
@@ -130,6 +140,8 @@ ASCENDC_EMU_TMP_SIZE(Round)
 }  // namespace AscendC
 
 namespace gert {
+
+inline void *g_compile_info = nullptr;  // the compile info TilingParse filled, what TilingContext::GetCompileInfo gives
 
 class Shape {
 public:
@@ -273,6 +285,8 @@ public:
     const RuntimeAttrs *GetAttrs() const { return &attrs_; }
     fe::PlatFormInfos *GetPlatformInfo() const { return &fe::g_platform_infos; }
     bool absent(size_t i) const { return i < absent_.size() && absent_[i]; }
+    const void *GetCompileInfo() const { return g_compile_info; }
+    template <class T> const T *GetCompileInfo() const { return static_cast<const T *>(g_compile_info); }
     const ComputeNodeInfo *GetComputeNodeInfo() const { return &node_; }
     const char *GetNodeName() const { return "ascendc_cpu"; }
     const char *GetNodeType() const { return "ascendc_cpu"; }
@@ -315,12 +329,17 @@ public:
 };
 
 // the compile info a TilingParse stored (never run here: a TilingFunc reading it gets a value-initialised one)
+// TilingParse's context: the compile info it fills (one object of each type) and the platform
 class TilingParseContext {
 public:
     template <class T> T *GetCompiledInfo() {
         static T info{};
+        g_compile_info = &info;
         return &info;
     }
+    fe::PlatFormInfos *GetPlatformInfo() const { return &fe::g_platform_infos; }
+    const char *GetNodeName() const { return "ascendc_cpu"; }
+    const char *GetNodeType() const { return "ascendc_cpu"; }
 };
 
 // Compiled, never run by ascendc-cpu (the binding's allocation says the output's shape and dtype).
@@ -505,10 +524,20 @@ template <class Op> struct OpRegistrar {
 #define OP_ADD(name, ...) static ::ascendc_emu::OpRegistrar<name> ascendc_emu_op_registrar_##name(#name)
 namespace ascendc_emu {
 inline ops::TilingFunc g_impl_tiling = nullptr;  // a tiling function registered with IMPL_OP_OPTILING
+inline std::function<ge::graphStatus()> g_impl_parse;  // its TilingParse, run before it
 
 struct ImplOp {
     ImplOp &Tiling(ops::TilingFunc f) {
         g_impl_tiling = f;
+        return *this;
+    }
+    // TilingParse<CompileInfo>(fn): fn fills the compile info before the tiling runs (TilingContext::GetCompileInfo)
+    template <class T> ImplOp &TilingParse(ge::graphStatus (*fn)(gert::TilingParseContext *)) {
+        g_impl_parse = [fn] {
+            gert::TilingParseContext ctx;
+            ctx.GetCompiledInfo<T>();
+            return fn(&ctx);
+        };
         return *this;
     }
     template <class... T, class... A> ImplOp &TilingParse(A...) { return *this; }

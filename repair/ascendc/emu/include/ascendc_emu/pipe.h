@@ -61,6 +61,19 @@ inline void SyncAll(ASCENDC_EMU_LOC) {
                           "another and cannot synchronise them", ascendc_emu::g_block.num);
 }
 template <bool isAIVOnly> inline void SyncAll(ASCENDC_EMU_LOC) { SyncAll(loc); }  // SyncAll<true>(): the same
+// the software form: the cores' flags in a GM workspace (GetBlockNum() * 32 bytes, zeroed) and a UB one (as many
+// bytes); a barrier as the hardware form is
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace,
+                    const int32_t usedCores = 0, ASCENDC_EMU_LOC) {
+    uint32_t n = ascendc_emu::g_block.num;
+    if (usedCores < 0 || uint32_t(usedCores) > n)
+        ascendc_emu::fail(ascendc_emu::kError, loc, "SyncAll: usedCores %d outside [0, %u] (the launch's blocks)",
+                          usedCores, n);
+    ascendc_emu::gm_check(gmWorkspace.raw(), uint64_t(n) * 32, true, "SyncAll's GM workspace", loc);
+    ubWorkspace.use(n * 8, true, "SyncAll's UB workspace", loc);
+    SyncAll(loc);
+}
 
 template <pipe_t src, pipe_t dst> class TQueSync {
 public:
