@@ -45,8 +45,9 @@ API: tuple[Api, ...] = (
        "vector positions; the depth is enforced (an EnQue on a full queue is an error); a DeQue of an empty queue or "
        "an AllocTensor with every buffer in use is a `timeout` at once (the NPU waits forever); a tensor written "
        "after its EnQue or used after its FreeTensor is an error"),
-    _a("TBuf Get GetWithOffset", "memory", EMULATED, "a TBuf no InitBuffer sized gives a tensor that faults on its "
-       "first use"),
+    _a("TBuf Get GetWithOffset", "memory", EMULATED, "also `AllocTensor` (TBuf inherits TQueBind's: the whole "
+       "buffer); a TBuf no InitBuffer sized gives a tensor that faults on its first use"),
+    _a("PopStackBuffer", "memory", EMULATED, "the unified buffer left after every InitBuffer"),
     _a("DataCopy", "copy", PARTIAL, "GM->UB, UB->GM, UB->UB by count and by `DataCopyParams` (32-byte units); a "
        "count that is not a whole number of 32-byte blocks copies the whole blocks only and drops the rest, with a "
        "note, as the NPU does. Not emulated: the Nd2Nz/Nz2Nd, `DataCopyEnhancedParams` and slice forms"),
@@ -135,7 +136,11 @@ API: tuple[Api, ...] = (
     _a("OpDef TilingContext PlatformAscendC", "host", EMULATED, "inputs, outputs, attributes, `SetTiling`, "
        "`OP_ADD`; the context passes shapes, dtypes and attributes; `$REPAIR_ASCENDC_CORES` cores and "
        "`$REPAIR_ASCENDC_UB_KB` of UB"),
-    _a("ge::Shape GetSigmoidMaxMinTmpSize GetSoftMaxMaxTmpSize GetSoftMaxMinTmpSize", "host", EMULATED),
+    _a("ge::Shape GetSigmoidMaxMinTmpSize GetSoftMaxMaxTmpSize GetSoftMaxMinTmpSize", "host", EMULATED,
+       "the scratch sizes are the emulation's own (its library needs none)"),
+    _a("TilingBaseClass TilingRegistry REGISTER_TILING_TEMPLATE TilingParse GetCompileInfo", "host", EMULATED,
+       "the ops libraries' tiling framework: DoTiling's steps in order, templates tried by priority, TilingParse's "
+       "compile info before the tiling"),
 )
 
 HEADERS: dict[str, str] = {  # CANN headers the emulation does not provide, and what they hold

@@ -40,8 +40,10 @@ __aicore__ inline bfloat16_t ToBfloat16(float v) { return bfloat16_t(v); }
 inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
     return workspace == nullptr ? nullptr : workspace + ascendc_emu::g_config.sys_workspace;
 }
-inline GM_ADDR GetSysWorkSpacePtr() { return nullptr; }
-inline void SetSysWorkspace(GM_ADDR) {}  // the system workspace the high-level APIs use; none of them is emulated
+// the system workspace (the first GetLibApiWorkSpaceSize bytes of the launch's workspace, which the high-level APIs
+// may use): the launch's workspace, or what the kernel gave SetSysWorkspace (the emulated APIs use none of it)
+inline GM_ADDR GetSysWorkSpacePtr() { return ascendc_emu::g_block.sys_workspace; }
+inline void SetSysWorkspace(GM_ADDR workspace) { ascendc_emu::g_block.sys_workspace = workspace; }
 
 enum CoreType { AIC = 0, AIV = 1, MIX = 2 };
 constexpr CoreType g_coreType = AIV;  // every block runs on a vector core here

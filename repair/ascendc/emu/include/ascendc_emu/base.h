@@ -111,6 +111,7 @@ struct Block {
     uint64_t acc = 0;
     // SetDeqScale's scale for Cast from int32_t to half
     float deq_scale = 1.0f;
+    uint8_t *sys_workspace = nullptr;  // SetSysWorkspace's
 };
 inline Block g_block;
 

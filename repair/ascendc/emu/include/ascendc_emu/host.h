@@ -139,6 +139,14 @@ ASCENDC_EMU_TMP_SIZE(Round)
 
 }  // namespace AscendC
 
+// CANN's host headers make the standard containers visible unqualified in optiling (tiling code names them bare)
+namespace optiling {
+using std::map;
+using std::string;
+using std::unordered_map;
+using std::vector;
+}  // namespace optiling
+
 namespace gert {
 
 inline void *g_compile_info = nullptr;  // the compile info TilingParse filled, what TilingContext::GetCompileInfo gives

@@ -32,6 +32,7 @@ inline void begin_block(uint32_t idx, uint32_t num) {
     b.pad_set = false;
     b.acc = 0;
     b.deq_scale = 1.0f;
+    b.sys_workspace = nullptr;
 }
 
 inline void check_blocks(uint32_t blocks, const Loc &loc) {
@@ -92,6 +93,8 @@ template <class... P> int run_entry(void (*kernel)(P...), const AscendcEmuArg *a
         for (uint32_t b = 0; b < blocks; b++) {
             begin_block(b, blocks);
             g_block.tiling_key = tiling_key;
+            // msopgen's entry takes (..., workspace, tiling): the framework sets the system workspace from it
+            g_block.sys_workspace = nargs >= 2 ? static_cast<uint8_t *>(args[nargs - 2].p) : nullptr;
             call(kernel, args, std::index_sequence_for<P...>{});
             g_block.active = false;
         }

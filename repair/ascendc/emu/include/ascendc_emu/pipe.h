@@ -202,6 +202,8 @@ public:
     TBuf &operator=(const TBuf &) = delete;
     // a TBuf's tensor stays its until the pipe goes: FreeTensor on it gives nothing back (as on the NPU)
     template <class T> void FreeTensor(LocalTensor<T> &) {}
+    // TBuf inherits TQueBind's AllocTensor on the NPU: the TBuf's whole buffer, as Get
+    template <class T> LocalTensor<T> AllocTensor(ASCENDC_EMU_LOC) { return Get<T>(loc); }
     template <class T> LocalTensor<T> Get(ASCENDC_EMU_LOC) { return Get<T>(static_cast<uint32_t>(slot_.bytes / sizeof(T)), loc); }
     template <class T> LocalTensor<T> Get(uint32_t len, ASCENDC_EMU_LOC) {
         // no InitBuffer: the NPU hands out a tensor at no real buffer, harmless until used (a kernel may Get one it
@@ -274,5 +276,24 @@ private:
 };
 
 inline TPipe *GetTPipePtr() { return static_cast<TPipe *>(ascendc_emu::g_block.pipe); }
+
+// the rest of the unified buffer after every InitBuffer so far, as a tensor (the documentation's "stack buffer")
+template <class T, TPosition pos> inline bool PopStackBuffer(LocalTensor<T> &popLocal, ASCENDC_EMU_LOC) {
+    static thread_local ascendc_emu::Slot slot;
+    ascendc_emu::Block &b = ascendc_emu::g_block;
+    uint64_t at = (b.ub_used + 31) / 32 * 32;
+    if (at >= ascendc_emu::g_config.ub)
+        ascendc_emu::fail(ascendc_emu::kError, loc, "PopStackBuffer: no unified buffer left (%llu bytes taken)",
+                          (unsigned long long)b.ub_used);
+    slot = ascendc_emu::Slot{};
+    slot.offset = at;
+    slot.bytes = ascendc_emu::g_config.ub - at;
+    slot.state = ascendc_emu::kScratch;
+    slot.owner = &slot;
+    slot.init = loc;
+    popLocal = LocalTensor<T>(reinterpret_cast<T *>(b.ub.data() + at), static_cast<uint32_t>(slot.bytes / sizeof(T)),
+                              &slot, slot.gen);
+    return true;
+}
 
 }  // namespace AscendC
