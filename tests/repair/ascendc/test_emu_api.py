@@ -297,7 +297,7 @@ def test_each_block_knows_its_index_and_count(lib):
 
 
 FAULTS = {1: (1, "past the end of the unified buffer (196608 bytes): its InitBuffer ("),
-          17: (1, "EnQue on a full queue: TQue<..., 1> holds 1 tensor"), 3: (2, "reads bytes [256, 288) of GM tensor arg0"),
+          17: (1, "EnQue on a full queue: TQue<..., 1> holds 1 tensor"), 3: (2, "reads 32 bytes at GM address"),
           4: (2, "writes bytes [240, 272) of GM tensor arg1"), 5: (3, "DeQue of an empty queue"),
           6: (3, "all 2 buffers of the queue are in use"), 7: (1, "after its FreeTensor"), 8: (1, "after its EnQue"),
           9: (3, "WaitFlag(0) with no SetFlag"), 10: (1, "300 elements of a LocalTensor<float> that has 256"),
@@ -317,6 +317,13 @@ def test_faults_are_failures_with_a_clear_message(lib, which):
 @pytest.mark.parametrize("which", [15, 16])
 def test_a_buffer_past_the_ub_faults_only_where_it_is_used_past_the_end(lib, which):
     assert call(lib, "emu_fault", [which], [torch.zeros(64), torch.zeros(64)]) == 0, lib.ascendc_emu_error()
+
+
+def test_a_read_past_a_tensors_end_is_undefined_data_not_a_fault(lib):
+    """The NPU's GM past a tensor is its allocation's padding or another allocation: no fault, undefined bytes."""
+    assert call(lib, "emu_fault", [18], [torch.zeros(64), torch.zeros(64)]) == 0, lib.ascendc_emu_error()
+    notes = lib.ascendc_emu_notes().decode()
+    assert "DataCopy reads GM bytes [224, 288) of arg0, which holds 256: the bytes past its end are undefined" in notes
 
 
 def test_a_raw_write_past_a_tensor_lands_in_its_guard_region(lib):

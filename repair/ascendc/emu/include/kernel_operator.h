@@ -1,6 +1,18 @@
 // ascendc-cpu: the AscendC kernel API (vector subset) for g++, written from the public AscendC documentation.
 #pragma once
 
+// the compiler's macros of the vector core of the Atlas A2 (910B, dav-c220) this emulates: kernels choose their
+// 910B code paths by them (`#if __CCE_AICORE__ == 220`)
+#ifndef __CCE_AICORE__
+#define __CCE_AICORE__ 220
+#endif
+#ifndef __NPU_ARCH__
+#define __NPU_ARCH__ 2201
+#endif
+#ifndef __DAV_C220_VEC__
+#define __DAV_C220_VEC__ 1
+#endif
+
 #include "ascendc_emu/base.h"
 #include "ascendc_emu/tensor.h"
 #include "ascendc_emu/pipe.h"

@@ -330,7 +330,8 @@ EXPORT int emu_fault(int which, float *x, float *z) {
         pipe.InitBuffer(b, 1024);
         LocalTensor<float> l = q.AllocTensor<float>();
         switch (which) {
-            case 3: DataCopy(l, gx[64], 8); break;                         // reads past x
+            case 3: DataCopy(l, gx[1 << 24], 8); break;                    // reads far from every tensor
+            case 18: DataCopy(l, gx[56], 16); break;                       // reads past x's end: undefined (NaN)
             case 4: DataCopy(gz[60], l, 8); break;                         // writes past z
             case 5: q.DeQue<float>(); break;                               // nothing enqueued
             case 6: q.AllocTensor<float>(); q.AllocTensor<float>(); break;  // both buffers taken already

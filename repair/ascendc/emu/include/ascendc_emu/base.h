@@ -186,14 +186,23 @@ inline void gm_check(const void *p, uint64_t bytes, bool write, const char *api,
 
 // A read from GM into UB through the copy engines: from a tensor of the launch, the bytes past its end undefined
 // (on the NPU they are the allocation's padding or another allocation's data: never a fault, rarely meant), poison
-// here, with a note once they pass the tensor's last 32-byte block; a read that starts outside every tensor faults.
+// here, with a note once they pass the tensor's last 32-byte block; so is a read that starts within 1 MB past a
+// tensor's end. A read anywhere else faults.
 inline void gm_fetch(uint8_t *dst, const uint8_t *src, uint64_t bytes, const char *api, const Loc &loc) {
     if (bytes == 0) return;
     uintptr_t lo = reinterpret_cast<uintptr_t>(src);
+    const GmRegion *in = nullptr;
     for (const GmRegion &r : g_gm) {
-        if (lo < r.lo || lo >= r.hi) continue;
-        uint64_t inside = std::min<uint64_t>(bytes, r.hi - lo);
-        std::memcpy(dst, src, inside);
+        if (lo >= r.lo && lo < r.hi) {
+            in = &r;
+            break;
+        }
+        if (lo >= r.hi && lo < r.hi + (1u << 20) && (in == nullptr || r.hi > in->hi)) in = &r;
+    }
+    if (in != nullptr) {
+        const GmRegion &r = *in;
+        uint64_t inside = lo < r.hi ? std::min<uint64_t>(bytes, r.hi - lo) : 0;
+        if (inside) std::memcpy(dst, src, inside);
         if (inside < bytes) {
             std::memset(dst + inside, 0xFF, bytes - inside);  // NaN as float and half, -1 as integers
             uint64_t tail = (r.hi - r.lo + 31) / 32 * 32;
@@ -204,7 +213,7 @@ inline void gm_fetch(uint8_t *dst, const uint8_t *src, uint64_t bytes, const cha
         }
         return;
     }
-    gm_check(src, bytes, false, api, loc);  // outside every tensor: the fault, with its message
+    gm_check(src, bytes, false, api, loc);  // far from every tensor: the fault, with its message
     std::memcpy(dst, src, bytes);
 }
 

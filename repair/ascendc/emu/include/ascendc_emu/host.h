@@ -189,6 +189,8 @@ public:
     const Shape &GetStorageShape() const { return storage_; }
     Shape &MutableOriginShape() { return origin_; }
     Shape &MutableStorageShape() { return storage_; }
+    bool operator==(const StorageShape &o) const { return origin_ == o.origin_ && storage_ == o.storage_; }
+    bool operator!=(const StorageShape &o) const { return !(*this == o); }
 
 private:
     Shape origin_, storage_;
@@ -322,6 +324,7 @@ public:
     }
     size_t GetWorkspaceNum() const { return workspace_.size(); }
     ge::graphStatus SetScheduleMode(uint32_t) { return ge::GRAPH_SUCCESS; }
+    int32_t GetDeterministic() const { return 0; }  // the graph's deterministic-computation option: off
     ge::graphStatus SetNeedAtomic(bool) { return ge::GRAPH_SUCCESS; }
     ge::graphStatus SetLocalMemorySize(uint32_t) { return ge::GRAPH_SUCCESS; }
 
