@@ -70,6 +70,7 @@ class _Tiling(ctypes.Structure):
 
 
 _TILING_CAPACITY = 64 * 1024
+_NO_WORKSPACE = 4096  # bytes of the workspace a launch gets when its tiling asks for none
 _ATTR_KINDS = {"float": 0, "int": 1, "bool": 2, "str": 3, "list_int": 4}
 
 
@@ -294,7 +295,9 @@ class EmulatedOp:
         args = [arena.address(t, f"input {d['name']}") if _is_tensor(t) else None
                 for t, d in zip(ins, opdef["inputs"])]
         args += [arena.address(t, f"output {d['name']}") for t, d in zip(outs, opdef["outputs"])]
-        workspace = arena.raw(int(tiling.workspace), "workspace") if tiling.workspace else None
+        # the NPU's framework passes a workspace even where the tiling asks for none (the system workspace starts it:
+        # GetSysWorkSpacePtr is never null there); a small one stands for it
+        workspace = arena.raw(int(tiling.workspace) or _NO_WORKSPACE, "workspace")
         args += [workspace, arena.raw(bytes(self._tiling_bytes[:tiling.tiling_size]), "tiling")]
         if self.lib.arity != len(args):
             raise MappingError(f"kernel entry {self.kernel} takes {self.lib.arity} parameters; the OpDef's {n_in} "

@@ -364,8 +364,8 @@ def test_tiling_macros_context_and_platform(lib, monkeypatch):
         absent = (_TensorDesc * 2)(ins[0], ins[1])
         absent[1].ndim = -1  # an optional input the call leaves out (the runner's mark): the host sees nullptr
         left_out = _Tiling()
-        assert lib.ascendc_emu_tiling(absent, 2, ins, 1, attrs, 4, ctypes.cast(buf, ctypes.c_void_p), 65536,
-                                      ctypes.byref(left_out)) == 0, lib.ascendc_emu_error()
+        assert lib.ascendc_emu_tiling(absent, 2, ins, 1, attrs, 4, ctypes.cast((ctypes.c_uint8 * 65536)(),
+                                      ctypes.c_void_p), 65536, ctypes.byref(left_out)) == 0, lib.ascendc_emu_error()
         assert left_out.tiling_key == 99
         assert res.workspace == 16 * 1024 * 1024 + 1024
         fields = struct.unpack_from("@IIiiqqIfqI4q", bytes(buf), 0)  # the struct's fields, naturally aligned
