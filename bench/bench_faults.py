@@ -13,6 +13,12 @@ with records of its own and a quarter shared by all; one that fails is rerun. A 
 command that exited 0 reported it admitted or duplicate (or it was in the baseline) and the KB lacks it.
 Records come from ingest.synthetic; the embedder is the hashing one (crash safety, not embedding speed).
 Target: 0 partial versions, 0 orphans, 0 records lost, every rerun complete.
+
+Then the hostile-input scenarios beside them (bench/faults_hostile.py, `--hostile all|cache|importers|none`): the
+AscendC build cache (a root others may write, a kernel writing 2 GB into its entry, a macro bomb, includes of a
+FIFO and /etc/shadow) and the importers (a hostile KernelBench problem file; NPUKernelBench tasks with a symlink
+to /dev/zero or /etc/shadow, a 200 MB test_cases.csv, a task named `..`). Target: 0 keys seen, 0 bytes written
+outside, 0 processes left, peak memory within the stated limit.
 """
 from __future__ import annotations
 
@@ -32,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # faults_hostile
 
 BASELINE = 16  # records in the KB before each trial
 TIMEOUT_S = 300  # a command past this is killed and counted as failed
@@ -356,6 +363,8 @@ def main() -> None:
     ap.add_argument("--records", type=int, default=128, help="Records per ingest; 64 or more uses the pool (default 128).")
     ap.add_argument("--seed", type=int, default=None, help="Seed of the kill points, delays and writer counts.")
     ap.add_argument("--work", type=Path, default=None, help="Scratch directory, kept (default: a temporary one, removed).")
+    ap.add_argument("--hostile", choices=("all", "cache", "importers", "none"), default="all",
+                    help="Hostile-input scenarios to run after the ingest ones (default all).")
     args = ap.parse_args()
     if args.records < 64:
         ap.error("--records must be at least 64 (PARALLEL_MIN): below it the ingest never starts its pool")
@@ -368,6 +377,10 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     try:
         met = print_table(run(args, work), args, load)
+        if args.hostile != "none":
+            from faults_hostile import print_hostile, run_hostile
+
+            met = print_hostile(run_hostile(work / "hostile", args.hostile)) and met
     finally:
         for sid in _SESSIONS:  # nothing started here outlives the bench
             for pid in _session(sid):

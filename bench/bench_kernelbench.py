@@ -6,6 +6,7 @@ correct Triton candidate: one evaluation of the file as it is (one case at upstr
 problem's compact tier and of its full tier. Printed per evaluation: the outcome, cases, wall time, time in the
 forwards, and the peak resident memory of the reference and candidate processes (sampled every 20 ms). A case at
 upstream's size either does not fit the candidate's memory limit (refused before it runs), or runs until --timeout.
+Target (was a test's wall-clock bound): on the imported problems, every correct candidate's slowest case under 5 s.
 
     .venv/bin/python bench/bench_kernelbench.py [--timeout 60] [--only 1_ReLU,5_Matmul]
 """

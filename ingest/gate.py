@@ -3,6 +3,10 @@
 Schema validity is checked when the file is read (ingest.load); this gate checks what a valid record
 claims: a repaired status, full-tier match at or above the threshold, a clean integrity verdict on
 every attempt, complete provenance with code hashes that match, and a diff that reproduces the repair.
+
+The gate requires the strict integrity policy (the method's protocol: a framework epilogue over kernel outputs,
+or an in-place update of an input, fails the verdict). A record whose verdicts were made under a laxer policy
+(`repair run --policy epilogue`) is refused unless the caller accepts that policy (`accept_policy`).
 """
 from __future__ import annotations
 
@@ -15,17 +19,28 @@ from ingest.record import RepairRecord
 from provenance.canonical import sha256_text
 
 DEFAULT_MIN_MATCH = 0.95
+REQUIRED_POLICY = "strict"
+_LAXNESS = {"strict": 0, "epilogue": 1}
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-def gate(record: RepairRecord, *, min_match: float = DEFAULT_MIN_MATCH) -> list[Rejection]:
-    """All the reasons to reject the record (empty: admit)."""
+def gate(record: RepairRecord, *, min_match: float = DEFAULT_MIN_MATCH,
+         accept_policy: str = REQUIRED_POLICY) -> list[Rejection]:
+    """All the reasons to reject the record (empty: admit); `accept_policy`: the laxest integrity policy admitted."""
     reasons: list[Rejection] = []
     for check in (_status, _provenance, _hashes, _diff, _rules):
         reasons.extend(check(record))
     reasons.extend(_evidence(record, min_match))
     reasons.extend(_integrity(record))
+    reasons.extend(_policy(record, accept_policy))
     return reasons
+
+
+def _policy(r: RepairRecord, accept: str) -> list[Rejection]:
+    limit = _LAXNESS.get(accept, 0)
+    return [Rejection("integrity-policy", f"attempt {a.attempt}: integrity verdict made under the {a.policy} policy; "
+                      f"this gate requires {REQUIRED_POLICY}" + (f" (or {accept})" if accept != REQUIRED_POLICY else ""))
+            for a in r.integrity_history if _LAXNESS.get(a.policy, 99) > limit]
 
 
 def _status(r: RepairRecord) -> list[Rejection]:

@@ -66,6 +66,9 @@ class IntegrityAttempt(_Strict):
     verdict: Literal["clean", "violation", "not-run"]
     rules: list[str] = Field(default_factory=list)  # rule ids of findings
     rules_off: list[str] = Field(default_factory=list)
+    # the integrity policy the verdict was made under (strict: policy findings fail); left out when strict, so a
+    # record made before the field existed dumps and hashes as it did
+    policy: Literal["strict", "epilogue"] = Field("strict", exclude_if=lambda v: v == "strict")
 
 
 class Worker(_Strict):

@@ -394,11 +394,17 @@ NEAR_HEAD = ["entry", "cohort file", "repr", "score", "containment", "ops aligne
 
 
 def _rule_text(ov: dict) -> str:
-    """The overlap rule a snapshot was frozen with, from its recorded config (older snapshots: the containment rule)."""
-    if "ops_full_weight" in ov:
+    """The overlap rule a snapshot was frozen with, from its recorded config (older snapshots: the rule of their time)."""
+    if "ops_null" in ov:
         from provenance.overlap_rules import RULE_TEXT, OverlapConfig
 
         return RULE_TEXT.format(cfg=OverlapConfig.model_validate(ov))
+    if "ops_full_weight" in ov:  # op alignment without a null (tokens_alone, ops_discount)
+        t = ov.get("threshold")
+        return (f"score >= {t}; same language: min(T, t*A + (1-t)*T*{t}/{ov.get('tokens_alone')}) with T the tokens "
+                f"containment (over >= {ov.get('min_cover')} covered tokens), A the op-stream alignment with a cohort "
+                f"kernel, t = min(1, its op weight / {ov.get('ops_full_weight')}); across languages: "
+                f"{ov.get('ops_discount')} * t * A")
     return (f"tokens: containment >= {ov.get('threshold')} over >= {ov.get('min_cover')} tokens, or a shared run "
             f">= {ov.get('paste_run')} tokens; ops (cross-language): containment >= {ov.get('ops_threshold')} "
             f"and a run >= {ov.get('ops_min_run')} ops")

@@ -11,6 +11,8 @@ from collections import Counter
 
 import click
 
+from provenance.operating_point import THRESHOLD
+
 kb_option = click.option("--kb", "kb_path", type=click.Path(file_okay=False), default=None,
                          help="KB directory (default: $KB_PATH, else ~/.local/share/nearmiss/kb).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
@@ -249,7 +251,8 @@ allow_outside_option = click.option(
               help="Cohort manifest (YAML) whose operators the snapshot must not have learned from.")
 @click.option("--name", default=None, help="A label for the snapshot (default: the cohort name).")
 @click.option("--overlap-threshold", type=float, default=None,
-              help="Token containment at or above which an entry overlapping a cohort file is excluded (default 0.65).")
+              help=f"Overlap score (provenance.overlap_rules.score) at or above which an entry is excluded "
+                   f"(default {THRESHOLD}, the operating point bench/bench_overlap_heldout.py chooses).")
 @click.option("--exclude-family", is_flag=True, help="Also exclude entries of the cohort operators' families.")
 @allow_outside_option
 @kb_option
@@ -276,7 +279,7 @@ def freeze(manifest, name, overlap_threshold, exclude_family, allow_outside, kb_
 @click.option("--cohort", "manifest", required=True, type=click.Path(dir_okay=False),
               help="Cohort manifest (YAML) to check the file against, as `kb freeze --exclude-cohort` would.")
 @click.option("--overlap-threshold", type=float, default=None,
-              help="Token containment at or above which a pair is a copy (default 0.65, as kb freeze).")
+              help=f"Overlap score at or above which a pair is a copy (default {THRESHOLD}, as kb freeze).")
 @allow_outside_option
 @json_option
 def overlap(file, manifest, overlap_threshold, allow_outside, as_json) -> None:
@@ -402,8 +405,10 @@ def server_stop(every, kb_path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     from provenance.offline import apply_offline_env
+    from provenance.runtime import hide_environment
 
     apply_offline_env()
+    hide_environment()  # a key in this user's environment: not readable from here through /proc (ingest's pool too)
     try:
         cli.main(args=argv, prog_name="kb", standalone_mode=False)
     except click.exceptions.Abort:

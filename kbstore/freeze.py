@@ -102,14 +102,9 @@ def freeze(manifest_path: str | Path, kb_path: str | Path | None = None, *, name
 def _apply(kb, cohort, manifest_path, config, exclude_family, kb_data, builder, name, timings, t_all) -> FreezeReport:
     from provenance.cohort import manifest_hash, manifest_record
 
-    rows, files = kb_data["rows"], cohort.files()
+    rows = kb_data["rows"]
     t = time.perf_counter()
-    found = {
-        "provenance": provenance_rule(kb_data["evidence"], files, cohort.operator_ids()),
-        "overlap": {eid: [_match_evidence(m) for m in ms] for eid, ms in kb_data["scan"].flagged().items()},
-        "temporal": temporal_rule(rows, cohort.frozen_at),
-        "family": family_rule(rows, kb_data["evidence"], cohort.families()) if exclude_family else {},
-    }
+    found = rule_findings(kb_data, cohort, exclude_family)
     params = rule_params(cohort, config, exclude_family=exclude_family)
     reports = _reports(found, params, kb_data, exclude_family)
     excluded = _excluded(rows, found)
@@ -122,6 +117,18 @@ def _apply(kb, cohort, manifest_path, config, exclude_family, kb_data, builder, 
                         cohort.cohort, manifest.identity.cohort_sha256, dict(manifest.counts),
                         {r.rule: {"enabled": r.enabled, "excluded": r.excluded, "only": r.only} for r in manifest.rules},
                         {k: round(v, 3) for k, v in timings.items()})
+
+
+def rule_findings(kb_data: dict, cohort, exclude_family: bool) -> dict[str, dict[str, list[dict]]]:
+    """rule -> entry id -> its evidence, for every rule over what _read_kb read (its "scan" made): what a freeze
+    excludes, and what `kb verify` re-derives a snapshot's exclusions with (kbstore.rederive)."""
+    rows = kb_data["rows"]
+    return {
+        "provenance": provenance_rule(kb_data["evidence"], cohort.files(), cohort.operator_ids()),
+        "overlap": {eid: [_match_evidence(m) for m in ms] for eid, ms in kb_data["scan"].flagged().items()},
+        "temporal": temporal_rule(rows, cohort.frozen_at),
+        "family": family_rule(rows, kb_data["evidence"], cohort.families()) if exclude_family else {},
+    }
 
 
 def _read_kb(kb: KBPaths, timings: dict) -> dict:

@@ -104,8 +104,15 @@ def m005_fingerprint_scheme_ts3(con) -> None:
     _refresh_fingerprints(con)
 
 
+@migration
+def m006_fingerprint_scheme_ts4(con) -> None:
+    """Fingerprint scheme ts4 (C/C++/AscendC array accumulators of interchanged loops are running sums): C-family
+    blobs are recomputed from their record's code, Python ones restamped (provenance.fingerprint.CARRIED_OVER)."""
+    _refresh_fingerprints(con)
+
+
 def _refresh_fingerprints(con) -> None:
-    """Every stored blob of another scheme brought to the current SCHEME (m004 and m005: a scheme bump)."""
+    """Every stored blob of another scheme brought to the current SCHEME (m004, m005, m006: a scheme bump)."""
     import json
 
     from provenance.fingerprint import SCHEME

@@ -30,6 +30,9 @@ from provenance.runtime import private_dir, process_running, runtime_dir, source
 DEFAULT_IDLE_S = 1800.0
 CONNECT_S = 1.0
 REPLY_S = 300.0  # a reply can wait for a reload after an ingest (15 s of CPU at 100k entries)
+REQUEST_S = 10.0  # a client has this long to send its request line: a silent one holds only its own connection
+REQUEST_MAX = 1 << 20  # bytes of one request line (a query and a kernel's code fit many times over)
+CONNECTIONS_MAX = 32  # connections answered at once; more wait in the listen backlog
 SOCKET_PATH_MAX = 107  # bytes in a Unix socket's path (sun_path, less its terminating NUL)
 _ENV = ("KB_EMBEDDER", "KB_MINILM_RUNTIME", "KB_EXACT_MAX")  # what changes the answers besides the code
 _PACKAGES = ("kbstore", "provenance")
@@ -53,6 +56,15 @@ def server_dir(create: bool = True) -> Path | None:
             raise BadInput(f"{d}: the KB server directory must belong to this user and be private (mode 700)")
         return None
     return d
+
+
+def server_environ() -> dict[str, str]:
+    """The server's environment: the caller's without any secret-named variable. A server outlives the command
+    that starts it and answers anyone of this user; it needs no provider key, so it holds none (another process of
+    this user, a candidate among them, could read a running process's /proc/PID/environ)."""
+    from provenance.redact import is_secret_name
+
+    return {k: v for k, v in os.environ.items() if not is_secret_name(k)}
 
 
 def server_key(kb_root: Path) -> str:
@@ -106,13 +118,19 @@ def query(kb: str | Path | None, text: str, **options) -> dict | None:
     return request(kb, {"op": "query", "text": text, **options})
 
 
-def _read_line(s: socket.socket) -> dict:
+class RequestTooLarge(BadInput):
+    pass
+
+
+def _read_line(s: socket.socket, limit: int | None = None) -> dict:
     buf = bytearray()
     while not buf.endswith(b"\n"):
         chunk = s.recv(1 << 16)
         if not chunk:
             break
         buf += chunk
+        if limit is not None and len(buf) > limit:
+            raise RequestTooLarge(f"a request of more than {limit} bytes")
     return json.loads(buf)
 
 
@@ -133,7 +151,7 @@ def start(kb: str | Path | None, *, idle_s: float = DEFAULT_IDLE_S, timeout_s: f
     with open(log, "ab") as out:
         proc = subprocess.Popen([sys.executable, "-m", "kbstore.server", str(paths.root.resolve()), str(idle_s)],
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=str(sock.parent),
-                                start_new_session=True)  # no signal to the caller's process group reaches it
+                                env=server_environ(), start_new_session=True)  # no signal to the caller's group reaches it
     deadline = time.monotonic() + timeout_s
     while True:
         reply = request(paths.root, {"op": "ping"})
@@ -191,6 +209,7 @@ class _State:
 
     def __init__(self, paths: KBPaths):
         self.paths, self.retriever, self.identity, self.files = paths, None, None, None
+        self.queries = 0  # queries answered (ping reports it: a client can tell a served answer from a loaded one)
 
     def fresh(self):
         """The Retriever of the KB as it is now: reloaded when the database files changed and so did the KB."""
@@ -224,11 +243,12 @@ def _answer(state: _State, req: dict) -> dict:
     if op == "ping":
         r = state.fresh()
         return {"ok": True, "pid": os.getpid(), "kb": str(state.paths.root), "kb_version": r.source.get("kb_version"),
-                "entries": len(r.ids)}
+                "entries": len(r.ids), "queries": state.queries}
     if op == "query":
         r = state.fresh()
         filters = {k: req.get(k) for k in ("family", "language", "backend")}
         hits = r.query(req["text"], k=int(req.get("k", 5)), code=req.get("code"), **filters)
+        state.queries += 1
         return {"ok": True, "hits": [h.as_dict() for h in hits], "notes": list(r.notes), "source": r.source}
     raise BadInput(f"unknown request {op!r}")
 
@@ -253,32 +273,70 @@ def serve(kb_root: Path, idle_s: float) -> None:
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     _info_path(sock_path).write_text(json.dumps(info, sort_keys=True))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    srv.settimeout(min(idle_s, 30.0))
-    last = time.monotonic()
+    srv.settimeout(min(idle_s, 1.0))
+    conns = _Connections(state)
     try:
-        while True:
+        while not conns.stop.is_set():
             try:
                 conn, _ = srv.accept()
             except socket.timeout:
-                if time.monotonic() - last >= idle_s or not _still_ours(sock_path, mine):
+                if conns.idle_for() >= idle_s or not _still_ours(sock_path, mine):
                     return  # idle, or its socket was removed or replaced: no client can reach it any more
                 continue
-            with conn:
-                if _handle(conn, state):
-                    return
-            last = time.monotonic()
+            conns.answer(conn)
     finally:
         srv.close()
         _remove_own(sock_path)
 
 
-def _handle(conn: socket.socket, state: _State) -> bool:
+class _Connections:
+    """Each connection in a thread of its own (at most CONNECTIONS_MAX at once): a client that connects and says
+    nothing, or sends slowly, holds only its own connection, for REQUEST_S, and a request past REQUEST_MAX bytes is
+    refused, not buffered. The answers themselves run one at a time (one Retriever)."""
+
+    def __init__(self, state: _State):
+        import threading
+
+        self.state, self.lock, self.stop, self.count = state, threading.Lock(), threading.Event(), threading.Lock()
+        self.slots = threading.BoundedSemaphore(CONNECTIONS_MAX)
+        self.last = time.monotonic()
+        self.busy = 0
+
+    def idle_for(self) -> float:
+        return 0.0 if self.busy else time.monotonic() - self.last
+
+    def answer(self, conn: socket.socket) -> None:
+        import threading
+
+        self.slots.acquire()
+        with self.count:
+            self.busy += 1
+        threading.Thread(target=self._serve, args=(conn,), daemon=True, name="kb-server-conn").start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        try:
+            with conn:
+                if _handle(conn, self.state, self.lock):
+                    self.stop.set()
+        finally:
+            with self.count:
+                self.last = time.monotonic()
+                self.busy -= 1
+            self.slots.release()
+
+
+def _handle(conn: socket.socket, state: _State, lock) -> bool:
     """Answer one request; True when it asked the server to stop."""
-    conn.settimeout(30.0)
+    conn.settimeout(REQUEST_S)
     req: dict = {}
     try:
-        req = _read_line(conn)
-        reply = {"ok": True} if req.get("op") == "stop" else _answer(state, req)
+        req = _read_line(conn, REQUEST_MAX)
+        conn.settimeout(REPLY_S)
+        if req.get("op") == "stop":
+            reply = {"ok": True}
+        else:
+            with lock:
+                reply = _answer(state, req)
     except Exception as e:  # one bad request must not end the server: the client gets the error
         message = str(e) if isinstance(e, KBError) else f"{type(e).__name__}: {e}"
         reply = {"ok": False, "error": message, "exit_code": getattr(e, "exit_code", 1)}

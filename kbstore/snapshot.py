@@ -330,16 +330,24 @@ def _make_read_only(root: Path) -> None:
         os.chmod(dirpath, stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
 
 
-def _remove_stale(root: Path, age_s: float = 3600) -> None:
-    """Temporary directories of freezes that died (a live one is minutes old at most)."""
+def _remove_stale(root: Path, age_s: float = 3600) -> list[Path]:
+    """Temporary directories of freezes that died (a live one is minutes old at most); those removed."""
     import time
 
+    gone = []
     for d in root.glob(".tmp-*"):
         try:
             if time.time() - d.stat().st_mtime > age_s:
                 _remove(d)
+                gone.append(d)
         except OSError:
             pass
+    return gone
+
+
+def remove_temporary(root: Path) -> list[Path]:
+    """`kb verify --repair`: the temporary directories of freezes that died (an hour old: a live freeze's is newer)."""
+    return _remove_stale(root)
 
 
 def _remove(root: Path) -> None:

@@ -3,8 +3,10 @@
 Checks: the manifest's seal; the data files against their recorded digests; every entry's id against the
 sha256 of its canonical JSON, and the sorted ids against the identity; the vectors' shape, dtype and unit
 length; the cohort record against its hash; the exclusion report against its digest; the id against
-the identity; the counts; the lexical cache against its digests; no stray files; and its origin: the directory
-carries its id, and it was cut from this KB (kbstore.snapshot.origin_problems; a warning when there is no KB to check).
+the identity; the counts; the lexical cache against its digests; no stray files; its origin: the directory
+carries its id, and it was cut from this KB (kbstore.snapshot.origin_problems; a warning when there is no KB to check);
+and its derivation: freezing the KB at its version against its cohort manifest gives the same exclusions
+(kbstore.rederive; a forged, self-consistent snapshot passes every hash, not this).
 """
 from __future__ import annotations
 
@@ -37,7 +39,8 @@ def verify_snapshot(ref: str | os.PathLike, kb_path: str | os.PathLike | None = 
         report.add("manifest", str(e))
         return _unsealed(path / MANIFEST, report)
     report.id = m.id
-    _check_origin(path, m, kb_path, report)
+    if _check_origin(path, m, kb_path, report):
+        _check_derivation(path, m, kb_path, report)
     _check_identity(path, m, report)
     blobs = _check_data(path, m, report)
     if blobs is not None:
@@ -56,15 +59,26 @@ def _unsealed(manifest: Path, report: SnapshotVerifyReport) -> SnapshotVerifyRep
     return report
 
 
-def _check_origin(path: Path, m, kb_path, report: SnapshotVerifyReport) -> None:
+def _check_origin(path: Path, m, kb_path, report: SnapshotVerifyReport) -> bool:
+    """True when the snapshot was cut from a KB found here (which its derivation can then be checked against)."""
     from kbstore.snapshot import home_kb, kb_store, origin_problems
 
     kb = home_kb(path, kb_path)
     if not kb.db.is_file():
         report.warn("origin", f"no KB at {kb.root} to check that the snapshot was cut from it (pass --kb)")
     with kb_store(kb) as store:
-        for problem in origin_problems(path, m, store):
-            report.add("origin", problem)
+        problems = origin_problems(path, m, store)
+    for problem in problems:
+        report.add("origin", problem)
+    return kb.db.is_file() and not problems
+
+
+def _check_derivation(path: Path, m, kb_path, report: SnapshotVerifyReport) -> None:
+    from kbstore.rederive import rederive_problems
+    from kbstore.snapshot import home_kb
+
+    for problem in rederive_problems(path, m, home_kb(path, kb_path)):
+        report.add("derivation", problem)
 
 
 def _check_identity(path: Path, m, report: SnapshotVerifyReport) -> None:

@@ -39,7 +39,7 @@ def verify(kb_path: str | Path | None = None, *, lock_wait_s: float | None = Non
             _check_hashes(store, report)
             _check_embeddings(store, report)
             _check_log(store, report)
-            _check_snapshots(store, report)
+            _check_snapshots(store, report, repair)
             ids, matrix, metas = index_inputs(store)
         _check_index(kb, ids, matrix, metas, report, repair)
     return report
@@ -68,12 +68,23 @@ def _check_index(kb: KBPaths, ids, matrix, metas, report: VerifyReport, repair: 
                                    "(`kb verify --repair` or the next writer removes them)")
 
 
-def _check_snapshots(store, report: VerifyReport) -> None:
-    """Each snapshot's manifest reads and its seal holds, and it was cut from this KB (kbstore.snapshot.origin_problems)."""
+def _check_snapshots(store, report: VerifyReport, repair: bool = False) -> None:
+    """Each snapshot's manifest reads and its seal holds, and it was cut from this KB (kbstore.snapshot.origin_problems).
+    A temporary directory a freeze left (killed while it wrote) is a warning naming it and its size; with repair,
+    one an hour old is removed (a freeze takes no lock, so a younger one may still be written)."""
     from kbstore.errors import IntegrityFailure
-    from kbstore.snapshot import origin_problems, read_manifest, snapshots_dir
+    from kbstore.snapshot import origin_problems, read_manifest, remove_temporary, snapshots_dir
 
     root = snapshots_dir(store.paths)
+    left = sorted(d for d in root.glob(".tmp-*")) if root.is_dir() else []
+    if left and repair:
+        report.repaired += [f"removed the temporary directory of a freeze that died: snapshots/{d.name}"
+                            for d in remove_temporary(root)]
+        left = sorted(d for d in root.glob(".tmp-*"))
+    for d in left:
+        report.warn("stale-snapshot", f"snapshots/{d.name}: {_du(d) / 2**20:.1f} MB left by a freeze that died (or is "
+                                      "still running): `kb verify --repair` removes it once it is an hour old, as "
+                                      "the next freeze does")
     for d in sorted(root.iterdir()) if root.is_dir() else []:
         if not d.is_dir() or d.name.startswith("."):
             continue
@@ -83,6 +94,10 @@ def _check_snapshots(store, report: VerifyReport) -> None:
             problems = [str(e)]
         for p in problems:
             report.add("snapshot", f"snapshots/{d.name[:12]}: {p} (`kb verify {d.name[:12]}` checks it fully)")
+
+
+def _du(d: Path) -> int:
+    return sum(p.lstat().st_size for p in d.rglob("*"))
 
 
 def _check_hashes(store, report: VerifyReport) -> None:

@@ -17,6 +17,7 @@ Public names (import them from their modules; this package imports nothing):
   provenance.overlap.OverlapIndex                                   cohort index; .scan(KB entries) -> OverlapScan
   provenance.overlap_rules.OverlapConfig, OverlapMatch, OverlapScan, score, decide, rule_terms
                                                                     thresholds, evidence, the score and the rule
+  provenance.operating_point.THRESHOLD, OPS_NULL                    the operating point the bench's rules choose
   provenance.boilerplate.boilerplate_hashes                         seed idioms ignored as boilerplate
   provenance.fragments.fragment, Fragment                           a match's entry and cohort lines side by side
   provenance.explain.explain, Explanation, read_subject             `kb overlap`: a file's verdict against a cohort

@@ -7,6 +7,10 @@ grids, autotune lists, wrappers: none of them computes, so none emits an op). A 
 (Smith-Waterman: the best-scoring local alignment, matches rewarded by weight, mismatches and gaps
 penalised), so an embedded copy aligns inside a larger file and a reordered pair of statements costs a gap.
 
+Before aligning, both streams are put in one spelling of what a rewrite changes but a computation does not:
+exp(x) written exp2(x * log2 e) (``K:1.4427 MUL EXP2``, or ``MUL EXP2`` with the constant named) is EXP, and
+log2(x) * ln 2 (``LOG2 K:0.693147 MUL``) is LOG; spans are reported in the original streams' indexes.
+
 Weights: ops every kernel performs (LOAD STORE ADD SUB MUL) count COMMON_WEIGHT, the others (math calls,
 reductions, selects, constants) 1. The score's confidence in an alignment grows with the cohort kernel's
 total weight (a LOAD REDUCE_SUM STORE kernel tells nothing by its ops). Choices measured on the tune half of
@@ -23,12 +27,36 @@ MISMATCH = 1.0
 GAP = 1.0
 
 
+# (pattern, replacement): a type-3 rewrite's spelling of an op, in the stream's evaluation order
+REWRITES = ((("K:1.4427", "MUL", "EXP2"), "EXP"), (("MUL", "EXP2"), "EXP"), (("LOG2", "K:0.693147", "MUL"), "LOG"))
+
+
 def weight(op: str) -> float:
     return COMMON_WEIGHT if op in COMMON else 1.0
 
 
 def total_weight(ops: Sequence[str]) -> float:
-    return sum(weight(op) for op in ops)
+    return sum(weight(op) for op in canonical(ops)[0])
+
+
+def canonical(ops: Sequence[str]) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:
+    """(the stream with REWRITES applied, the original indexes of each op's first and last source op)."""
+    out: list[str] = []
+    where: list[tuple[int, int]] = []
+    i = 0
+    while i < len(ops):
+        for pattern, op in REWRITES:
+            n = len(pattern)
+            if tuple(ops[i:i + n]) == pattern:
+                out.append(op)
+                where.append((i, i + n - 1))
+                i += n
+                break
+        else:
+            out.append(ops[i])
+            where.append((i, i))
+            i += 1
+    return tuple(out), tuple(where)
 
 
 @dataclass(frozen=True)
@@ -43,8 +71,9 @@ class Alignment:
 
 
 def align(entry: Sequence[str], cohort: Sequence[str]) -> Alignment:
-    """Smith-Waterman of cohort inside entry (module docstring); deterministic: on equal scores the diagonal,
-    then the cell above, then the one to the left; the first best cell in row-major order wins."""
+    """Smith-Waterman of cohort inside entry (module docstring), both in canonical spelling; deterministic: on equal
+    scores the diagonal, then the cell above, then the one to the left; the first best cell in row-major order wins."""
+    (entry, e_at), (cohort, c_at) = canonical(entry), canonical(cohort)
     total = total_weight(cohort)
     if not entry or not cohort or total == 0:
         return Alignment(0.0, total, 0, None, None)
@@ -79,4 +108,4 @@ def align(entry: Sequence[str], cohort: Sequence[str]) -> Alignment:
         ps, pw, pn, pa, pb = cs, cw, cn, ca, cb
     if bn == 0:
         return Alignment(0.0, total, 0, None, None)
-    return Alignment(round(bw / total, 4), total, bn, (ba, bi), (bb, bj))
+    return Alignment(round(bw / total, 4), total, bn, (e_at[ba][0], e_at[bi][1]), (c_at[bb][0], c_at[bj][1]))

@@ -46,12 +46,14 @@ FINGERPRINT_SCHEMA = "provenance.fingerprint/v1"
 # Bump when the normalisation, the vocabulary, the hash or a default k/w changes: stored fingerprints
 # of another scheme can no longer be compared and must be recomputed (add a kbstore migration that calls
 # provenance.fingerprint_store.refreshed, as m004 does, and say in CARRIED_OVER what did not change).
-SCHEME = "ts3"
+SCHEME = "ts4"
 # Earlier schemes whose fingerprints of some code equal the current scheme's: scheme -> (code, language) -> bool.
 # ts2 made AscendC its own language (qualifiers blanked, only computing statements as tokens, class units, its
 # own op stream). ts3 stores the op stream itself with the ops fingerprint (the overlap score aligns op streams,
-# provenance.align), which no earlier blob holds: nothing is carried over, every stored blob is recomputed.
-CARRIED_OVER: dict = {}
+# provenance.align), which no earlier blob holds. ts4: in C, C++ and AscendC `a[i] += v` is a running sum when any
+# enclosing loop's variable does not index a (a port that interchanges its loops), not only the innermost loop's;
+# Python's streams and every token stream are unchanged, so a ts3 blob of Python code is carried over.
+CARRIED_OVER: dict = {"ts3": lambda code, language: code_language(code, language) == "python"}
 PARAMS: dict[str, tuple[int, int]] = {"tokens": (10, 4), "ops": (4, 1)}
 
 # Identifiers kept verbatim in the token stream: library calls a renaming cannot change.

@@ -1,6 +1,8 @@
 """Op stream of C/C++ (CUDA, AscendC) kernels (see provenance.opstream for the vocabulary and the rules)."""
 from __future__ import annotations
 
+import re
+
 from provenance.optables import ASCENDC_CALLS, BINOPS, C_CALLS, CMPS
 from provenance.opwalker import Walker, node_text, select_reduce, strip_parens
 
@@ -207,14 +209,19 @@ class CWalker(Walker):
                 self.access("READ", root, left)
             self.expr(right)
             if op != "=":
-                idx = node_text(left.child_by_field_name("indices") or left.child_by_field_name("argument"))
-                inner = self.loops[-1][0] if self.loops else set()
-                loop_indexed = any(v and v in idx for v in inner)
-                self.emit(("REDUCE_SUM",) if op == "+=" and self.loops and not loop_indexed
+                self.emit(("REDUCE_SUM",) if op == "+=" and self._reduced_over(left)
                           else (BINOPS.get(op[:-1], "ADD"),), node, (right,))
             self.access("WRITE", root, node)
             return False
         return self.expr(right)
+
+    def _reduced_over(self, target) -> bool:
+        """`a[i] += v` is a running sum when some enclosing loop's variable does not index a: the loop the sum runs
+        over may be the inner one (`acc[i] += x[i][k]`, k inner) or an outer one, as when a port interchanges its
+        loops for the memory layout (`acc[m] += w[m][k] * x[k]` with k outer, m inner)."""
+        idx = re.findall(r"[A-Za-z_]\w*", node_text(target.child_by_field_name("indices")
+                                                    or target.child_by_field_name("argument")))
+        return any(vars_ and not vars_ & set(idx) for vars_, _ in self.loops)
 
     def call(self, node) -> bool:
         name, args = _call_name(node.child_by_field_name("function")), _args(node)

@@ -25,8 +25,8 @@ fragments: fingerprints consecutive on both sides), in tokens, with its line ran
 as evidence. For the pairs worth evidence (and only those: the index finds them), the entry part's op
 stream is aligned with each kernel of the cohort file (provenance.align; the kernel with the most matched
 weight is kept, with its line ranges). ``score`` and ``decide`` (provenance.overlap_rules) combine
-containment and alignment; OverlapConfig's defaults were chosen on the tune half of heldout/overlap
-(bench/bench_overlap_heldout.py).
+containment and alignment; the threshold and the cross-language null are what bench/bench_overlap_heldout.py's
+rules choose on the tune halves of the overlap sets (provenance.operating_point).
 """
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from provenance.errors import BadInput, StaleFingerprint
 from provenance.fingerprint import PARAMS, SCHEME
+from provenance.operating_point import OPS_NULL, THRESHOLD
 
 REPRESENTATIONS = ("tokens", "ops")
 
@@ -15,22 +16,20 @@ REPRESENTATIONS = ("tokens", "ops")
 class OverlapConfig(BaseModel):
     """Decision thresholds and boilerplate rules; part of a freeze's hashed rule parameters.
 
-    Chosen on heldout/overlap/part1 with its own 8-operator cohort (bench/bench_overlap_heldout.py; part2 was
-    not read): ops_full_weight, ops_discount and align.COMMON_WEIGHT by a small grid on part1's AUC; threshold
-    0.47 = part1's highest clean score (0.37) plus a margin of 0.1, since five of its 22 clean files score
-    between 0.30 and 0.37 and a threshold under 0.45 flags more independent files of the planted corpus
-    (tests/provenance: conv1d.c, rmsnorm_tiled.py). tokens_alone 0.65 is the containment threshold of the rule
-    before op alignment.
+    threshold and ops_null are the bench's rules' choices (provenance.operating_point). ops_full_weight 6 is the
+    previous rule's (a softmax, 7 ops, fully trusted); ops_min_weight 3 is the op weight of a dot product (LOAD LOAD
+    MUL REDUCE_SUM STORE), which any reduction of a product performs: provenance.opstream's measured limit (kernels
+    of fewer than 7 ops are not told apart across languages) as a trust of 0.
     """
 
     model_config = ConfigDict(extra="forbid")
 
-    threshold: float = Field(0.47, ge=0, le=1)  # a pair whose score (see `score`) is at or above this is a copy
+    threshold: float = Field(THRESHOLD, ge=0, le=1)  # a pair whose score (see `score`) is at or above this is a copy
     min_cover: int = 32  # tokens containment counts over at least this many entry tokens in shared k-grams
     paste_run: int = 150  # a shared run this long makes a tokens pair worth scoring whatever its containment
-    tokens_alone: float = Field(0.65, gt=0, le=1)  # the containment that makes a copy without op evidence (t = 0)
-    ops_full_weight: float = Field(6.0, gt=0)  # a cohort kernel's op weight at which its alignment is fully trusted
-    ops_discount: float = Field(0.85, ge=0, le=1)  # cross-language: score = discount x trust x aligned fraction
+    ops_min_weight: float = Field(3.0, ge=0)  # a cohort kernel's op weight up to which its alignment tells nothing ...
+    ops_full_weight: float = Field(6.0, gt=0)  # ... and from which it is fully trusted (t rises linearly between)
+    ops_null: float = Field(OPS_NULL, ge=0, lt=1)  # the op alignment independent implementations reach across languages
     ops_floor: float = Field(0.2, ge=0, le=1)  # cross-language pairs are aligned from this ops 4-gram containment
     ops_same_language: bool = False  # ops pairs also within one language (tokens + ops alignment cover that)
     report_floor: float = Field(0.3, ge=0, le=1)  # unflagged pairs are reported from this containment ...
@@ -90,31 +89,39 @@ class OverlapScan(BaseModel):
 
 
 def trust(m: OverlapMatch, config: OverlapConfig) -> float:
-    """How far the op alignment can be trusted: the aligned kernel's op weight over ops_full_weight, at most 1."""
-    return min(1.0, m.aligned_weight / config.ops_full_weight)
+    """How far the op alignment can be trusted: 0 up to the aligned kernel's op weight ops_min_weight, 1 from
+    ops_full_weight, linear between (a kernel that only loads, reduces and stores tells nothing by its ops)."""
+    span = max(config.ops_full_weight - config.ops_min_weight, 1e-9)
+    return min(1.0, max(0.0, (m.aligned_weight - config.ops_min_weight) / span))
+
+
+def excess(aligned: float, config: OverlapConfig) -> float:
+    """The op alignment beyond what independent implementations of the same formula reach (ops_null), on [0, 1]."""
+    return max(0.0, aligned - config.ops_null) / (1.0 - config.ops_null)
 
 
 def score(m: OverlapMatch, config: OverlapConfig) -> float:
-    """The one number config.threshold is compared with.
+    """The one number config.threshold is compared with (it does not depend on the threshold).
 
     tokens (same language): T = containment (0 over fewer than min_cover tokens), A = the op alignment, t its
-    trust; the score is min(T, t A + (1 - t) T threshold / tokens_alone): a copy shares both its text and its
-    computation, boilerplate (wrappers, autotune lists, launch helpers) only the text and an independent kernel
-    of the same family only the computation; where the ops tell nothing (t = 0), T alone must reach tokens_alone.
-    ops (across languages, tokens cannot compare): ops_discount x t x A.
+    trust; the score is min(T, t A + (1 - t) T) = T - t max(0, T - A): a copy shares both its text and its
+    computation, boilerplate (wrappers, autotune lists, launch helpers) only the text, so a trusted alignment can
+    only lower the text's score; where the ops tell nothing (t = 0) the text alone decides.
+    ops (across languages, tokens cannot compare): t x excess(A). Independent implementations of one formula in
+    two languages align as far as ops_null (measured: an independent C Welford LayerNorm inside an RMSNorm kernel,
+    an independent Triton AdamW inside a C Adam step): only a port closer than that is evidence of copying.
     """
     t = trust(m, config)
     if m.representation == "ops":
-        return round(config.ops_discount * t * m.aligned, 4)
+        return round(t * excess(m.aligned, config), 4)
     tokens = m.containment if m.covered >= config.min_cover else 0.0
-    alone = tokens * config.threshold / config.tokens_alone
-    return round(min(tokens, t * m.aligned + (1 - t) * alone), 4)
+    return round(min(tokens, t * m.aligned + (1 - t) * tokens), 4)
 
 
-RULE_TEXT = ("score >= {cfg.threshold}; same language: min(T, t*A + (1-t)*T*{cfg.threshold}/{cfg.tokens_alone}) with "
-             "T the tokens containment (over "
-             ">= {cfg.min_cover} covered tokens), A the op-stream alignment with a cohort kernel, t = min(1, its op "
-             "weight / {cfg.ops_full_weight}); across languages: {cfg.ops_discount} * t * A")
+RULE_TEXT = ("score >= {cfg.threshold}; same language: min(T, t*A + (1-t)*T) with T the tokens "
+             "containment (over >= {cfg.min_cover} covered tokens), A the op-stream alignment with a cohort kernel, "
+             "t = its op weight from {cfg.ops_min_weight} (0) to {cfg.ops_full_weight} (1); across languages: "
+             "t * max(0, A - {cfg.ops_null}) / (1 - {cfg.ops_null})")
 
 
 def rule_terms(m: OverlapMatch, config: OverlapConfig, fires: bool | None = None) -> str:
@@ -124,7 +131,7 @@ def rule_terms(m: OverlapMatch, config: OverlapConfig, fires: bool | None = None
     where = f" with {m.aligned_unit}" if m.aligned_unit else ""
     aligned = f"aligned {m.aligned:.3f} ({m.aligned_ops} ops{where}, trust {t:.2f})"
     if m.representation == "ops":
-        terms = f"{aligned} -> {config.ops_discount} * {t:.2f} * {m.aligned:.3f} = {s:.3f}"
+        terms = f"{aligned}, beyond {config.ops_null}: {excess(m.aligned, config):.3f} -> {t:.2f} * {excess(m.aligned, config):.3f} = {s:.3f}"
     else:
         tokens = m.containment if m.covered >= config.min_cover else 0.0
         cover = "" if m.covered >= config.min_cover else f", covered {m.covered} of {config.min_cover} tokens: T = 0"

@@ -1,9 +1,12 @@
 """Secrets out of text: provider keys and the values of secret-named environment variables become a marker.
 
 Every text that may carry what a candidate printed or raised goes through `redact` before it reaches a
-prompt, a record, a checkpoint or a log line. Two nets: the value of every environment variable whose
-name says it is a secret (OPENAI_API_KEY, HF_TOKEN, ...) wherever it appears, and the shapes providers
-give their keys (sk-..., AKIA..., ghp_..., ...) for keys that came from somewhere else.
+prompt, a record, a checkpoint or a log line. The nets: the value of every environment variable whose
+name says it is a secret (OPENAI_API_KEY, HF_TOKEN, ...) wherever it appears, forwards or reversed; the
+shapes providers give their keys (sk-..., AKIA..., ghp_..., ...), forwards or reversed, for keys that came
+from somewhere else; the value of a `.env`-style assignment to a secret-named variable
+(`DB_PASSWORD=hunter2`, `export API_TOKEN="..."`, `password: ...`), which may be short; and crypt(3) password
+hashes (`root:$6$salt$hash:...`, what /etc/shadow holds).
 """
 from __future__ import annotations
 
@@ -26,6 +29,17 @@ KEY_SHAPES = re.compile(r"""
     | -----BEGIN[ A-Z]*PRIVATE\ KEY-----[\s\S]*?-----END[ A-Z]*PRIVATE\ KEY-----
     """, re.VERBOSE)
 MARK = "[redacted]"
+# a .env line (`NAME=value`, `export NAME="value"`: at a line's start, upper case as shells write them) or a
+# configuration file's `password: value` where the name says it is a secret; the value may be short. Code such as
+# `SORT_KEY: tl.constexpr` or `key = x` is left alone, and so are numbers of fewer than 8 digits (`MAX_TOKENS=4096`).
+ASSIGNMENT = re.compile(r"""
+    (?:(?m:^)[ \t]*(?P<name>(?:export[ \t]+)?[A-Z][A-Z0-9_]*)(?P<sep>[ \t]*=[ \t]*)
+     |(?<![A-Za-z0-9_])(?P<lname>password|passwd|pwd|secret|api_key|apikey|access_token|auth_token|secret_key
+                                |private_key)(?P<lsep>["']?[ \t]*[=:][ \t]*))
+    (?P<value>"[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;]{4,})
+    """, re.VERBOSE | re.IGNORECASE)
+# crypt(3) hashes: MD5 ($1$), bcrypt ($2a$...), SHA-256/512 ($5$, $6$), yescrypt ($y$), gost-yescrypt, scrypt ($7$)
+CRYPT_HASH = re.compile(r"\$(?:1|2[abxy]?|5|6|7|y|gy|sha1|md5)\$[./A-Za-z0-9$=,+-]{8,}")
 
 
 def secret_names(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -46,9 +60,31 @@ def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
     env = os.environ if environ is None else environ
     # longest first, so a value that contains another is replaced whole
     for name in sorted(secret_names(env), key=lambda k: -len(env[k])):
-        if env[name] in text:
-            text = text.replace(env[name], f"[redacted:{name}]")
-    return KEY_SHAPES.sub(MARK, text)
+        for value in (env[name], env[name][::-1]):
+            if value in text:
+                text = text.replace(value, f"[redacted:{name}]")
+    text = ASSIGNMENT.sub(_assignment, text)
+    text = CRYPT_HASH.sub(MARK, KEY_SHAPES.sub(MARK, text))
+    return _reversed_keys(text)
+
+
+def _assignment(m: re.Match) -> str:
+    name, sep = (m.group("name"), m.group("sep")) if m.group("name") else (m.group("lname"), m.group("lsep"))
+    value = m.group("value").strip("\"'")
+    if (m.group("name") and not name.split()[-1].isupper()) or not is_secret_name(name.split()[-1]) \
+            or value.startswith("[redacted") or (value.isdigit() and len(value) < 8):
+        return m.group(0)
+    return f"{name}{sep}{MARK}"
+
+
+def _reversed_keys(text: str) -> str:
+    """Key shapes written backwards (a candidate hiding a key from the forwards net)."""
+    n, spans = len(text), []
+    for m in KEY_SHAPES.finditer(text[::-1]):
+        spans.append((n - m.end(), n - m.start()))
+    for start, end in reversed(spans):
+        text = text[:start] + MARK + text[end:]
+    return text
 
 
 def redact_tree(value, environ: Mapping[str, str] | None = None):

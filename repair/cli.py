@@ -34,6 +34,13 @@ def cli() -> None:
     """Evaluate and repair near-miss accelerator kernels."""
 
 
+def _policy_option():
+    return click.option("--policy", type=click.Choice(["strict", "epilogue"]), default="strict", show_default=True,
+                        help="Integrity policy: strict (the method's protocol) fails policy findings (a framework "
+                             "epilogue over kernel outputs, an input updated in place); epilogue reports them. "
+                             "Recorded in the verdict and the record.")
+
+
 def _backend_option():
     from repair.engine import DEFAULT_BACKEND
 
@@ -56,10 +63,11 @@ def _backend_option():
 @click.option("--rule-off", "rules_off", multiple=True, metavar="NAME",
               help="Switch an integrity rule off (repeatable; `static.*`, `runtime.*` accepted).")
 @click.option("--no-integrity", is_flag=True, help="Numerics only: skip the static scan and runtime guards.")
+@_policy_option()
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Candidates evaluated at a time (their forwards then share the machine).")
 def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_limit_mb, rules_off, no_integrity,
-             jobs):
+             policy, jobs):
     """Evaluate each CANDIDATE (defines ModelNew) against PROBLEM (defines Model, get_inputs).
 
     Several candidates share one fork server and its warm reference processes: `repair eval p.py out/*.py`
@@ -84,7 +92,7 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     results = []
     for result in evaluate_many([(problem, c) for c in candidates], jobs=min(jobs, len(candidates)), tier=tier,
                                 backend=backend, seed=seed, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb,
-                                rules_off=rules_off, integrity=not no_integrity):
+                                rules_off=rules_off, integrity=not no_integrity, policy=policy):
         results.append(result)
         if as_json:
             click.echo(result.to_json() if len(candidates) == 1 else result.model_dump_json(by_alias=True))
@@ -92,8 +100,22 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
             click.echo(("\n" if len(results) > 1 else "") + render_table(result))
     if len(candidates) > 1 and not as_json:
         click.echo("\n" + render_summary(results))
-    failed = [r for r in results if not r.passed]
-    sys.exit(0 if not failed else 3 if all(r.unsupported for r in failed) else 1)
+    if all(r.passed for r in results):
+        sys.exit(0)
+    for r in results:
+        if r.load_error:
+            click.echo(f"error: {r.load_error}", err=True)
+    if any(r.load_error for r in results):
+        sys.exit(2)
+    if all(r.passed or r.unsupported for r in results):  # an AscendC API ascendc-cpu lacks: not judged here
+        sys.exit(3)
+    limits = [r for r in results if any(c.status == "unsupported-on-interpreter" for c in r.cases)]
+    if limits and all(r.integrity.verdict == "clean" and all(c.status in ("pass", "unsupported-on-interpreter")
+                                                             for c in r.cases) for r in results):
+        click.echo("error: a kernel uses a construct the Triton interpreter cannot run (see the cases); the backend, "
+                   "not the kernel, is missing", err=True)
+        sys.exit(3)
+    sys.exit(1)
 
 
 @cli.command("check")
@@ -102,7 +124,8 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
 @click.option("--json", "as_json", is_flag=True, help="Print the IntegrityVerdict as JSON.")
 @click.option("--rule-off", "rules_off", multiple=True, metavar="NAME",
               help="Switch an integrity rule off (repeatable; `static.*` accepted); the verdict records it.")
-def check_cmd(problem, candidate, as_json, rules_off):
+@_policy_option()
+def check_cmd(problem, candidate, as_json, rules_off, policy):
     """Static integrity scan of CANDIDATE against PROBLEM.
 
     CANDIDATE is a Triton .py, or an AscendC candidate: a MultiKernelBench six-source .py, a direct-launch
@@ -112,7 +135,7 @@ def check_cmd(problem, candidate, as_json, rules_off):
     """
     from repair.integrity import render_verdict, scan
 
-    verdict = scan(problem, candidate, rules_off=rules_off)
+    verdict = scan(problem, candidate, rules_off=rules_off, policy=policy)
     click.echo(verdict.model_dump_json(indent=2) if as_json else render_verdict(verdict, candidate))
     sys.exit(0 if verdict.verdict == "clean" else 1)
 
@@ -147,9 +170,10 @@ def check_cmd(problem, candidate, as_json, rules_off):
 @click.option("--rule-off", "rules_off", multiple=True, metavar="NAME",
               help="Switch an integrity rule off (repeatable); recorded in the integrity history.")
 @click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Patterns retrieved per query.")
+@_policy_option()
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON.")
 def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, out, max_attempts, max_turns,
-            max_tokens, max_wall_s, backend, seed, timeout_s, rules_off, k, as_json):
+            max_tokens, max_wall_s, backend, seed, timeout_s, rules_off, k, policy, as_json):
     """Repair CANDIDATE against PROBLEM within hard bounds; the worker proposes, the engine decides.
 
     Exit 0 repaired, 1 not repaired within the bounds, 2 bad input, 3 environment missing.
@@ -168,7 +192,7 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
                          script=Path(script) if script else None, kb=Path(kb) if kb else None, snapshot=snapshot,
                          eval_mode=eval_mode, out=Path(out) if out else None,
                          bounds=Bounds(attempts=max_attempts, turns=max_turns, tokens=max_tokens, wall_s=max_wall_s),
-                         backend=backend, seed=seed, k=k, timeout_s=timeout_s, rules_off=rules_off)
+                         backend=backend, seed=seed, k=k, timeout_s=timeout_s, rules_off=rules_off, policy=policy)
     info = summary(outcome)
     if as_json:
         click.echo(json.dumps(info, indent=2, sort_keys=True))
@@ -255,9 +279,10 @@ _allow_outside_option = click.option(
               help="Repeatable: no-kb, no-diagnostics, integrity-off, no-full-tier (full tier kept as a shadow).")
 @click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Patterns retrieved per query.")
 @_allow_outside_option
+@_policy_option()
 @_executor_options
 @_bounds_options
-def campaign_cmd(manifest, kb, snapshot, ablations, k, allow_outside, out, worker, model, script, jobs, executor,
+def campaign_cmd(manifest, kb, snapshot, ablations, k, allow_outside, policy, out, worker, model, script, jobs, executor,
                  address, backend, retry_crashed, as_json, max_attempts, max_turns, max_tokens, max_wall_s):
     """Repair every near-miss of a cohort MANIFEST (every listed file but problem.py; the files of an NPUKernelBench
     task directory are one candidate), in parallel, resumably.
@@ -272,7 +297,7 @@ def campaign_cmd(manifest, kb, snapshot, ablations, k, allow_outside, out, worke
     config, specs = debug_config(Path(manifest), worker=worker, model=model, script=Path(script) if script else None,
                                  kb=Path(kb) if kb else None, snapshot=snapshot, ablations=ablations, k=k,
                                  bounds=_bounds(max_attempts, max_turns, max_tokens, max_wall_s), backend=backend,
-                                 allow_outside=allow_outside)
+                                 allow_outside=allow_outside, policy=policy)
     _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as_json)
 
 
@@ -455,6 +480,47 @@ def server_stop_cmd():
 
     stopped = shared_server.stop()
     click.echo(f"stopped {sum(1 for i in stopped if i.pid)} shared fork server(s)")
+
+
+@cli.group("cache", cls=RepairGroup)
+def cache_group() -> None:
+    """The ascendc-cpu build cache: where it is, what it holds, and pruning it.
+
+    It lives in $REPAIR_ASCENDC_CACHE, else $XDG_CACHE_HOME/nearmiss/ascendc-cpu, else ~/.cache/nearmiss/ascendc-cpu,
+    must be yours alone (mode 700; refused otherwise, exit 3) and is kept under $REPAIR_ASCENDC_CACHE_MAX_MB (2048)
+    by removing the least recently used builds.
+    """
+
+
+@cache_group.command("info")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def cache_info_cmd(as_json):
+    """Where the cache is, its entries, size and cap, and temporaries of builds that were killed."""
+    import json
+
+    from repair.ascendc import cache_info, render_cache_info
+
+    i = cache_info()
+    click.echo(json.dumps(i, indent=2) if as_json else render_cache_info(i))
+
+
+@cache_group.command("prune")
+@click.option("--max-size", "max_size", metavar="SIZE", default=None,
+              help="Keep at most this much (e.g. 500M, 2G; a bare number is MB); default the cache's cap.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def cache_prune_cmd(max_size, as_json):
+    """Remove temporaries of killed builds, then the least recently used builds past the size."""
+    import json
+
+    from repair.ascendc import parse_size, prune_cache, render_cache_info
+
+    r = prune_cache(limit=None if max_size is None else parse_size(max_size))
+    if as_json:
+        click.echo(json.dumps(r, indent=2))
+        return
+    click.echo(f"removed {len(r['removed'])} build(s) or header cache(s), {r['freed_bytes'] / 2**20:.1f} MB, and "
+               f"{len(r['removed_temporary'])} temporary director{'y' if len(r['removed_temporary']) == 1 else 'ies'}")
+    click.echo(render_cache_info(r))
 
 
 def main() -> None:

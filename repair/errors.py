@@ -12,6 +12,11 @@ class BadInput(RepairError, ValueError):
     exit_code = 2
 
 
+class CandidateLoadError(BadInput):
+    """A candidate that cannot be imported (a syntax error, a name its import-time code uses that nothing defines,
+    an import that fails): exit 2, naming the file and the line."""
+
+
 class EnvironmentMissing(RepairError, RuntimeError):
     """Hardware or package for the asked backend is missing: exit 3."""
 

@@ -17,6 +17,8 @@ from provenance.ascendc import blank
 from provenance.parsing import parse
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+# the bisheng compiler's own spellings that plain C++ does not parse: blanked like the qualifiers
+_BISHENG = re.compile(r"\[aicore\]|\b__forceinline__\b")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -73,7 +75,7 @@ class Unit:
 
     def __init__(self, text: str, name: str = ""):
         self.name, self.text = name, text
-        parsed, self._quals, self._launches = blank(text)
+        parsed, self._quals, self._launches = blank(_BISHENG.sub(lambda m: " " * len(m.group(0)), text))
         self.tree = parse(parsed, "cpp")
         self.funcs = [self._func(n) for n in walk(self.tree.root_node) if n.type == "function_definition"]
         self.funcs = [f for f in self.funcs if f is not None]
@@ -163,7 +165,7 @@ class Unit:
                 break
             p = p.parent
         if cls is None and "::" in qualified:
-            cls = qualified.rsplit("::", 1)[0].split("::")[-1]
+            cls = callee_name(qualified.rsplit("::", 1)[0].split("::")[-1]) or None
         return Func(callee_name(qualified), qualified, cls, quals, [n for n in names if n],
                     self.node_text(params) if params else "", node.start_point[0] + 1, self, node)
 
@@ -203,8 +205,18 @@ def unit(text: str) -> Unit:
     return Unit(text)
 
 
+def read_together(texts: Iterable[str]) -> list[Unit]:
+    """Sources compiled together (a kernel and its headers), each parsed with the macros all of them define
+    expanded in place (repair.ascendc.macros; lines kept), so calls inside macros are calls."""
+    from repair.ascendc.macros import collect, expand
+
+    texts = list(texts)
+    table = collect(texts)
+    return [unit(expand(t, table)) for t in texts]
+
+
 class Program:
-    """Several units read together: functions by name, macros, and what a function reaches."""
+    """Several units read together: functions by name, macros, types, and what a function reaches."""
 
     def __init__(self, units: Iterable[Unit]):
         self.units = list(units)
@@ -214,26 +226,39 @@ class Program:
                 self.by_name.setdefault(f.name, []).append(f)
         self.macros = {k: v for u in self.units for k, v in u.macros.items()}
         self.macro_bodies = {k: v for u in self.units for k, v in u.macro_bodies.items()}
+        self._types: _Types | None = None
+
+    @property
+    def types(self) -> _Types:
+        if self._types is None:
+            self._types = _Types(self)
+        return self._types
 
     def functions(self) -> list[Func]:
         return [f for u in self.units for f in u.funcs]
 
     def reach(self, start: Iterable[Func], *, through_launches: bool = False) -> tuple[list[Func], list[tuple[Func, Call]]]:
-        """Functions reachable from `start` by name (methods and overloads alike; macros expanded) and every
-        call they make, each with its caller. A launch's kernel is followed only with `through_launches`."""
+        """Functions reachable from `start` by name (methods and overloads alike; macros expanded), through the
+        objects they call (a functor's `operator()`, by its declared type and the aliases naming it) and construct
+        (its class's constructors), and every call they make, each with its caller. A launch's kernel is followed
+        only with `through_launches`."""
         seen: list[Func] = []
+        ids: set[int] = set()
         calls: list[tuple[Func, Call]] = []
         todo = list(start)
         while todo:
             f = todo.pop(0)
-            if any(f is s for s in seen):
+            if id(f) in ids:
                 continue
+            ids.add(id(f))
             seen.append(f)
-            for c in f.unit.calls(f.node.child_by_field_name("body") or f.node):
+            body = f.node.child_by_field_name("body") or f.node
+            for c in f.unit.calls(body):
                 calls.append((f, c))
                 if c.launch and not through_launches:
                     continue
-                todo += self._targets(c.name, set())
+                todo += self._targets(c.name, set()) + self.types.operators_of(c.name)
+            todo += self.types.constructed(f.unit, body)
         return seen, calls
 
     def _targets(self, name: str, expanding: set[str]) -> list[Func]:
@@ -253,4 +278,94 @@ class Program:
                 continue
             out.add(n)
             todo += self.macros.get(n, [])
+        return out
+
+
+_TYPE_WORDS = frozenset("typename const volatile struct class unsigned signed auto static constexpr inline".split())
+
+
+class _Types:
+    """The classes a program defines, the aliases naming them (`using X = ...;`, `typedef ... X;`) and the declared
+    types of its variables and fields, by name: enough to follow `obj(args)` to `operator()` and `T obj(args)` to
+    T's constructors. Names are not scoped (a name declared twice has both types): generous, never fewer paths."""
+
+    def __init__(self, program: Program):
+        self.classes: set[str] = set()
+        self.aliases: dict[str, list[str]] = {}
+        self.declared: dict[str, list[str]] = {}
+        self.operators: dict[str, list[Func]] = {}
+        self.constructors: dict[str, list[Func]] = {}
+        self.bases: dict[str, set[str]] = {}
+        for u in program.units:
+            for name, bases, _ in u.classes():
+                if name:
+                    self.classes.add(callee_name(name))
+                    self.bases.setdefault(callee_name(name), set()).update(
+                        callee_name(b) for b in re.split(r",(?![^<]*>)", bases.lstrip(": ")) if b.strip())
+            for n in walk(u.tree.root_node):
+                if n.type == "alias_declaration":
+                    name, value = n.child_by_field_name("name"), n.child_by_field_name("type")
+                    if name is not None and value is not None:
+                        self.aliases.setdefault(u.node_text(name), []).append(u.node_text(value))
+                elif n.type == "type_definition":
+                    t = n.child_by_field_name("type")
+                    for d in n.children_by_field_name("declarator"):
+                        if t is not None:
+                            self.aliases.setdefault(_declared_name(d) or u.node_text(d), []).append(u.node_text(t))
+                elif n.type in ("declaration", "field_declaration", "parameter_declaration"):
+                    t = n.child_by_field_name("type")
+                    for d in n.children_by_field_name("declarator") if t is not None else ():
+                        name = _declared_name(d)
+                        if name:
+                            self.declared.setdefault(name, []).append(u.node_text(t))
+            for f in u.funcs:
+                cls = callee_name(f.cls) if f.cls else None
+                if f.qualified.replace(" ", "").endswith("operator()") and cls:
+                    self.operators.setdefault(cls, []).append(f)
+                elif cls and f.name == cls:
+                    self.constructors.setdefault(cls, []).append(f)
+
+    def classes_of(self, type_text: str) -> set[str]:
+        """The classes a type names, through aliases; a template parameter `Foo_` stands for class Foo."""
+        out: set[str] = set()
+        todo, seen = [type_text], set()
+        while todo and len(seen) < 64:
+            t = todo.pop()
+            if t in seen:
+                continue
+            seen.add(t)
+            for ident in _IDENT.findall(t):
+                if ident in _TYPE_WORDS:
+                    continue
+                if ident in self.classes:
+                    out.add(ident)
+                if ident in self.aliases:
+                    todo += self.aliases[ident]
+                elif ident.endswith("_") and ident.rstrip("_") in self.classes:
+                    out.add(ident.rstrip("_"))
+        return out
+
+    def with_bases(self, classes: set[str]) -> set[str]:
+        """The classes and every class they derive from that the program defines."""
+        out, todo = set(), list(classes)
+        while todo:
+            c = todo.pop()
+            if c not in out:
+                out.add(c)
+                todo += [b for b in self.bases.get(c, ()) if b in self.classes]
+        return out
+
+    def operators_of(self, name: str) -> list[Func]:
+        """`operator()` of every class a variable or field called `name` is declared with."""
+        return [f for t in self.declared.get(name, ()) for c in sorted(self.classes_of(t))
+                for f in self.operators.get(c, [])]
+
+    def constructed(self, u: Unit, body) -> list[Func]:
+        """Constructors of the classes of the objects declared under `body`."""
+        out = []
+        for n in walk(body):
+            if n.type == "declaration":
+                t = n.child_by_field_name("type")
+                if t is not None:
+                    out += [f for c in sorted(self.classes_of(u.node_text(t))) for f in self.constructors.get(c, [])]
         return out

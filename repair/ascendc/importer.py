@@ -44,7 +44,9 @@ def operator_id(task: Path) -> str:
     return snake(task.name)
 
 
-def render_problem(t: TaskProblem, *, operator_id: str, family: str) -> str:
+def render_problem(t: TaskProblem, *, operator_id: str, family: str, record_validation: bool = False) -> str:
+    """problem.py's text; `record_validation` writes VALIDATION_SHA256, the task's validation files as imported
+    (the integrity scan trusts a candidate's copies of them only when they match)."""
     compact = sum(c["tier"] == "compact" for c in t.cases)
     # a torch.rand of an integer dtype: the NPU makes one, CPU torch refuses (the shim only where the inputs call rand
     # and an integer dtype is named, by a case or by the inputs' code)
@@ -66,6 +68,9 @@ one, and one of another shape holding the same elements (`[1]` for a scalar) too
 """
 '''
     columns = f"_COLUMNS = {t.columns!r}  # case keys that are not the CSV's column names\n" if t.columns else ""
+    validation = ("# the benchmark's own validation files as imported: a candidate carrying other ones is flagged\n"
+                  f"VALIDATION_SHA256 = {pprint.pformat(t.validation_sha256, sort_dicts=True)}\n"
+                  if record_validation else "")
     tail = f'''
 
 # -- written by the import ------------------------------------------------------------------------
@@ -75,7 +80,7 @@ TOLERANCE = {pprint.pformat(t.tolerance, sort_dicts=True)}
 COMPARE = {{'promote': True}}
 CASES = [
 {"".join(f"    {c!r},{chr(10)}" for c in t.cases)}]
-{columns}
+{columns}{validation}
 
 def _row(case):
     """The case as the task's test_cases.csv row (a dict: the task's code reads it with .get and [])."""
@@ -133,35 +138,35 @@ def import_tasks(tasks: list[Path], out: Path, *, candidate: Path | None = None,
         raise BadInput("no TASK_DIR given")
     if candidate is not None and len(tasks) > 1:
         raise BadInput("--candidate takes exactly one TASK_DIR (it is that task's other solution)")
+    tasks = [_task_dir(t) for t in tasks]
     names = [t.name for t in tasks]
     if len(set(names)) < len(names):
         raise BadInput(f"two task directories are named {next(n for n in names if names.count(n) > 1)}")
     plans = []
-    for task in tasks:
-        if not task.is_dir():
-            raise BadInput(f"{task}: not a directory")
+    for task in tasks:  # everything read (bounded, regular files inside the task) and checked before any write
         answer = candidate or _answer(task)
-        cand = load_candidate(answer, validation=validation_dir(task))  # bad input here, before any write
+        cand = load_candidate(answer, validation=validation_dir(task))
         if re.fullmatch(r"[A-Z][A-Za-z0-9]*", task.name) and cand.op != task.name:  # NPUKernelBench names tasks by op
             raise BadInput(f"{answer}: OP_ADD({cand.op}) is not task {task.name}'s operator")
         tp = read_task(task)
-        text = render_problem(tp, operator_id=operator_id(task), family=family or _family(task))
+        text = render_problem(tp, operator_id=operator_id(task), family=family or _family(task),
+                              record_validation=True)
         compile(text, str(out / task.name / "problem.py"), "exec")
-        plans.append((task, answer, cand, text, tp))
+        plans.append((task, cand, text, tp, _candidate_files(task, answer)))
     out.mkdir(parents=True, exist_ok=True)
     done = []
-    for task, answer, cand, text, tp in plans:
+    for task, cand, text, tp, files in plans:
         dest = out / task.name
         dest.mkdir(exist_ok=True)
         (dest / "problem.py").write_text(text, encoding="utf-8")
         cdir = dest / "candidate"
-        if cdir.exists():
+        if cdir.is_symlink() or cdir.is_file():
+            cdir.unlink()
+        elif cdir.exists():
             shutil.rmtree(cdir)
-        for sub in ("op_host", "op_kernel"):
-            shutil.copytree(answer / sub, cdir / sub)
-        (cdir / "validation").mkdir()
-        for f in ("module.py", "pybind.cpp"):
-            shutil.copyfile(task / "validation" / f, cdir / "validation" / f)
+        for rel, data in files.items():  # what was read above, not the task's files again
+            (cdir / rel).parent.mkdir(parents=True, exist_ok=True)
+            (cdir / rel).write_bytes(data)
         load_candidate(cdir)  # the copy reads as the original did
         done.append(ImportedTask(task.name, operator_id(task), str(dest / "problem.py"), str(cdir),
                                  sum(c["tier"] == "compact" for c in tp.cases), len(tp.cases), tp.tolerance_source,
@@ -191,6 +196,34 @@ def write_manifest(out: Path, done: list[ImportedTask], *, cohort: str, family: 
                     + yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
     load_manifest(path)  # what the campaign and `kb freeze` will read
     return path
+
+
+_TASK_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+def _task_dir(task: Path) -> Path:
+    """The task directory, its name checked: DIR/<name> must be a new directory inside DIR (`..`, `.` and names
+    with a separator would write beside or above it)."""
+    if not task.is_dir():
+        raise BadInput(f"{task}: not a directory")
+    name = task.name
+    if name in ("", ".", "..") or not _TASK_NAME.fullmatch(name):
+        raise BadInput(f"{task}: the task directory's name {name!r} cannot name DIR/<task> (give the task's own "
+                       "path, e.g. tasks/level1/Math/AddCustom)")
+    return task
+
+
+def _candidate_files(task: Path, answer: Path) -> dict[str, bytes]:
+    """The files DIR/<task>/candidate/ gets: the solution's op_host/ and op_kernel/ and the task's validation/module.py
+    and pybind.cpp, each a regular file inside the task (or the --candidate directory), read now."""
+    from repair.ascendc.taskfiles import read_tree
+
+    within = task if answer.resolve().is_relative_to(task.resolve()) else answer
+    files = {f"{sub}/{rel}": data for sub in ("op_host", "op_kernel")
+             for rel, data in read_tree(answer / sub, within=within).items()}
+    validation = read_tree(task / "validation", within=task)
+    files.update({f"validation/{f}": validation[f] for f in ("module.py", "pybind.cpp")})
+    return files
 
 
 def _answer(task: Path) -> Path:

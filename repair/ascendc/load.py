@@ -14,8 +14,9 @@ import json
 import re
 from pathlib import Path, PurePosixPath
 
+from provenance.readfile import read_text
 from repair.ascendc.candidate import AscendCCandidate, Format, SourceFile, snake
-from repair.ascendc.cxx import strip_comments, unit
+from repair.ascendc.cxx import unit
 from repair.ascendc.msopgen import parse_op_json
 from repair.errors import BadInput
 
@@ -36,7 +37,7 @@ def detect(path: str | Path) -> Format | None:
         return "mkb-direct"
     if p.suffix == ".py" and p.is_file():
         try:
-            text = p.read_text(encoding="utf-8")
+            text = read_text(p)
             # a Triton candidate (every evaluation asks) names none of the six: no need to parse it
             if not any(name in text for name in MKB_SOURCES):
                 return None
@@ -153,28 +154,32 @@ def find_validation(directory: Path) -> Path | None:
 
 
 def _npukb(path: Path, validation: Path | None) -> AscendCCandidate:
-    files = sorted(p for sub in ("op_host", "op_kernel") for p in (path / sub).rglob("*")
-                   if p.is_file() and p.suffix in CPP_SUFFIXES)
+    from repair.ascendc.taskfiles import list_files
+
+    validation = validation or find_validation(path)
+    task = validation.parent if validation is not None and path.resolve().is_relative_to(validation.parent.resolve()) \
+        else path  # symlinks may point anywhere inside the task directory, nowhere outside it
+    files = [p for sub in ("op_host", "op_kernel") for p in list_files(path / sub, within=task) if p.suffix in CPP_SUFFIXES]
     sources = []
     for p in files:
         rel = p.relative_to(path).as_posix()
         role = ("host_tiling" if p.suffix in (".h", ".hpp") else "host_operator") if rel.startswith("op_host/") \
             else "kernel"
-        sources.append(SourceFile(role=role, name=rel, file=str(p), text=_read(p)))
-    for role, where in (("host_operator", "op_host/*.cpp"), ("host_tiling", "op_host/*_tiling.h"),
-                        ("kernel", "op_kernel/*.cpp")):
-        if not any(s.role == role for s in sources):
+        sources.append(SourceFile(role=role, name=rel, file=str(p), text=_read(p, within=task)))
+    # the tiling header may sit in op_host/ or, as a plain struct shared with the kernel, in op_kernel/ (CANN's
+    # own samples): msopgen's build needs neither place, so only the two sources it compiles are required
+    for role, where in (("host_operator", "op_host/*.cpp"), ("kernel", "op_kernel/*.cpp")):
+        if not any(s.role == role and not s.name.endswith((".h", ".hpp", ".hh")) for s in sources):
             raise BadInput(f"{path}: no {where}")
     op = _check_op_names(sources)
-    validation = validation or find_validation(path)
     if validation is None:
         raise BadInput(f"{path}: no validation/module.py and validation/pybind.cpp in it or in a task directory "
                        "above it")
-    binding, notes = _substitute(_read(validation / "pybind.cpp"), op)
+    binding, notes = _substitute(_read(validation / "pybind.cpp", within=validation.parent), op)
     sources += [SourceFile(role="binding", name="validation/pybind.cpp", file=str(validation / "pybind.cpp"),
                            text=binding),
                 SourceFile(role="model", name="validation/module.py", file=str(validation / "module.py"),
-                           text=_read(validation / "module.py"))]
+                           text=_read(validation / "module.py", within=validation.parent))]
     return AscendCCandidate(format="npukernelbench", path=str(path), op=op, kernel=snake(op),
                             extension=_extension(sources, default="kernel_gen_ops"), sources=sources, notes=notes)
 
@@ -204,15 +209,8 @@ def _check_op_names(sources: list[SourceFile], json_op: tuple[str, SourceFile] |
     if json_op is not None and json_op[0] != op:
         raise BadInput(f"{host.label(line)}: OP_ADD({op}) differs from the op {json_op[0]!r} of "
                        f"{json_op[1].label()}")
-    for s in sources:
-        if s.role != "host_tiling":
-            continue
-        text = strip_comments(s.text)
-        for m in TILING_REGISTER.finditer(text):
-            if m.group(1) != op and not re.fullmatch(re.escape(op) + r"_\d+", m.group(1)):  # <Op>_<tiling key>
-                at = text[:m.start()].count("\n") + 1
-                raise BadInput(f"{s.label(at)}: REGISTER_TILING_DATA_CLASS({m.group(1)}, ...) differs from "
-                               f"OP_ADD({op})")
+    # REGISTER_TILING_DATA_CLASS(<other>, Struct) is no error: real answers register the structs they nest with
+    # TILING_DATA_FIELD_DEF_STRUCT under names of their own (BaseTilingOp); the chain reads the one for <Op>
     kernels = [(f, s) for s in sources if s.role == "kernel" for f in unit(s.text).funcs if f.is_global]
     if not kernels:
         raise BadInput(f"{next(s for s in sources if s.role == 'kernel').label()}: no __global__ kernel entry")
@@ -235,8 +233,7 @@ def _extension(sources: list[SourceFile], default: str) -> str:
     return default
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadInput(f"{path}: cannot read ({e.__class__.__name__})") from None
+def _read(path: Path, *, within: Path | None = None) -> str:
+    from repair.ascendc.taskfiles import read_source
+
+    return read_source(path, within=within)  # a regular file, bounded (a FIFO or /dev/zero is bad input)

@@ -1,20 +1,31 @@
-"""The msopgen operator JSON (MultiKernelBench's `project_json_src`): its schema, checked with one-line errors."""
+"""The msopgen operator JSON (MultiKernelBench's `project_json_src`): its schema, checked with one-line errors.
+
+Written from msopgen's documented fields and the operators published with it: a description's `format` and `type`
+are lists (one entry per supported combination) or a single string (Ascend's single-operator JSONs), an attribute's
+`type` a string ("float", "listInt") or a one-element list (MultiKernelBench's own layer-norm example); other fields
+(`shape`, `default_value`, ...) are accepted as msopgen ignores what it does not use.
+"""
 from __future__ import annotations
 
 import json
 
 from repair.errors import BadInput
 
+_NAMES = {"anyOf": [{"type": "string", "minLength": 1},
+                    {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}]}
 _DESC = {
     "type": "object",
     "required": ["name", "param_type", "format", "type"],
     "properties": {
         "name": {"type": "string", "pattern": r"^[A-Za-z_]\w*$"},
         "param_type": {"enum": ["required", "optional", "dynamic"]},
-        "format": {"type": "array", "minItems": 1, "items": {"type": "string"}},
-        "type": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+        "format": _NAMES,
+        "type": _NAMES,
     },
 }
+# an attribute has one type: "float", or ["float"] as MultiKernelBench's layer-norm prompt writes it
+_ONE_NAME = {"anyOf": [{"type": "string", "minLength": 1},
+                       {"type": "array", "minItems": 1, "maxItems": 1, "items": {"type": "string", "minLength": 1}}]}
 SCHEMA = {
     "type": "array",
     "minItems": 1,
@@ -29,7 +40,7 @@ SCHEMA = {
             "output_desc": {"type": "array", "minItems": 1, "items": _DESC},
             "attr": {"type": "array", "items": {
                 "type": "object", "required": ["name", "type"],
-                "properties": {"name": {"type": "string"}, "type": {"type": "string"},
+                "properties": {"name": {"type": "string", "pattern": r"^[A-Za-z_]\w*$"}, "type": _ONE_NAME,
                                "param_type": {"enum": ["required", "optional"]}}}},
         },
     },

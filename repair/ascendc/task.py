@@ -25,6 +25,7 @@ HARNESS = ("framework",)
 # exceeds max_abs_error and its relative error max_rel_error (base_config.yaml) -- this project's criterion too
 DEFAULT_TOLERANCE = {"atol": 1e-3, "rtol": 1e-3}
 COMPACT_MAX = 2
+_MAX_VALIDATION_BYTES = 1 << 20  # NPUKernelBench's largest validation file is far smaller; 200 MB of CSV is an attack
 _DTYPES = {"float16", "float32", "float64", "bfloat16"}
 
 
@@ -40,6 +41,23 @@ class TaskProblem:
     tolerance: dict
     tolerance_source: str
     notes: list[str] = field(default_factory=list)
+    validation_sha256: dict[str, str] = field(default_factory=dict)  # the validation files as read
+
+
+def validation_hashes(validation: Path) -> dict[str, str]:
+    """sha256 of each of a task's validation files that exists there (the benchmark's own: a candidate changes
+    none of them), by file name."""
+    import hashlib
+
+    out = {}
+    for f in VALIDATION_FILES:
+        try:
+            out[f] = hashlib.sha256((validation / f).read_bytes()).hexdigest()
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise BadInput(f"{validation / f}: cannot read ({e.__class__.__name__})") from None
+    return out
 
 
 def validation_dir(task: Path) -> Path:
@@ -68,7 +86,7 @@ def read_task(task: Path) -> TaskProblem:
         reference = _rename(reference)
     cases, columns = _cases(v / "test_cases.csv")
     tolerance, source = _tolerance(inputs_tree, inputs_path, notes)
-    return TaskProblem(task.name, reference, inputs, cases, columns, tolerance, source, notes)
+    return TaskProblem(task.name, reference, inputs, cases, columns, tolerance, source, notes, validation_hashes(v))
 
 
 # -- the reference ----------------------------------------------------------------------------------
@@ -313,7 +331,7 @@ def _parse(text: str, path: Path) -> ast.Module:
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadInput(f"{path}: cannot read ({e.__class__.__name__})") from None
+    from repair.ascendc.taskfiles import read_source
+
+    # a validation file: a regular file inside its task directory, bounded (test_cases.csv too)
+    return read_source(path, within=path.parent.parent, max_bytes=_MAX_VALIDATION_BYTES)

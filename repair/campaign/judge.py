@@ -38,6 +38,10 @@ class AccountingJudge:
     def rules_off(self) -> tuple[str, ...]:
         return self.inner.rules_off
 
+    @property
+    def policy(self) -> str:
+        return getattr(self.inner, "policy", "strict")
+
     def gate(self, candidate: Path) -> IntegrityVerdict:
         verdict = self.inner.gate(candidate)
         self._log("gate", candidate, verdict=verdict.verdict, findings=_findings(verdict))

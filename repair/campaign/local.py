@@ -29,7 +29,8 @@ from repair.campaign.outcome import RunOutcome
 from repair.campaign.spec import CampaignConfig, RunSpec
 from repair.campaign.summarize import summarize
 
-PRELOAD = ["repair.campaign.execute", "repair.loop.algorithm", "repair.engine.harness"]
+PRELOAD = ["repair.campaign._preload_private", "repair.campaign.execute", "repair.loop.algorithm",
+           "repair.engine.harness"]
 TIMEOUT_MARGIN_S = 120.0
 SERVER_IDLE_S = 60.0  # the runs' shared fork server, which ends with the campaign, also ends this long after its last run
 
@@ -53,6 +54,7 @@ class LocalExecutor:
             on_start: Callable[[RunSpec], None], on_done: Callable[[RunSpec, RunOutcome], None]) -> None:
         import multiprocessing as mp
 
+        _private_helpers()
         ctx = mp.get_context("forkserver")
         retrieves = (config.kb or config.snapshot) and "no-kb" not in config.ablations
         ctx.set_forkserver_preload(PRELOAD + (["repair.campaign._preload_retrieval"] if retrieves else []))
@@ -175,6 +177,26 @@ def _runs_fork_server(backend: str, runs: int):
     finally:
         shared_server.stop(directory=d)
         shutil.rmtree(d, ignore_errors=True)
+
+
+def _private_helpers() -> None:
+    """This process, and multiprocessing's resource tracker, hold no key anyone else of this user can read: this
+    process is made not dumpable (provenance.runtime.hide_environment; the fork server does the same for itself,
+    _preload_private), and the tracker, which needs no key, starts without the secret-named variables (an exec'd
+    helper is dumpable again, so it must not hold them at all)."""
+    from multiprocessing import resource_tracker
+
+    from provenance.redact import is_secret_name
+    from provenance.runtime import hide_environment
+
+    hide_environment()
+    held = {k: v for k, v in os.environ.items() if is_secret_name(k)}
+    try:
+        for k in held:
+            del os.environ[k]
+        resource_tracker.ensure_running()
+    finally:
+        os.environ.update(held)
 
 
 def _child(spec: RunSpec, config: CampaignConfig, out_dir: str, conn, lifeline, server_dir: str | None) -> None:

@@ -57,6 +57,6 @@ def make_judge(spec: RunSpec, config: CampaignConfig, run_dir: Path):
         from repair.integrity import resolve_rules_off
 
         rules_off = resolve_rules_off(["*"])
-    inner = HarnessJudge(problem=spec.problem, backend=config.backend, rules_off=rules_off)
+    inner = HarnessJudge(problem=spec.problem, backend=config.backend, rules_off=rules_off, policy=config.policy)
     return AccountingJudge(inner, run_dir / GATE_LOG, diagnostics="no-diagnostics" not in config.ablations,
                            full_tier="no-full-tier" not in config.ablations)

@@ -50,7 +50,7 @@ class CampaignSummary:
 def debug_config(manifest: Path, *, worker: str = "scripted", model: str | None = None, script: Path | None = None,
                  kb: Path | None = None, snapshot: str | None = None, ablations=(), bounds: dict | None = None,
                  backend: str | None = None, run_timeout_s: float | None = None,
-                 k: int = 5, allow_outside: bool = False) -> tuple[CampaignConfig, list[RunSpec]]:
+                 k: int = 5, allow_outside: bool = False, policy: str = "strict") -> tuple[CampaignConfig, list[RunSpec]]:
     """The settings and runs of `repair campaign MANIFEST` (allow_outside: cohort files outside its tree)."""
     manifest = Path(manifest).resolve()
     if not manifest.is_file():
@@ -66,7 +66,7 @@ def debug_config(manifest: Path, *, worker: str = "scripted", model: str | None 
         backend = default_ascendc_backend()  # as `repair run` does: AscendC numerics need an AscendC backend
     config = make_config("debug", worker=worker, model=model, script=script, kb=kb, snapshot=snapshot,
                          ablations=ablations, k=k, bounds=bounds, backend=backend, run_timeout_s=run_timeout_s,
-                         manifest=str(manifest), manifest_sha256=manifest_sha256(manifest, allow_outside=allow_outside))
+                         policy=policy, manifest=str(manifest), manifest_sha256=manifest_sha256(manifest, allow_outside=allow_outside))
     check_scripts(specs, worker, script)
     preflight(config, specs)
     return config, specs

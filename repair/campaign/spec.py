@@ -43,6 +43,8 @@ class CampaignConfig(BaseModel):
     trials: int = 1  # regenerate: independent trials per operator
     bounds: dict = Field(default_factory=dict)  # repair.loop.bounds.Bounds fields; empty: the loop's defaults
     backend: str = "triton-cpu"
+    # integrity policy (repair.integrity.POLICIES); left out of the identity when strict, as before the field existed
+    policy: str = Field("strict", exclude_if=lambda v: v == "strict")
     run_timeout_s: float | None = None  # hard kill of a run's process (None: bounds.wall_s plus a margin)
 
     model_config = {"populate_by_name": True}

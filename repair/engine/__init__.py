@@ -8,8 +8,9 @@ __all__, __getattr__ = exports(__name__, {
     "problem": ["TIERS", "ProblemSpec", "CaseSpec", "check_problem_file", "check_candidate_file"],
     "processes": ["load_problem_spec"],
     "backends": ["BACKENDS", "DEFAULT_BACKEND", "Backend", "default_backend", "get_backend"],
-    "sandbox": ["prestart"],
+    "sandbox": ["prestart", "hide_own_environment"],
     "launch": ["sandbox_environ"],
-    "confine.limits": ["apply_limits", "set_parent_death_signal"],
+    "confine.limits": ["apply_limits", "set_parent_death_signal", "prctl"],
+    "confine.apply": ["confine_self"],
     "table": ["render_summary", "render_table"],
 }, modules=("shared_server",))

@@ -15,6 +15,13 @@ from repair.errors import BadInput, EnvironmentMissing
 # what a candidate written only for CUDA shows when its tensors are on the CPU
 _CUDA_ONLY = re.compile(r"Torch not compiled with CUDA enabled|\bis_cuda\b|device=['\"]cuda|\.cuda\(\)"
                         r"|device\.type\s*[!=]=\s*['\"]cuda")
+# errors that are the Triton interpreter's limits, not the kernel's: (pattern, the construct it names)
+_INTERPRETER_LIMITS = [
+    (r"libdevice \S+ has no implementation on the Triton interpreter", "a libdevice call without a numpy counterpart"),
+    (r"mask has unsupported dtype", "a load/store mask of a non-bool dtype"),
+    (r"inline_asm", "tl.inline_asm_elementwise (device assembly)"),
+    (r"NotImplementedError\(.{0,80}interpret", "a construct the interpreter does not implement"),
+]
 
 
 class Backend:
@@ -68,6 +75,11 @@ class Backend:
         """A line for a failed case whose message shows the candidate met this backend's limits, not a bug."""
         return None
 
+    def unsupported(self, message: str, candidate: str) -> str | None:
+        """For an error that is this backend's limit (a construct its emulation cannot run as the hardware would):
+        the construct and the candidate's line, else None."""
+        return None
+
     def problem_hint(self, message: str) -> str | None:
         """A few words for a problem whose code failed in the reference process on this backend's limits."""
         return None
@@ -112,6 +124,18 @@ class TritonCPU(Backend):
                     "no driver")
         return None
 
+    def unsupported(self, message: str, candidate: str) -> str | None:
+        found = next(((m, name) for pattern, name in _INTERPRETER_LIMITS if (m := re.search(pattern, message))), None)
+        if found is None:
+            return None
+        construct = f"{found[1]} ({found[0].group(0)[:80]})"
+        base = re.escape(os.path.basename(candidate))
+        at = re.search(r"called at [^\s:]*" + base + r":(\d+)", message)  # the kernel's line, where the shim saw it
+        lines = [at.group(1)] if at else re.findall(r'File "[^"]*' + base + r'", line (\d+)', message)
+        where = f"{candidate}:{lines[-1]}" if lines else candidate
+        return (f"unsupported on the Triton interpreter: {construct} at {where} (repair/engine/interpreter.py names "
+                "what it runs faithfully; run it with --backend cuda on a GPU)")
+
     def problem_hint(self, message: str) -> str | None:
         if _CUDA_ONLY.search(message):
             return ("the problem builds CUDA tensors, and on triton-cpu, the CPU stand-in, every tensor is on the "
@@ -119,11 +143,13 @@ class TritonCPU(Backend):
         return None
 
     def prepare_server(self) -> None:
-        # what a GPU gives Triton and the interpreter lacks: a benchmarker for @triton.autotune, libdevice
-        from repair.engine.interpreter import autotune_without_benchmarks, libdevice_on_interpreter
+        # what a GPU gives Triton and the interpreter lacks: a benchmarker for @triton.autotune, libdevice; and what
+        # the interpreter does differently from a GPU, done as a GPU does it (bf16 dot, mask dtypes, float args)
+        from repair.engine.interpreter import autotune_without_benchmarks, faithful_interpreter, libdevice_on_interpreter
 
         autotune_without_benchmarks()
         libdevice_on_interpreter()
+        faithful_interpreter()
 
     def check_available(self) -> None:
         _need("triton", "backend triton-cpu needs the triton package (pip install triton)")
@@ -258,6 +284,9 @@ class AscendCCPU(Backend):
         from repair.ascendc import compiler, platform_config
 
         compiler()  # EnvironmentMissing when there is no g++
+        from repair.ascendc import checked_root
+
+        checked_root()  # CacheRefused (exit 3) when the build cache is not safely this user's
         platform_config()  # BadInput for a malformed $REPAIR_ASCENDC_CORES or $REPAIR_ASCENDC_UB_KB
 
     def prepare_server(self) -> None:
@@ -272,7 +301,7 @@ class AscendCCPU(Backend):
         return EmulatedLoader(path, launch_scope=foreign_launch)
 
     def confirm_unsupported(self, candidate: str, message: str) -> bool:
-        from repair.ascendc.emu.api import confirm_unsupported
+        from repair.ascendc import confirm_unsupported
 
         return confirm_unsupported(candidate, message)
 

@@ -34,11 +34,17 @@ class CandidateRole(Role):
         writable = loader.writable if loader is not None else []
         if confine and not self._confine(lambda: self._restrict_files(cwd, writable)):
             return False
+        if not confine and not self._confine(self._drop_privileges):
+            return False
         try:
             if loader is not None:
                 loader.build()  # its toolchain (g++), before seccomp forbids new processes
         except BaseException as e:  # noqa: BLE001
             return self._failed("building the candidate failed", e, before_code=True)
+        # a second Landlock layer on the first: what the build needed to write (the build cache) is not the
+        # candidate's to write once its own code runs (a library's constructors run at load)
+        if confine and writable and not self._confine(lambda: self._seal_build(cwd)):
+            return False
         if confine and not self._confine(self._restrict_calls):
             return False
         try:
@@ -58,6 +64,18 @@ class CandidateRole(Role):
         # before its code runs: no privilege; read anywhere, write only to cwd (and what its backend needs)
         drop_capabilities()
         landlock.restrict([cwd, *self.backend.landlock_writable(), *writable])
+
+    def _drop_privileges(self) -> None:
+        from repair.engine.confine.capabilities import drop_capabilities
+
+        # unconfined (cuda, npu, REPAIR_CONFINE=off) still gives up every capability: root keeps its uid but cannot
+        # read the engine's /proc entries (not dumpable while it holds a key), lift its limits or load modules
+        drop_capabilities()
+
+    def _seal_build(self, cwd: str) -> None:
+        from repair.engine.confine import landlock
+
+        landlock.restrict([cwd, *self.backend.landlock_writable()])
 
     def _restrict_calls(self) -> None:
         from repair.engine.confine import seccomp

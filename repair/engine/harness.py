@@ -28,7 +28,8 @@ from repair.engine.processes import CandidateProcess, Outcome, ReferenceProcess,
 from repair.engine.result import CaseResult, EvalResult, TierSummary
 from repair.engine.sandbox import fork_server
 from repair.errors import BadInput
-from repair.integrity import IntegrityFinding, IntegrityVerdict, make_verdict, merge_verdicts, resolve_rules_off, scan
+from repair.integrity import (IntegrityFinding, IntegrityVerdict, check_policy, make_verdict, merge_verdicts,
+                              resolve_rules_off, scan)
 
 
 def case_seed(seed: int, case_id: str, salt: str = "") -> int:
@@ -174,6 +175,9 @@ class _Session:
                 # the candidate's process said so, but the candidate's sources (read here) do not call that API
                 status, message = "compile-error", f"{message}\n(the candidate does not call that API: judged a " \
                                                    "build failure)"
+            limit = self.be.unsupported(message, self.candidate) if out.kind == "error" else None
+            if limit:
+                return CaseResult(**base, status="unsupported-on-interpreter", message=f"{limit}\n{message}")
             hint = self.be.hint(message) if status == "error" else None
             return CaseResult(**base, status=status, message=f"{hint}\n{message}" if hint else message)
         for f in out.header.get("findings", []):
@@ -193,14 +197,47 @@ class _Session:
         self.proc = None
 
 
-def _verdict(static: IntegrityVerdict | None, runtime: list[IntegrityFinding], rules_off: list[str]) -> IntegrityVerdict:
+def _verdict(static: IntegrityVerdict | None, runtime: list[IntegrityFinding], rules_off: list[str],
+             policy: str = "strict") -> IntegrityVerdict:
     seen, unique = set(), []
     for f in runtime:  # one finding per rule and message, with the first case that showed it
         if (f.rule, f.message) not in seen:
             seen.add((f.rule, f.message))
             unique.append(f)
-    rt = make_verdict(unique, rules_off)
-    return merge_verdicts(static, rt) if static is not None else rt
+    rt = make_verdict(unique, rules_off, policy)
+    return merge_verdicts(static, rt, policy=policy) if static is not None else rt
+
+
+def _scan_or_load_error(problem, candidate, rules_off, cand, policy):
+    """The static verdict, or the load error's message when the scan finds the module cannot be imported."""
+    from repair.errors import CandidateLoadError
+
+    try:
+        return scan(problem, candidate, rules_off=rules_off, source=cand.text, tree=cand.tree, policy=policy)
+    except CandidateLoadError as e:
+        return str(e)
+
+
+def _import_failure(failure, candidate: str) -> str | None:
+    """"file:line: cannot be imported: ..." when the candidate process failed while importing the candidate."""
+    import re
+
+    if failure is None or failure.kind != "error":
+        return None
+    name = re.escape(os.path.basename(candidate))
+    lines = re.findall(r'File "[^"]*' + name + r'", line (\d+), in <module>', failure.message or "")
+    if not lines:
+        return None
+    last = [s for s in failure.message.strip().splitlines() if s.strip()][-1].strip()
+    return f"{candidate}:{lines[-1]}: cannot be imported: {last}"
+
+
+def cand_syntax(candidate: str, text: str) -> str | None:
+    try:
+        compile(text, candidate, "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
+    except SyntaxError as e:
+        return f"{candidate}:{e.lineno}: cannot be imported: it does not parse ({e.msg})"
+    return None
 
 
 def _summary(results: list[CaseResult], tier: str) -> tuple[dict[str, TierSummary], float | None]:
@@ -217,7 +254,7 @@ def _summary(results: list[CaseResult], tier: str) -> tuple[dict[str, TierSummar
 
 def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", backend: str | None = None,
              seed: int | None = None, timeout_s: float = 60.0, mem_limit_mb: int = 4096, rules_off=(),
-             integrity: bool = True) -> EvalResult:
+             integrity: bool = True, policy: str = "strict") -> EvalResult:
     """Evaluate a candidate against a problem on the asked tier; see the module docstring for the protocol."""
     t0 = time.perf_counter()
     if tier not in TIERS:
@@ -227,12 +264,13 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     be = get_backend(backend)
     problem, candidate = str(problem), str(candidate)
     check_problem_file(problem)
+    check_policy(policy)
     rules_off = list(resolve_rules_off(rules_off if integrity else ["*"]))  # numerics only: no guard runs either
     if is_ascendc_candidate(candidate):  # read whole; its numerics need ascendc-cpu or an NPU (else exit 3)
         ascendc = load_candidate(candidate)
         require_backend(ascendc, be.name)
         candidate_sha = ascendc.sha256
-        static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, ascendc=ascendc))
+        static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, ascendc=ascendc, policy=policy))
                        if integrity else (lambda: None))
     else:
         if "python" not in be.languages:
@@ -240,7 +278,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
                            "a Python one (--backend triton-cpu runs Triton on the CPU)")
         cand = read_candidate_file(candidate)  # read and parsed once
         candidate_sha = cand.sha256
-        static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, source=cand.text, tree=cand.tree))
+        static_scan = ((lambda: _scan_or_load_error(problem, candidate, rules_off, cand, policy))
                        if integrity and cand.tree is not None else (lambda: None))
     be.check_available()
     confine = confine_candidates(be)
@@ -264,15 +302,21 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         shutil.rmtree(scratch, ignore_errors=True)
     summary, match = _summary(results, tier)
     numerics = all(r.status == "pass" for r in results)
+    load_error = static if isinstance(static, str) else _import_failure(session.startup_failure, candidate)
+    if isinstance(static, str):
+        static = None
+    if load_error is None and not is_ascendc_candidate(candidate) and cand.tree is None:
+        load_error = cand_syntax(candidate, cand.text)
     if integrity:
-        verdict = _verdict(static, session.findings, rules_off)
+        verdict = _verdict(static, session.findings, rules_off, policy)
     else:
-        verdict = IntegrityVerdict(rules_off=rules_off)
+        verdict = IntegrityVerdict(rules_off=rules_off, policy=policy)
     return EvalResult(
         operator_id=spec.operator_id, family=spec.family, problem_path=problem, problem_sha256=spec.sha256,
         candidate_path=candidate, candidate_sha256=candidate_sha, backend=be.name, tier=tier, seed=seed,
         case_set_sha256=case_set_sha256(cases), cases=results, summary=summary, match=match,
-        numerics_passed=numerics, integrity=verdict, passed=numerics and verdict.verdict == "clean",
+        numerics_passed=numerics, integrity=verdict, passed=numerics and verdict.verdict == "clean" and not load_error,
+        load_error=load_error,
         confined=confine, landlock=landlock.abi() if confine else 0,  # each confined itself before its code ran
         emulated=be.emulated,
         wall_seconds=time.perf_counter() - t0, kernel_seconds=session.candidate_seconds + ref_seconds)

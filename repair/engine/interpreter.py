@@ -102,6 +102,19 @@ def _base_name(symbol: str, ops: dict) -> str | None:
     return None
 
 
+def kernel_line() -> str:
+    """file:line of the innermost frame that is the kernel's own code (not triton's, not this module's)."""
+    import sys
+
+    f = sys._getframe(1)
+    while f is not None:
+        name = f.f_code.co_filename
+        if "/triton/" not in name and name != __file__ and "/numpy/" not in name:
+            return f"{name}:{f.f_lineno}"
+        f = f.f_back
+    return "an unknown line"
+
+
 def libdevice_on_interpreter() -> bool:
     """Let interpreted kernels call libdevice (`from triton.language.extra import libdevice`, or its CUDA module):
     on a GPU the compiler maps those calls to CUDA's libdevice; the interpreter leaves the stubs, which return
@@ -127,7 +140,8 @@ def libdevice_on_interpreter() -> bool:
         base = _base_name(symbol, ops)
         if base is None:
             raise NotImplementedError(f"libdevice {symbol} has no implementation on the Triton interpreter "
-                                      "(repair/engine/interpreter.py); it runs on a GPU backend")
+                                      f"(repair/engine/interpreter.py), called at {kernel_line()}; it runs on a GPU "
+                                      "backend")
         scalar = getattr(ret_type, "scalar", ret_type)
         with np.errstate(all="ignore"):  # inf and nan come out as on the device, silently
             out = np.asarray(ops[base](*[a.data for a in args]))
@@ -151,3 +165,94 @@ def libdevice_on_interpreter() -> bool:
             if hasattr(stub, name):
                 setattr(stub, name, call)
     return True
+
+
+# -- constructs the interpreter gets wrong, made faithful ----------------------------------------------------
+
+def faithful_interpreter() -> list[str]:
+    """Three things Triton 3.x's interpreter does differently from a GPU, done as the GPU does them; returns the
+    names of the fixes applied (empty when this triton lacks the pieces, nothing changed):
+
+    - `bf16-dot`: `tl.dot` of bfloat16 operands multiplies the raw 16-bit patterns (results ~1e12); here the
+      operands are widened to fp32 first, as the tensor cores accumulate them.
+    - `mask-dtype`: a mask built by arithmetic (`offs_mask & (scalar < scalar)`) reaches load/store as a non-bool
+      array and the interpreter raises "mask has unsupported dtype"; here it is cast to bool.
+    - `float-arg`: a Python float kernel argument stays a Python float (`eps.to(tl.float32)` raises AttributeError);
+      on a GPU it is an fp32 scalar, and here it becomes one.
+    - `bf16-cast`: `x.to(tl.bfloat16)` of fp32 truncates the mantissa (errors up to 2**-8 relative); a GPU rounds to
+      nearest even, and so does this.
+    """
+    try:
+        import numpy as np
+        from triton.runtime import interpreter
+        import triton.language as tl
+    except ImportError:
+        return []
+    builder = getattr(interpreter, "InterpreterBuilder", None)
+    handle = getattr(interpreter, "TensorHandle", None)
+    if builder is None or handle is None:
+        return []
+    done = []
+    dot = getattr(builder, "create_dot", None)
+    if dot is not None:
+        if not getattr(dot, "_repair", False):
+            def create_dot(self, a, b, d, *args, **kwargs):
+                return dot(self, _widen_bf16(a, np, tl, handle), _widen_bf16(b, np, tl, handle), d, *args, **kwargs)
+
+            create_dot._repair = True
+            builder.create_dot = create_dot
+        done.append("bf16-dot")
+    load, store = getattr(builder, "create_masked_load", None), getattr(builder, "create_masked_store", None)
+    if load is not None and store is not None:
+        if not getattr(load, "_repair", False):
+            def create_masked_load(self, ptrs, mask, *args, **kwargs):
+                return load(self, ptrs, _bool_mask(mask, np, handle), *args, **kwargs)
+
+            def create_masked_store(self, ptrs, value, mask, *args, **kwargs):
+                return store(self, ptrs, value, _bool_mask(mask, np, handle), *args, **kwargs)
+
+            create_masked_load._repair = create_masked_store._repair = True
+            builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
+        done.append("mask-dtype")
+    cast = getattr(builder, "cast_impl", None)
+    if cast is not None:
+        if not getattr(cast, "_repair", False):
+            def cast_impl(self, src, dst_type):
+                if getattr(src.dtype, "scalar", src.dtype) == tl.float32 and dst_type.scalar == tl.bfloat16:
+                    return handle(_bf16_rne(np.asarray(src.data, dtype=np.float32), np), tl.bfloat16)
+                return cast(self, src, dst_type)
+
+            cast_impl._repair = True
+            builder.cast_impl = cast_impl
+        done.append("bf16-cast")
+    cvt = getattr(interpreter, "_implicit_cvt", None)
+    if cvt is not None:
+        if not getattr(cvt, "_repair", False):
+            def _implicit_cvt(arg):
+                if isinstance(arg, float):
+                    return tl.tensor(handle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
+                return cvt(arg)
+
+            _implicit_cvt._repair = True
+            interpreter._implicit_cvt = _implicit_cvt
+        done.append("float-arg")
+    return done
+
+
+def _bf16_rne(x, np):
+    """fp32 -> bfloat16 bit patterns, rounded to nearest even (NaN stays NaN)."""
+    bits = x.view(np.uint32).astype(np.uint64)
+    out = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(x), np.uint16(0x7FC0), out)
+
+
+def _widen_bf16(t, np, tl, handle):
+    if getattr(t.dtype, "scalar", t.dtype) != tl.bfloat16 or t.data.dtype != np.uint16:
+        return t
+    return handle((t.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+
+
+def _bool_mask(mask, np, handle):
+    if mask is None or getattr(mask.data, "dtype", None) == np.bool_:
+        return mask
+    return handle(np.asarray(mask.data).astype(bool), mask.dtype)

@@ -50,12 +50,16 @@ def case_set_sha256(cases: list[CaseSpec]) -> str:
 
 def _read(path: str | Path, what: str) -> tuple[Path, str, str]:
     """(path, text, sha256 of the bytes)."""
+    from provenance.readfile import FileRefused, read_bytes
+
     p = Path(path)
-    if not p.is_file():
-        raise BadInput(f"{path}: {what} file {'is not a regular file' if p.exists() else 'not found'}")
+    if not p.exists():
+        raise BadInput(f"{path}: {what} file not found")
     try:
-        data = p.read_bytes()
+        data = read_bytes(p)  # a FIFO, a device or a file of gigabytes is refused, not read
         return p, data.decode("utf-8"), sha256_text(data)
+    except FileRefused as e:
+        raise BadInput(f"{path}: {what} file is {e.strerror}" if e.errno == 22 else f"{path}: {what} file: {e.strerror}") from None
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"{path}: cannot read {what} file ({e})") from None
 

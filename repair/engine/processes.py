@@ -21,6 +21,7 @@ from pathlib import Path
 from provenance.redact import redact
 from repair.engine.backends import Backend, get_backend
 from repair.engine.child import ChildDied, ChildTimeout
+from repair.engine.confine.policy import confine_candidates
 from repair.engine.memfd import Shared, new_sink, seal
 from repair.engine.problem import CaseSpec, ProblemSpec, check_problem_file, spec_from_report
 from repair.engine.role import FAILED_STATUSES, UNJUDGED
@@ -55,7 +56,8 @@ class ReferenceProcess:
         self.seconds = 0.0  # inside Model forwards since the last acquire
         server = fork_server(be)
         self.scratch = server.scratch("reference-")
-        config = {"backend": be.name, "cwd": self.scratch, "path": str(Path(problem).resolve())}
+        config = {"backend": be.name, "cwd": self.scratch, "path": str(Path(problem).resolve()),
+                  "confine": confine_candidates(be)}
         self.child = server.spawn("reference", config, log_path=os.path.join(self.scratch, "reference.log"))
 
     def _call(self, header: dict | None, what: str, payload=b"", also: tuple = (),
@@ -90,6 +92,8 @@ class ReferenceProcess:
             raise BadInput(f"{self.problem}: importing the problem took longer than {self.timeout_s:g}s") from None
         except ChildDied as e:
             raise BadInput(f"{self.problem}: reference process {e} while importing the problem") from None
+        if reply.get("status") == "environment":
+            raise EnvironmentMissing(reply.get("error", "the reference's sandbox could not be set up"))
         if reply.get("status") != "ready":
             raise BadInput(f"{self.problem}: {reply.get('error', 'import failed')}: {_last_line(reply)}".rstrip(": "))
         report, _ = self._call({"op": "spec"}, "spec")

@@ -86,6 +86,8 @@ class ReferenceRole(Role):
 
     def start(self) -> bool:
         _not_dumpable()  # other processes of this user (a candidate) cannot read its memory through /proc
+        if not self._confine():
+            return False
         self.store: dict[str, tuple] = {}  # prepared inputs, by case key
         self.kept: dict[str, tuple] = {}  # (candidate outputs, expected outputs) kept for a second-seed run
         try:
@@ -98,6 +100,24 @@ class ReferenceRole(Role):
             return False
         self.reply({"status": "ready"})
         return True
+
+    def _confine(self) -> bool:
+        """A problem file is as untrusted as a candidate (both come from the same downloaded benchmark): before it
+        is imported this process gives up every capability (root keeps its uid, not its privileges: it cannot
+        read the engine's /proc entries), and where candidates are confined it also confines itself as they do
+        (Landlock: write only its scratch; seccomp: no sockets, no namespaces), keeping what its role needs: new
+        processes (a case is sized on the meta device in a forked copy) and memfds (a case's inputs travel in
+        one)."""
+        from repair.engine.confine.apply import confine_self
+
+        try:
+            confine_self([self.config["cwd"], *self.backend.landlock_writable()], confine=bool(self.config.get("confine")),
+                         processes=True, memfd=True)
+            return True
+        except OSError as e:  # the environment's failure, not the problem's
+            self.reply({"status": "environment", "error": f"confining the reference process failed: {e} "
+                                                          "(REPAIR_CONFINE=off runs it unconfined)"})
+            return False
 
     def op_spec(self, header: dict) -> tuple[dict]:
         import json

@@ -12,8 +12,11 @@ from repair.integrity import IntegrityVerdict
 EVAL_SCHEMA = "repair.eval/v1"
 
 # unsupported: the backend cannot run what the candidate uses (an AscendC API ascendc-cpu does not emulate): not a
-# failure of the candidate, a case this environment cannot judge
-CaseStatus = Literal["pass", "mismatch", "error", "crash", "timeout", "compile-error", "unsupported"]
+# failure of the candidate, a case this environment cannot judge.
+# unsupported-on-interpreter: the kernel uses a construct the Triton interpreter cannot run as a GPU would (the
+# message names it and the line); not the kernel's failure, and `repair eval` exits 3 for it
+CaseStatus = Literal["pass", "mismatch", "error", "crash", "timeout", "compile-error", "unsupported",
+                     "unsupported-on-interpreter"]
 Tier = Literal["compact", "full"]
 
 
@@ -58,6 +61,8 @@ class EvalResult(BaseModel):
     numerics_passed: bool
     integrity: IntegrityVerdict = Field(default_factory=IntegrityVerdict)
     passed: bool  # numerics passed AND integrity clean
+    # the candidate cannot be imported ("file:line: cannot be imported: ..."): every case errors; `repair eval` exits 2
+    load_error: str | None = None
     # the candidate's processes confined themselves (REPAIR_CONFINE: no capabilities, Landlock, seccomp) ...
     confined: bool = False
     landlock: int = 0  # ... under this Landlock ABI (0: no Landlock on this kernel, or not confined)

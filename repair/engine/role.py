@@ -63,7 +63,7 @@ def as_output_list(out) -> list:
     raise TypeError(f"forward returned {type(out).__name__}, not a tensor or a tuple/list of tensors")
 
 
-FAILED_STATUSES = ("error", "crash", "timeout", "compile-error")
+FAILED_STATUSES = ("error", "crash", "timeout", "compile-error", "unsupported-on-interpreter")
 UNJUDGED = "unsupported"  # a build the backend cannot make of what the candidate uses (not the candidate's failure)
 
 

@@ -243,19 +243,17 @@ def hide_own_environment() -> None:
     """Make this process unreadable through /proc by other processes of its user when its environment holds a
     secret: sandboxed processes start without the engine's keys (launch.sandbox_environ), and an unconfined
     candidate could otherwise read them back from /proc/<engine pid>/environ. Core dumps and attaching a
-    debugger then need root, so an environment without secrets leaves the engine as it is."""
-    from provenance.redact import secret_names
-    from repair.engine.confine.limits import prctl
+    debugger then need root, so an environment without secrets leaves the engine as it is (provenance.runtime)."""
+    from provenance.runtime import hide_environment
 
-    if secret_names():
-        prctl(4, 0)  # PR_SET_DUMPABLE
+    hide_environment()
 
 
 def fork_server(backend) -> ForkServer:
     """The engine process's fork server for this backend, started on first use and reused after."""
     with _SERVERS_LOCK:
+        hide_own_environment()  # every time: a key set since the last call is held too
         if not _AT_FORK:
-            hide_own_environment()
             os.register_at_fork(after_in_child=_forget_servers_in_child)
             _AT_FORK.append(True)
         server = _SERVERS.get(backend.name)

@@ -62,8 +62,11 @@ def render_table(r: EvalResult) -> str:
     tiers = "  ".join(f"{t} {s.passed}/{s.total}" for t, s in r.summary.items())
     match = "" if r.match is None else f"  match {r.match:.3f}"
     integ = r.integrity.verdict
-    if r.integrity.findings:
-        integ += " (" + ", ".join(sorted({f.rule for f in r.integrity.findings})) + ")"
+    if r.integrity.findings:  # policy findings and notes say so: only cheats fail under every policy
+        tags = {f.rule + ("" if f.level == "cheat" else f" [{f.level}]") for f in r.integrity.findings}
+        integ += " (" + ", ".join(sorted(tags)) + ")"
+    if r.integrity.policy != "strict" or any(f.level == "policy" for f in r.integrity.findings):
+        integ += f", policy {r.integrity.policy}"
     lines.append(f"{tiers}{match}  integrity {integ}  "
                  f"{'PASS' if r.passed else 'UNSUPPORTED' if r.unsupported else 'FAIL'}  [{r.wall_seconds:.2f}s wall, {r.kernel_seconds:.2f}s in forwards, "
                  f"{_confinement(r)}{', emulated' if r.emulated else ''}]")

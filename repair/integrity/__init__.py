@@ -2,8 +2,8 @@
 from repair._lazy import exports
 
 __all__, __getattr__ = exports(__name__, {
-    "rules": ["RULES", "make_verdict", "merge_verdicts", "resolve_rules_off"],
-    "verdict": ["IntegrityFinding", "IntegrityVerdict", "render_verdict"],
+    "rules": ["RULES", "check_policy", "make_verdict", "merge_verdicts", "resolve_rules_off"],
+    "verdict": ["POLICIES", "IntegrityFinding", "IntegrityVerdict", "render_verdict"],
     "static": ["scan"],
     "runtime": ["RuntimeGuard", "foreign_launch", "insensitivity_findings"],
 })

@@ -5,13 +5,17 @@ The chain, each link named in its finding (rule `static.ascendc-chain`):
   extension->binding   the binding `m.def`s that name to a C++ function it defines
   binding->launch      that function calls EXEC_NPU_CMD(aclnn<Op>, ...) or reaches a `<<<>>>` launch
   op-name              <Op> is the operator the host registers with OP_ADD (and the JSON names)
-  host->tiling         the OpDef registers a TilingFunc that fills and saves the registered tiling struct
-  kernel<-tiling       the kernel entry reads its tiling parameter with GET_TILING_DATA and uses it
-  kernel->copy         the kernel reaches a DataCopy/DataCopyPad between a GlobalTensor and local memory
-  kernel->compute      the kernel reaches a compute instruction (vector, cube or scalar SetValue)
+  host->tiling         the operator registers a TilingFunc (SetTiling, IMPL_OP_OPTILING) that, with what it
+                       reaches, fills and saves the registered (or GetTilingData<>) tiling struct
+  kernel<-tiling       the kernel entry's tiling parameter is read: GET_TILING_DATA*, or wherever it is handed
+  kernel->copy         the kernel reaches a copy between a GlobalTensor and local memory (DataCopy*, GetValue/
+                       SetValue on one, a library routine handed one)
+  kernel->compute      the kernel reaches a compute instruction (vector, cube or scalar SetValue), or only moves
+                       data: nothing it copies in is dropped
 (the three tiling links are msopgen's; a direct launch passes its tiling as kernel arguments). Framework compute
-on the path is `static.cpp-framework-compute` (ATen in the C++: the binding may allocate outputs and read shapes,
-nothing else) or the Python rules' findings; a __global__ kernel nothing launches is `static.kernel-not-launched`.
+on the path is `static.cpp-framework-compute` (ATen in the C++: the binding may allocate outputs, read shapes and
+scalars, nothing else) or the Python rules' findings; a __global__ kernel nothing launches is
+`static.kernel-not-launched`; a benchmark's validation file the candidate changed is `static.validation-changed`.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from pathlib import Path
 from repair.ascendc import AscendCCandidate, SourceFile
 from repair.integrity.ascendc_chain import check_chain
 from repair.integrity.ascendc_cpp import framework_compute
+from repair.integrity.ascendc_trust import validation_trust
 from repair.integrity.pyscan import scan_source
 from repair.integrity.verdict import IntegrityFinding
 
@@ -28,11 +33,17 @@ _BOOTSTRAP_NAMES = {"sys", "os", "Path", "pathlib", "__file__", "str"}
 
 
 def scan_ascendc(cand: AscendCCandidate, problem_path: Path, rules_off=()) -> list[IntegrityFinding]:
-    """Every static finding for an AscendC candidate (BadInput when its ModelNew cannot be read)."""
+    """Every static finding for an AscendC candidate (BadInput when its ModelNew cannot be read).
+
+    An NPUKernelBench task's validation files are the benchmark's (ascendc_trust.py): shown unchanged, they are not
+    scanned as the candidate's code; changed, that is a finding of its own and they are scanned like the rest."""
     tree = _python_tree(cand.model)
-    out = _python_findings(cand, tree, problem_path, rules_off)
-    out += check_chain(cand, tree)
-    out += framework_compute(cand)
+    trust = validation_trust(cand, problem_path)
+    out = list(trust.findings)
+    if not trust.trusted:
+        out += _python_findings(cand, tree, problem_path, rules_off)
+    out += check_chain(cand, tree, trusted=trust.how if trust.trusted else None)
+    out += framework_compute(cand, skip=("binding", "model") if trust.trusted else ())
     return out
 
 

@@ -1,68 +1,116 @@
-"""AscendC integrity: the chain from ModelNew.forward to a kernel launch that copies and computes, link by link."""
+"""AscendC integrity: the chain from ModelNew.forward to a kernel launch that copies and computes, link by link.
+
+Each link is recorded with the file and line where it was found (`chain_links`), so a reviewer can follow it; a
+broken one is a `static.ascendc-chain` finding naming the link. The C++ of each side (binding, host, kernel) is read
+together with its own macros expanded (repair.ascendc.read_together). The host's link is in ascendc_host.py, the
+kernel's in ascendc_kernel.py. Where the model and binding are the benchmark's own, unchanged (an NPUKernelBench
+task's validation/, ascendc_trust.py), their links are the benchmark's and the operator's entry is what it launches.
+"""
 from __future__ import annotations
 
 import ast
-import re
+from dataclasses import dataclass
 
-from repair.ascendc import (TILING_REGISTER, AscendCCandidate, Program, SourceFile, callee_name, strip_comments,
-                            unit)
+from repair.ascendc import AscendCCandidate, Program, SourceFile, callee_name, read_together
+from repair.integrity import ascendc_host as host
+from repair.integrity.ascendc_kernel import COMPUTE, copies, global_names, tiling_read, unused_input
 from repair.integrity.model import ModuleModel
 from repair.integrity.reach import KERNEL, reachable
 from repair.integrity.verdict import IntegrityFinding
 
 CHAIN = "static.ascendc-chain"
-COPIES = frozenset({"DataCopy", "DataCopyPad"})
-# AscendC instructions that compute (vector, cube, the high-level math APIs) and the scalar path's SetValue
-COMPUTE = frozenset("""
-Add Sub Mul Div Max Min And Or Not Adds Subs Muls Divs Maxs Mins Exp Ln Log Abs Reciprocal Sqrt Rsqrt Relu
-LeakyRelu ShiftLeft ShiftRight Axpy Cast CastDeq Compare CompareScalar Select ReduceSum ReduceMax ReduceMin
-WholeReduceSum WholeReduceMax WholeReduceMin BlockReduceSum BlockReduceMax BlockReduceMin PairReduceSum
-RepeatReduceSum Sum Mean MulAddDst FusedMulAdd AddRelu SubRelu MulCast AddReluCast SubReluCast Mmad Matmul
-IterateAll Iterate SoftMax SoftmaxFlash SoftmaxFlashV2 SimpleSoftMax LogSoftMax LayerNorm RmsNorm
-BatchNorm Sigmoid Tanh Sin Cos Tan Asin Acos Atan Sinh Cosh Gelu FasterGelu Silu Swish Power Erf Erfc Floor
-Ceil Round Trunc Sign Frac Exp2 Log2 Log10 Clamp ClampMax ClampMin Where Xor Cumsum SetValue
-""".split())
 
 
-def check_chain(cand: AscendCCandidate, tree: ast.Module) -> list[IntegrityFinding]:
-    """A `static.ascendc-chain` finding per broken link, `static.kernel-not-launched` per kernel nothing launches."""
-    return _Chain(cand, tree).check()
+@dataclass
+class ChainLink:
+    """One link of the chain: where it was found (or where it breaks) and what the line says."""
+
+    link: str
+    ok: bool
+    file: str | None
+    line: int | None
+    evidence: str
+    message: str
+
+
+def check_chain(cand: AscendCCandidate, tree: ast.Module, *, trusted: str | None = None) -> list[IntegrityFinding]:
+    """A `static.ascendc-chain` finding per broken link, `static.kernel-not-launched` per kernel nothing launches.
+
+    `trusted`: why the model and binding are the benchmark's own (None: they are the candidate's)."""
+    chain = _Chain(cand, tree, trusted)
+    chain.check()
+    return chain.out
+
+
+def chain_links(cand: AscendCCandidate, tree: ast.Module, *, trusted: str | None = None) -> list[ChainLink]:
+    """Every link, found or broken, with its file and line."""
+    chain = _Chain(cand, tree, trusted)
+    chain.check()
+    return chain.links
 
 
 class _Chain:
-    def __init__(self, cand: AscendCCandidate, tree: ast.Module):
-        self.cand, self.tree = cand, tree
+    def __init__(self, cand: AscendCCandidate, tree: ast.Module, trusted: str | None):
+        self.cand, self.tree, self.trusted = cand, tree, trusted
         self.out: list[IntegrityFinding] = []
-        self.src = {id(unit(s.text)): s for s in cand.sources if s.role not in ("project_json", "model")}
-        by = lambda *roles: Program(unit(s.text) for s in cand.of(*roles))  # noqa: E731
+        self.links: list[ChainLink] = []
+        self.src: dict[int, SourceFile] = {}
         direct = cand.format == "mkb-direct"
-        self.binding = by("binding", "launch", *(("kernel",) if direct else ()))
-        self.kernels = by("kernel")
-        self.host = by("host_operator", "host_tiling")
+        self.binding = self._program("binding", "launch", *(("kernel",) if direct else ()))
+        self.kernels = self._program("kernel")
+        self.host = self._program("host_operator", "host_tiling")
 
-    def broken(self, link: str, source: SourceFile | None, line: int | None, message: str,
-               rule: str = CHAIN) -> None:
+    def _program(self, *roles: str) -> Program:
+        sources = self.cand.of(*roles)
+        units = read_together(s.text for s in sources)
+        for u, s in zip(units, sources):
+            self.src.setdefault(id(u), s)
+        return Program(units)
+
+    def _where(self, source: SourceFile | None, line: int | None) -> tuple[str | None, int | None, str]:
         file, at = source.where(line) if source else (self.cand.path, None)
         ev = ""
         if source is not None and line:
             lines = source.text.splitlines()
             ev = lines[line - 1].strip()[:160] if line <= len(lines) else ""
+        return file, at, ev
+
+    def found(self, link: str, source: SourceFile | None, line: int | None, message: str) -> None:
+        file, at, ev = self._where(source, line)
+        self.links.append(ChainLink(link, True, file, at, ev, message))
+
+    def broken(self, link: str, source: SourceFile | None, line: int | None, message: str,
+               rule: str = CHAIN) -> None:
+        file, at, ev = self._where(source, line)
+        if link:
+            self.links.append(ChainLink(link, False, file, at, ev, message))
         self.out.append(IntegrityFinding(rule=rule, message=f"{link}: {message}" if link else message, line=at,
                                          evidence=ev, phase="static", file=file))
 
     def source_of(self, func) -> SourceFile:
         return self.src[id(func.unit)]
 
-    def check(self) -> list[IntegrityFinding]:
-        called = self.forward_calls()
-        targets = self.bound(called)
-        launched = self.launches(targets)
+    def check(self) -> None:
+        if self.trusted:
+            launched = self.benchmark_launch()
+        else:
+            launched = self.launches(self.bound(self.forward_calls()))
         if self.cand.format != "mkb-direct":
             self.host_tiling()
         for k in launched:
             self.kernel(k)
         self.unlaunched(launched)
-        return self.out
+
+    def benchmark_launch(self) -> list:
+        """The benchmark's own ModelNew and binding (unchanged): they run the operator, whose entry msopgen names."""
+        binding = self.cand.of("binding")[0]
+        for link in ("forward->extension", "extension->binding", "binding->launch", "op-name"):
+            self.found(link, binding, None, f"benchmark-owned: {self.trusted}")
+        kernels = [k for k in self.kernels.by_name.get(self.cand.kernel, []) if k.is_global]
+        if not kernels:
+            self.broken("op-name", binding, None, f"the benchmark launches {self.cand.kernel}, which is no __global__ "
+                                                  "kernel of the candidate")
+        return kernels
 
     # forward -> extension
     def forward_calls(self) -> list[tuple[str, int]]:
@@ -82,6 +130,8 @@ class _Chain:
             line = next(n.lineno for n in self.tree.body if isinstance(n, ast.ClassDef) and n.name == "ModelNew")
             self.broken("forward->extension", self.cand.model, line,
                         f"ModelNew.forward never calls the extension module {ext or '(the binding names none)'}")
+        else:
+            self.found("forward->extension", self.cand.model, calls[0][1], f"forward calls {ext}.{calls[0][0]}")
         return calls
 
     # extension -> binding
@@ -112,11 +162,15 @@ class _Chain:
                 node = c.arg_nodes[1]
                 if node.type == "lambda_expression":
                     out.append(_Lambda(node, u))
+                    self.found("extension->binding", self.src[id(u)], c.line, f"m.def({c.args[0]}) binds a lambda")
                     continue
                 target = [f for f in self.binding.by_name.get(_last_name(c.args[1]), []) if f.name != "PYBIND11_MODULE"]
                 if not target:
                     self.broken("extension->binding", self.src[id(u)], c.line,
                                 f"m.def({c.args[0]}) binds {c.args[1]}, which no binding source defines")
+                else:
+                    self.found("extension->binding", self.src[id(u)], c.line,
+                               f"m.def({c.args[0]}) binds {target[0].qualified}")
                 out += target
         return out
 
@@ -142,118 +196,118 @@ class _Chain:
             name = c.args[0].strip()
             if op is not None and name == f"aclnn{op}":
                 kernels += [k for k in self.kernels.by_name.get(kernel, []) if k.is_global]
+                self.found("binding->launch", self.src[id(f.unit)], c.line, f"runs {name}")
+                self.found("op-name", self.src[id(f.unit)], c.line, f"{name} is OP_ADD({op})'s, entry {kernel}")
             else:
                 said = f"OP_ADD({op})" + (" and the JSON" if self.cand.format == "mkb-sources" else "") if op else \
                     "no OP_ADD (a direct launch registers no operator)"
                 self.broken("op-name", self.src[id(f.unit)], c.line,
                             f"the binding runs {name}, another operator than its own ({said})")
         for f, c in direct:
-            found = [k for k in self.kernels.by_name.get(c.name, []) + self.binding.by_name.get(c.name, [])
-                     if k.is_global]
+            found = [k for k in self.kernels.by_name.get(c.name, []) if k.is_global] or \
+                [k for k in self.binding.by_name.get(c.name, []) if k.is_global]
             if not found:
                 self.broken("binding->launch", self.src[id(f.unit)], c.line,
                             f"launches {c.name}, which is no __global__ kernel of the candidate")
+            else:
+                self.found("binding->launch", self.src[id(f.unit)], c.line, f"launches {c.name} with <<<>>>")
             kernels += found
         if not aclnn and not direct:
             what = f"calls no EXEC_NPU_CMD(aclnn{op}, ...)" if op else "reaches no <<<>>> kernel launch"
             name = getattr(first, "qualified", "the bound lambda")
             self.broken("binding->launch", where[0], where[1], f"{name} {what}: no kernel runs")
-        unique = []
-        for k in kernels:
-            if not any(k is u for u in unique):
+        unique, seen = [], set()
+        for k in kernels:  # a direct launch's kernel is read with the binding's macros and the kernel's: once
+            key = (k.name, k.line, self.source_of(k).file if id(k.unit) in self.src else "")
+            if key not in seen:
+                seen.add(key)
                 unique.append(k)
         return unique
 
     # host -> tiling
     def host_tiling(self) -> None:
         op = self.cand.op
-        hosts = self.cand.of("host_operator")
-        opdef = None
-        for s in hosts:
-            for name, bases, body in unit(s.text).classes():
-                if name == op and "OpDef" in bases:
-                    opdef = (s, body)
-        if opdef is None:
-            self.broken("host->tiling", hosts[0], None, f"no class {op} : public OpDef defines the operator")
+        reg, why, src, line = host.registration(self.host, lambda u: self.src[id(u)], op)
+        if reg is None:
+            self.broken("host->tiling", src, line, why)
             return
-        s, body = opdef
-        sets = [c for c in unit(s.text).calls(body) if c.name == "SetTiling" and c.args]
-        if not sets:
-            self.broken("host->tiling", s, body.start_point[0] + 1, f"OpDef {op} registers no TilingFunc (no SetTiling)")
-            return
-        fname = _last_name(sets[0].args[0])
-        funcs = [f for f in self.host.by_name.get(fname, [])]
+        fname = _last_name(reg.func)
+        funcs = list(self.host.by_name.get(fname, []))
         if not funcs:
-            self.broken("host->tiling", s, sets[0].line, f"SetTiling({sets[0].args[0]}) names no function of the host")
+            self.broken("host->tiling", reg.source, reg.line, f"{reg.how}({reg.func}) names no function of the host")
             return
-        struct, fields, tiling_src = self.registered_struct()
-        if struct is None:
-            self.broken("host->tiling", tiling_src, None, f"no REGISTER_TILING_DATA_CLASS({op}, ...) registers a "
-                                                          "tiling struct")
-            return
+        self.found("host->tiling", reg.source, reg.line, f"{reg.how} registers {reg.func}")
         reached, calls = self.host.reach(funcs)
+        more = host.templates(self.host, op, calls)
+        if more:
+            reached, calls = self.host.reach(funcs + more)
         fn_src, fn = self.source_of(funcs[0]), funcs[0]
-        typed = rf"\b{re.escape(struct)}\b"
-        declared = any(_within(f.node, line) for f in reached for _, line in f.unit.declarations(typed))
-        if not declared:
+        sources = self.cand.of("host_tiling", "host_operator", "kernel")
+        structs = host.registered_structs(sources, op)
+        plain, at = host.plain_struct(calls)
+        if plain is not None:
+            structs.append((plain, self.source_of(at[0]), at[1].line))
+        if not structs:
+            self.broken("host->tiling", fn_src, fn.line, f"no REGISTER_TILING_DATA_CLASS({op}, ...) registers a "
+                                                         f"tiling struct and {fn.qualified} takes none with "
+                                                         "GetTilingData<...>()")
+            return
+        names = ", ".join(s for s, _, _ in structs)
+        self.found("host->tiling", structs[0][1], structs[0][2], f"the tiling struct: {names}")
+        fields = set().union(*(host.struct_fields(sources, s, self.host.units + self.kernels.units)
+                               for s, _, _ in structs))
+        ok = True
+        if plain is None and not any(host.declares(self.host, reached, s) for s, _, _ in structs):
+            ok = False
             self.broken("host->tiling", fn_src, fn.line, f"{fn.qualified} never declares the registered tiling "
-                                                         f"struct {struct}")
-        if not any(c.name.startswith("set_") and c.name[4:] in fields for _, c in calls):
+                                                         f"struct {names}")
+        if not host.fills(reached, calls, fields):
+            ok = False
             self.broken("host->tiling", fn_src, fn.line, f"{fn.qualified} fills no field of the registered tiling "
-                                                         f"struct {struct} (no set_<field>)")
-        if not any(c.name == "SaveToBuffer" for _, c in calls):
-            self.broken("host->tiling", fn_src, fn.line, f"{fn.qualified} never writes {struct} to the raw tiling "
+                                                         f"struct {names} (no set_<field>, no field written)")
+        if not host.saves(calls):
+            ok = False
+            self.broken("host->tiling", fn_src, fn.line, f"{fn.qualified} never writes {names} to the raw tiling "
                                                          "data (no SaveToBuffer)")
-
-    def registered_struct(self) -> tuple[str | None, set[str], SourceFile | None]:
-        tilings = self.cand.of("host_tiling")
-        for s in tilings:
-            text = strip_comments(s.text)
-            for m in TILING_REGISTER.finditer(text):
-                struct = m.group(2)
-                block = re.search(rf"BEGIN_TILING_DATA_DEF\s*\(\s*{re.escape(struct)}\s*\)(.*?)END_TILING_DATA_DEF",
-                                  text, re.S)
-                fields = set(re.findall(r"TILING_DATA_FIELD_DEF\w*\s*\([^;]*?(\w+)\s*\)\s*;",
-                                        block.group(1))) if block else set()
-                return struct, fields, s
-        return None, set(), tilings[0] if tilings else None
-
-    def _tiling_read_by_macro(self, k, calls) -> bool:
-        """The entry invokes a macro (its own source's, expanded transitively) whose body reads the entry's tiling
-        parameter with GET_TILING_DATA and uses what it read (`#define IMPL(T) do { GET_TILING_DATA(t, tiling); ...`)."""
-        invoked = {c.name for f, c in calls if f is k and c.name in self.kernels.macros}
-        bodies = self.kernels.macro_bodies
-        return any(_tiling_get(bodies.get(m, ""), k.params) for name in invoked for m in self.kernels.expand(name))
+        if ok:
+            through = f" (through {len(reached) - 1} functions it reaches)" if len(reached) > 1 else ""
+            self.found("host->tiling", fn_src, fn.line, f"{fn.qualified}{through} declares, fills and saves {names}")
 
     # kernel <- tiling, kernel -> copy, kernel -> compute
     def kernel(self, k) -> None:
         src = self.source_of(k)
         reached, calls = self.kernels.reach([k])
         if self.cand.format != "mkb-direct":
-            gets = [(f, c) for f, c in calls if c.name.startswith("GET_TILING_DATA") and len(c.args) >= 2]
-            if not gets and self._tiling_read_by_macro(k, calls):
-                pass  # a macro the entry invokes reads the entry's tiling parameter (GET_TILING_DATA in its body)
-            elif not gets:
-                self.broken("kernel<-tiling", src, k.line, f"kernel entry {k.name} never reads its tiling "
-                                                           "(no GET_TILING_DATA)")
+            read, f, line, what = tiling_read(self.kernels, k)
+            if read:
+                self.found("kernel<-tiling", self.source_of(f), line, f"{f.qualified} {what}")
             else:
-                f, c = gets[0]
-                # GET_TILING_DATA(var, tiling); GET_TILING_DATA_WITH_STRUCT(Struct, var, tiling)
-                var, arg = c.args[-2].strip(), c.args[-1].strip()
-                if f is not k or arg not in k.params:
-                    self.broken("kernel<-tiling", self.source_of(f), c.line,
-                                f"GET_TILING_DATA reads {arg}, not the tiling parameter of kernel entry {k.name}")
-                elif _uses(k, var) < 2:
-                    self.broken("kernel<-tiling", src, c.line, f"kernel entry {k.name} reads its tiling into {var} "
-                                                               "and never uses it")
-        gm = {name for u in self.kernels.units for name, _ in u.declarations(r"GlobalTensor")}
-        copies = [c for _, c in calls if c.name in COPIES
-                  and (not gm or any(re.search(rf"\b{re.escape(g)}\b", a) for a in c.args for g in gm))]
-        if not copies:
+                self.broken("kernel<-tiling", self.source_of(f), line, f"kernel entry {k.name}: {f.qualified} {what}"
+                            if f is not k else f"kernel entry {k.name} {what}")
+        gm = global_names(self.kernels, calls)
+        moved = copies(self.kernels, calls, gm)
+        if not moved:
             self.broken("kernel->copy", src, k.line, f"kernel {k.name} reaches no DataCopy/DataCopyPad between "
                                                      "global memory and local memory")
-        if not any(c.name in COMPUTE for _, c in calls):
-            self.broken("kernel->compute", src, k.line, f"kernel {k.name} reaches no compute instruction")
+        else:
+            c = moved[0]
+            self.found("kernel->copy", self._source_of_call(calls, c), c.line, f"{c.callee} moves global memory")
+        compute = next(((f, c) for f, c in calls if c.name in COMPUTE), None)
+        if compute is not None:
+            self.found("kernel->compute", self.source_of(compute[0]), compute[1].line, f"{compute[1].callee}")
+            return
+        lost = unused_input(self.kernels, calls, gm)
+        if lost is not None:
+            f, c, v = lost
+            self.broken("kernel->compute", self.source_of(f), c.line,
+                        f"kernel {k.name} reaches no compute instruction, and what it copies into {v} nothing reads "
+                        "(no compute, no copy out)")
+        else:
+            self.found("kernel->compute", src, k.line, f"kernel {k.name} reaches no compute instruction and drops "
+                                                       "nothing it copies in (a kernel that moves or fills data)")
+
+    def _source_of_call(self, calls, call) -> SourceFile:
+        return next(self.source_of(f) for f, c in calls if c is call)
 
     def unlaunched(self, launched: list) -> None:
         for f in self.kernels.functions():
@@ -272,22 +326,3 @@ class _Lambda:
 
 def _last_name(text: str) -> str:
     return callee_name(text.replace("&", " "))
-
-
-def _within(node, line: int) -> bool:
-    return node.start_point[0] + 1 <= line <= node.end_point[0] + 1
-
-
-def _tiling_get(body: str, params: list[str]) -> str | None:
-    """The variable a macro body's GET_TILING_DATA reads one of `params` into (the kernel's own names, which the
-    macro's expansion sees), if it does and uses it."""
-    for m in re.finditer(r"\bGET_TILING_DATA\w*\s*\(([^()]*)\)", body):
-        args = [a.strip() for a in m.group(1).split(",")]
-        if len(args) >= 2 and args[-1] in params and len(re.findall(rf"\b{re.escape(args[-2])}\b", body)) >= 2:
-            return args[-2]
-    return None
-
-
-def _uses(f, var: str) -> int:
-    body = f.node.child_by_field_name("body") or f.node
-    return sum(1 for m in re.finditer(rf"\b{re.escape(var)}\b", f.unit.node_text(body)))

@@ -4,27 +4,31 @@ from __future__ import annotations
 
 import re
 
-from repair.ascendc import AscendCCandidate, unit, walk
+from repair.ascendc import AscendCCandidate, callee_name, unit, walk
 from repair.integrity.verdict import IntegrityFinding
 
 BINDING_ALLOWED = frozenset("""
 empty empty_like empty_strided zeros zeros_like ones ones_like full full_like from_blob TensorOptions Tensor
-IntArrayRef ScalarType Device Scalar check TORCH_CHECK
+IntArrayRef ScalarType Device Scalar check TORCH_CHECK dtype device layout TensorList ITensorListRef optional
 """.split())
-# Tensor methods a binding may call: metadata, shapes, the output's allocation options, a pointer for the launch
+# what builds an allocation's options (torch::TensorOptions().dtype(...).device(...))
+OPTIONS_METHODS = frozenset("dtype device layout requires_grad memory_format pinned_memory".split())
+# Tensor methods a binding may call: metadata, shapes, the output's allocation options, a pointer for the launch,
+# a scalar attribute read to pass on (`value.item<float>()`), an optional argument's presence and value
 BINDING_METHODS = frozenset("""
 size sizes stride strides numel dim scalar_type dtype device options data_ptr element_size itemsize nbytes
 is_contiguous contiguous defined storage_offset layout get_device is_npu vec begin end push_back emplace_back
-reserve stream def doc impl attr requires_grad memory_format
+reserve stream def doc impl attr requires_grad memory_format item has_value value value_or
 """.split())
 BINDING_META = frozenset("size sizes stride strides numel dim scalar_type dtype device options layout".split())
 _TENSOR_TYPE = r"\b(?:at|torch)::Tensor\b"
 
 
-def framework_compute(cand: AscendCCandidate) -> list[IntegrityFinding]:
+def framework_compute(cand: AscendCCandidate, skip=()) -> list[IntegrityFinding]:
+    """`skip`: roles whose sources are the benchmark's own (trusted), not the candidate's."""
     out = []
     for s in cand.sources:
-        if s.role in ("project_json", "model"):
+        if s.role in ("project_json", "model") or s.role in skip:
             continue
         u = unit(s.text)
         binding = s.role in ("binding", "launch")
@@ -38,7 +42,7 @@ def framework_compute(cand: AscendCCandidate) -> list[IntegrityFinding]:
 
         for c in u.calls():
             parts = c.callee.split("::")
-            if parts[0] in ("at", "torch") and len(parts) > 1 and c.name not in BINDING_ALLOWED:
+            if parts[0] in ("at", "torch") and len(parts) > 1 and _aten_computes(c):
                 add(c.line, f"{c.callee}: ATen compute on the kernel's path (a binding may allocate outputs and "
                             "read shapes, nothing else)")
             elif binding and _tensor_method(u, c.fn_node, tensors):
@@ -48,6 +52,14 @@ def framework_compute(cand: AscendCCandidate) -> list[IntegrityFinding]:
             for line, op in _tensor_arithmetic(u, tensors):
                 add(line, f"tensor arithmetic ({op}) on the kernel's path")
     return out
+
+
+def _aten_computes(c) -> bool:
+    """An at::/torch:: call beyond allocation: `torch::TensorOptions().dtype(torch::kFloat).device(d)` is the
+    options of an allocation (its root, TensorOptions, is judged at its own call; the chain's methods here)."""
+    if "(" in c.callee:  # a method chained on a call: torch::TensorOptions().dtype
+        return c.name not in OPTIONS_METHODS
+    return c.name not in BINDING_ALLOWED
 
 
 def _tensor_names(u) -> set[str]:
@@ -69,7 +81,7 @@ def _tensor_method(u, fn, tensors: set[str]) -> bool:
         return False
     methods, node = [], fn
     while node is not None and node.type == "field_expression":
-        methods.append(u.node_text(node.child_by_field_name("field")))
+        methods.append(callee_name(u.node_text(node.child_by_field_name("field"))))  # item<float> -> item
         arg = node.child_by_field_name("argument")
         node = arg.child_by_field_name("function") if arg is not None and arg.type == "call_expression" else arg
     root = u.node_text(node).strip("()*& ") if node is not None else ""

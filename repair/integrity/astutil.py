@@ -68,13 +68,13 @@ def forward_tensor_params(node: FuncNode) -> set[str]:
 
 
 def assignments(stmt):
-    """(name, value) pairs a statement binds; tuple targets give ("unpack", value)."""
+    """(name, value) pairs a statement binds; tuple targets give ("unpack", value, index) (index None: unknown)."""
     if isinstance(stmt, ast.Assign):
         targets, value = stmt.targets, stmt.value
     elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and stmt.value is not None:
         targets, value = [stmt.target], stmt.value
     elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.comprehension)):
-        targets, value = [stmt.target], ("unpack", stmt.iter)
+        targets, value = [stmt.target], ("unpack", stmt.iter, None)
     elif isinstance(stmt, ast.withitem) and stmt.optional_vars is not None:
         targets, value = [stmt.optional_vars], stmt.context_expr
     else:
@@ -84,12 +84,14 @@ def assignments(stmt):
         if isinstance(t, ast.Name):
             out.append((t.id, value))
         elif isinstance(t, (ast.Tuple, ast.List)):
-            inner = value if isinstance(value, tuple) else ("unpack", value)
             if not isinstance(value, tuple) and isinstance(value, (ast.Tuple, ast.List)) \
                     and len(value.elts) == len(t.elts):
                 out += [(e.id, v) for e, v in zip(t.elts, value.elts) if isinstance(e, ast.Name)]
             else:
-                out += [(e.id, inner) for e in t.elts if isinstance(e, ast.Name)]
+                starred = any(isinstance(e, ast.Starred) for e in t.elts)
+                inner = value[1] if isinstance(value, tuple) else value
+                out += [(e.id, ("unpack", inner, None if starred or isinstance(value, tuple) else i))
+                        for i, e in enumerate(t.elts) if isinstance(e, ast.Name)]
     return out
 
 

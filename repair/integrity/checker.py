@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from repair.integrity.astutil import is_main_guard
+from repair.integrity.astutil import fold_str, is_main_guard, params, walk
 from repair.integrity.cpp import extension_findings
 from repair.integrity.kernels import launches
 from repair.integrity.model import Func, ModuleModel
@@ -12,7 +12,7 @@ from repair.integrity.names import (AMBIGUOUS_METHODS, BUILTIN_REDUCERS, COMPILE
                                     DYNAMIC_EXEC, ENV_CHECK, FILE_READ, HOST_METHODS, HOST_NUMPY_ALLOWED,
                                     INTROSPECTION, INTROSPECTION_ATTRS, REFERENCE_NAMES, TENSOR_ALLOWED_METHODS,
                                     TENSOR_COMPUTE_METHODS, TENSOR_INIT_METHODS, TENSOR_META_ATTRS,
-                                    TENSOR_VIEW_ATTRS, matches, torch_compute)
+                                    TENSOR_VIEW_ATTRS, TORCH_PLUMBING, TORCH_PLUMBING_NAMES, matches, torch_compute)
 from repair.integrity.reach import INIT, KERNEL, STRICT
 from repair.integrity.verdict import IntegrityFinding
 
@@ -35,11 +35,26 @@ class Checker:
         self.findings: list[IntegrityFinding] = []
         self.func: Func | None = None
         self.ctx = INIT
+        self.kernel_outs: dict[str, int] = {}  # local name -> line of the launch (or launching call) that wrote it
+        self.to_output: set[str] = set()  # local names whose values flow into what the function returns
+        self._calls: list[ast.Call] = []
 
     def add(self, rule: str, node, message: str) -> None:
         line = getattr(node, "lineno", None)
         ev = self.lines[line - 1].strip()[:160] if line and line <= len(self.lines) else ""
-        self.findings.append(IntegrityFinding(rule=rule, message=message, line=line, evidence=ev, phase="static"))
+        level = None
+        if rule == "static.framework-compute" and self.ctx == STRICT and line:
+            call = next((c for c in reversed(self._calls) if any(n is node for n in walk(c.func))), node)
+            over = sorted({n.id for n in walk(call) if isinstance(n, ast.Name)
+                           and self.kernel_outs.get(n.id, line) < line})
+            if over:  # whether it is a small epilogue or the answer, the runtime guard measures
+                level = "policy"
+                message += (f" over {', '.join(over)}, written by a kernel launch earlier in "
+                            f"{self.func.key if self.func else 'the module'}: a framework epilogue (policy)")
+        if self.func is not None and self.ctx != KERNEL:
+            message += f" [reached from ModelNew as {self.func.key}, {self.ctx}]"
+        self.findings.append(IntegrityFinding(rule=rule, message=message, line=line, evidence=ev, phase="static",
+                                              level=level))
 
     def unique(self) -> list[IntegrityFinding]:
         seen, out = set(), []
@@ -71,7 +86,64 @@ class Checker:
 
     def function(self, f: Func, ctx: str) -> None:
         self.func, self.ctx = f, ctx
+        self.kernel_outs = _kernel_outputs(self.model, f) if ctx == STRICT else {}
+        self.to_output = _flows_to_return(f)
         self._visit_all(f.node.body)
+        self.kernel_outs, self.to_output = {}, set()
+
+    # ---- branches that cannot run: a parameter every call site fills with one constant ------------------
+    def _const(self, node):
+        if isinstance(node, ast.Constant):
+            return node.value
+        f = self.func
+        if isinstance(node, ast.Name) and f is not None and node.id in f.consts:
+            value = f.consts[node.id]
+            for v in f.assigns.get(node.id, []):  # `p = float(p)` keeps it known; anything else does not
+                if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in _CONVERSIONS
+                        and len(v.args) == 1 and isinstance(v.args[0], ast.Name) and v.args[0].id == node.id):
+                    return _NOT_KNOWN
+                try:
+                    value = _CONVERSIONS[v.func.id](value)
+                except (TypeError, ValueError):
+                    return _NOT_KNOWN
+            return value
+        return _NOT_KNOWN
+
+    def known(self, test) -> bool | None:
+        """A branch test's value when it depends only on such constants, else None."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            v = self.known(test.operand)
+            return None if v is None else not v
+        if isinstance(test, ast.BoolOp):
+            vals = [self.known(v) for v in test.values]
+            stop = isinstance(test.op, ast.Or)  # or: any True decides; and: any False decides
+            if stop in vals:
+                return stop
+            return None if None in vals else not stop
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            a, b = self._const(test.left), self._const(test.comparators[0])
+            if a is _NOT_KNOWN or b is _NOT_KNOWN:
+                return None
+            try:
+                return bool(_COMPARE[type(test.ops[0])](a, b))
+            except (KeyError, TypeError):
+                return None
+        v = self._const(test)
+        return None if v is _NOT_KNOWN else bool(v)
+
+    def visit_If(self, node):
+        v = self.known(node.test)
+        if v is None:
+            return None
+        self._visit_all(node.body if v else node.orelse)
+        return False
+
+    def visit_IfExp(self, node):
+        v = self.known(node.test)
+        if v is None:
+            return None
+        self.visit(node.body if v else node.orelse)
+        return False
 
     def _visit_all(self, nodes) -> None:
         for node in nodes:
@@ -86,9 +158,16 @@ class Checker:
     # ---- the walk ---------------------------------------------------------------------------------------
     def visit(self, node) -> None:
         handler = getattr(self, "visit_" + type(node).__name__, None)
-        if handler is None or handler(node) is not False:
-            for child in ast.iter_child_nodes(node):
-                self.visit(child)
+        call = isinstance(node, ast.Call)
+        if call:
+            self._calls.append(node)  # a finding on `torch.sum` names the call's arguments (an epilogue's input?)
+        try:
+            if handler is None or handler(node) is not False:
+                for child in ast.iter_child_nodes(node):
+                    self.visit(child)
+        finally:
+            if call:
+                self._calls.pop()
 
     def visit_FunctionDef(self, node):
         if node is not (self.func.node if self.func else None):  # nested def: part of its parent...
@@ -162,10 +241,21 @@ class Checker:
     def visit_Call(self, node):
         m = self.model
         callee = m.resolve(node.func, self.func)
+        names = self._constant_packages(node.args[0]) if callee == "importlib.import_module" and node.args else None
+        if names:  # a constant top-level name (a version check): judged as the import statement it amounts to
+            for name in sorted(names):
+                self.classify(name, node, called=False, imported=True)
+            self._visit_all(node.args[1:] + [k.value for k in node.keywords])
+            return False
         if callee == "builtins.getattr" and len(node.args) >= 2:
             q = m.resolve(node, self.func)
+            target = node.args[0].func if isinstance(node.args[0], ast.Call) else node.args[0]
+            base = m.resolve(target, self.func) or ""  # a device-properties call counts as its namespace
             if q:
                 self.classify(q, node, called=True)
+            elif base == "torch" and isinstance(node.args[1], ast.Attribute) and node.args[1].attr == "type" \
+                    or base.startswith(TORCH_PLUMBING) or base in TORCH_PLUMBING_NAMES:
+                pass  # torch's backend module for a device's type (torch.cuda, torch.npu), or a device property
             elif self._is_target(node.args[0]) and self.ctx != KERNEL:
                 self.add("static.framework-compute", node, "getattr with a computed name on a module or tensor")
         elif callee in ("builtins.setattr", "builtins.delattr", "object.__setattr__") and node.args \
@@ -220,7 +310,9 @@ class Checker:
             self.add("static.monkey-patch", node, "rebinds module globals from a function")
 
     def visit_Try(self, node):
-        if self.ctx == KERNEL or not launches(self.model, node.body, self.func):
+        # a def or class inside the try (an optional import's subclass) launches nothing when the try runs
+        body = [s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        if self.ctx == KERNEL or not launches(self.model, body, self.func):
             return
         for h in node.handlers:
             if not _ends_in_raise(h.body):
@@ -263,6 +355,8 @@ class Checker:
         attr, recv = node.attr, node.value
         m = self.model
         if attr in HOST_METHODS and (attr in ("numpy", "tolist", "__array__") or m.is_tensor(recv, self.func)):
+            if attr == "item" and self.func is not None and not self._item_flows(node):
+                return  # a host sync whose number feeds a launch or a branch, not the output
             self.add("static.host-compute", node, f"host computation through .{attr}()")
             return
         if isinstance(recv, (ast.Constant, ast.JoinedStr, ast.Dict, ast.List, ast.Set)) or \
@@ -276,6 +370,35 @@ class Checker:
                 self.add("static.framework-compute", node, f"tensor method .{attr}")
         elif attr in TENSOR_COMPUTE_METHODS and attr not in AMBIGUOUS_METHODS and self.ctx == STRICT:
             self.add("static.framework-compute", node, f"tensor method .{attr}")
+
+    def _item_flows(self, node) -> bool:
+        """Whether the statement holding this `.item()` is a return, or assigns a name whose value is returned."""
+        for stmt in walk(self.func.node):
+            if isinstance(stmt, (ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)) and \
+                    any(n is node for n in walk(stmt)):
+                if isinstance(stmt, ast.Return):
+                    return True
+                if isinstance(stmt, ast.Expr):
+                    continue
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                names = {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
+                if names & self.to_output or any(not isinstance(t, (ast.Name, ast.Tuple, ast.List)) for t in targets):
+                    return True
+        return False
+
+    def _constant_packages(self, arg) -> set[str] | None:
+        """The top-level package names import_module's argument always is (a constant, or a parameter every call
+        site fills with a constant), else None. A dotted name (`torch.nn.functional`) is a way round the scan's
+        view of imports, not a version check: None."""
+        names = set()
+        s = fold_str(arg, self.model._consts(self.func))
+        if s is not None:
+            names.add(s)
+        elif isinstance(arg, ast.Name) and self.func is not None and arg.id in self.func.params_seen:
+            names |= self.func.params_seen[arg.id]
+        if not names or any(not n or "." in n or n == self.problem.stem for n in names):
+            return None
+        return names
 
     def _is_target(self, node) -> bool:
         q = self.model.resolve(node, self.func)
@@ -299,6 +422,46 @@ class Checker:
         elif isinstance(t, (ast.Tuple, ast.List)):
             for e in t.elts:
                 self._check_store_target(e)
+
+
+_NOT_KNOWN = object()
+_CONVERSIONS = {"float": float, "int": int, "bool": bool}
+_COMPARE = {ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b, ast.Eq: lambda a, b: a == b,
+            ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b, ast.Gt: lambda a, b: a > b,
+            ast.LtE: lambda a, b: a <= b, ast.GtE: lambda a, b: a >= b}
+
+
+def _kernel_outputs(model: ModuleModel, f: Func) -> dict[str, int]:
+    """Local names a kernel launch (or a local function that launches) wrote, with the line it happened on."""
+    out: dict[str, int] = {}
+    inputs = set(params(f.node)) - set(f.assigns)  # what the caller handed in is an input, not a kernel's output
+    for n in walk(f.node):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript):  # k[grid](a, b, out, ...)
+            for a in list(n.args) + [k.value for k in n.keywords]:
+                if isinstance(a, ast.Name) and a.id not in inputs:
+                    out.setdefault(a.id, n.lineno)
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and launches(model, [n.value], f):
+            for t in n.targets:
+                for e in walk(t):
+                    if isinstance(e, ast.Name) and e.id not in inputs:
+                        out.setdefault(e.id, n.lineno)
+    return out
+
+
+def _flows_to_return(f: Func) -> set[str]:
+    """Names whose values reach a return of the function (through assignments)."""
+    todo = [n.id for r in walk(f.node) if isinstance(r, ast.Return) and r.value is not None
+            for n in walk(r.value) if isinstance(n, ast.Name)]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for v in f.assigns.get(name, []):
+            v = v[1] if isinstance(v, tuple) else v
+            todo += [n.id for n in walk(v) if isinstance(n, ast.Name)]
+    return seen
 
 
 def _visit_chain_calls(checker: Checker, node) -> bool:

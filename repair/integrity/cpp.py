@@ -36,7 +36,7 @@ def extension_findings(model: ModuleModel, call: ast.Call, func: Func | None, pa
                 continue
             if kw.arg == "sources":
                 p = path.parent / s
-                texts.append((p.read_text(errors="replace") if p.is_file() else "", str(p)))
+                texts.append((_source(p), str(p)))
             elif kw.arg in ("cpp_sources", "cuda_sources"):
                 texts.append((s, "inline source"))
     out = []
@@ -105,3 +105,14 @@ def _scan_text(source: str) -> list[tuple[int, str, str]]:
             if m.group(1) not in CPP_ALLOWED:
                 out.append((i, line.strip()[:160], m.group(0)))
     return out
+
+
+def _source(p) -> str:
+    """An extension source named by the candidate: "" when it is not a regular file of sensible size (a FIFO,
+    /dev/zero), as for a missing one."""
+    from provenance.readfile import read_text
+
+    try:
+        return read_text(p, errors="replace")
+    except OSError:
+        return ""

@@ -21,6 +21,10 @@ class Func:
     kernel: bool
     tensor_params: set[str] = field(default_factory=set)
     returns_tensor: bool = False
+    returns_elts: list[bool] | None = None  # per position, when every return is a tuple of one length
+    # parameter -> the constant every call site passes (its default where none passes it); filled by param_constants
+    consts: dict[str, object] = field(default_factory=dict)
+    params_seen: dict[str, set] = field(default_factory=dict)  # parameter -> the constant strings call sites pass
     assigns: dict[str, list] = field(default_factory=dict)  # local name -> assigned values / ("unpack", value)
     tensors: set[str] = field(default_factory=set)  # local names holding tensors
 
@@ -95,6 +99,18 @@ class ModuleModel:
     def kernels(self) -> set[str]:
         return {k for k, f in self.funcs.items() if f.kernel}
 
+    def is_function_class(self, cls: str | None, depth: int = 0) -> bool:
+        """A torch.autograd.Function subclass: `apply` runs its forward; backward runs only under autograd."""
+        node = self.classes.get(cls or "")
+        if node is None or depth > 8:
+            return False
+        for b in node.bases:
+            q = self.resolve(b, None) or ""
+            if q in ("torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.once_differentiable") \
+                    or q.startswith("@") and self.is_function_class(q[1:], depth + 1):
+                return True
+        return False
+
     def mro(self, cls: str | None) -> list[str]:
         """The class and its bases defined in this module, in lookup order."""
         out, todo = [], [cls] if cls else []
@@ -138,6 +154,9 @@ class ModuleModel:
             if base is None:
                 return None
             if base.startswith("@") and base[1:] in self.classes:
+                if node.attr == "apply" and self.is_function_class(base[1:]):
+                    m = self.method(base[1:], "forward")
+                    return "@" + m if m else f"{base}.apply"
                 m = self.method(base[1:], node.attr)
                 return "@" + m if m else f"{base}.{node.attr}"
             if node.attr == "__dict__":
@@ -301,6 +320,13 @@ class ModuleModel:
                         if name in new:
                             continue
                         for v in values:
+                            if isinstance(v, tuple) and v[2] is not None:  # a, b = helper(...): per position
+                                elt = self._returned_elt(v[1], v[2], _with_tensors(f, new))
+                                if elt is not None:
+                                    if elt:
+                                        new.add(name)
+                                        break
+                                    continue
                             inner = v[1] if isinstance(v, tuple) else v
                             if self.is_tensor(inner, _with_tensors(f, new)):
                                 new.add(name)
@@ -311,9 +337,84 @@ class ModuleModel:
                 rt = any(self.is_tensor(r, f) for r in rets)
                 if rt != f.returns_tensor:
                     f.returns_tensor, changed = rt, True
+                tuples = [r for r in rets if isinstance(r, ast.Tuple)]
+                elts = None
+                if rets and len(tuples) == len(rets) and len({len(t.elts) for t in tuples}) == 1:
+                    elts = [any(self.is_tensor(t.elts[i], f) for t in tuples) for i in range(len(tuples[0].elts))]
+                if elts != f.returns_elts:
+                    f.returns_elts, changed = elts, True
                 changed |= self._propagate_params(f)
             if not changed:
                 return
+
+    def _returned_elt(self, value, index: int, func: Func) -> bool | None:
+        """Whether position `index` of what a local function returns is a tensor (None: not known per position)."""
+        if not isinstance(value, ast.Call):
+            return None
+        q = self.resolve(value.func, func)
+        target = self.funcs.get(q[1:]) if q and q.startswith("@") else None
+        if target is None or target.returns_elts is None or index >= len(target.returns_elts):
+            return None
+        return target.returns_elts[index]
+
+    def call_params(self, target: Func) -> list[str]:
+        """The parameters a call fills: without self/cls, and without ctx for an autograd Function's forward."""
+        names = params(target.node)
+        a = target.node.args
+        names = [p.arg for p in a.posonlyargs + a.args]
+        if names and (names[0] in ("self", "cls") or target.cls and self.is_function_class(target.cls)
+                      and target.node.name in ("forward", "backward")):
+            names = names[1:]
+        return names
+
+    def param_constants(self, keys=()) -> None:
+        """Parameters every call site (in functions and at module level) fills with one constant."""
+        sites: dict[str, list[tuple[ast.Call, Func | None]]] = {}
+        # every call site in the module counts, reachable or not (a constant must hold wherever it is called from)
+        scopes = [(f.node, f) for f in self.funcs.values() if not f.kernel]
+        scopes += [(stmt, None) for stmt in self.tree.body  # import-time calls
+                   if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        for root, f in scopes:
+            for call in (n for n in walk(root) if isinstance(n, ast.Call)):
+                q = self.resolve(call.func, f)
+                if q and q.startswith("@") and q[1:] in self.funcs:
+                    sites.setdefault(q[1:], []).append((call, f))
+        refs: dict[str, int] = {}
+        for n in walk(self.tree):  # a function also used as a value (a callback, partial, a table) is not followed
+            name = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else None
+            if name is not None and isinstance(n.ctx, ast.Load):
+                refs[name] = refs.get(name, 0) + 1
+        for _ in range(4):
+            for key, calls in sites.items():
+                target = self.funcs[key]
+                name = target.node.name
+                uses = refs.get(name, 0) + (refs.get("apply", 0) if name == "forward" else 0)
+                if target.kernel or uses > len(calls) + (refs.get("apply", 0) if name == "forward" else 0) \
+                        or any(not isinstance(c.func, (ast.Name, ast.Attribute)) for c, _ in calls):
+                    continue
+                names = self.call_params(target)
+                a = target.node.args
+                positional = a.posonlyargs + a.args
+                defaults = dict(zip([p.arg for p in positional][len(positional) - len(a.defaults):], a.defaults))
+                defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+                consts = {}
+                for name in names + [p.arg for p in a.kwonlyargs]:
+                    values = set()
+                    for call, caller in calls:
+                        if any(isinstance(x, ast.Starred) for x in call.args) or any(k.arg is None for k in call.keywords):
+                            values.add(_UNKNOWN)
+                            break
+                        idx = names.index(name) if name in names else None
+                        given = next((k.value for k in call.keywords if k.arg == name), None)
+                        if given is None and idx is not None and idx < len(call.args):
+                            given = call.args[idx]
+                        given = given if given is not None else defaults.get(name)
+                        values.add(_constant(given, caller))
+                    if values and all(isinstance(v, str) for v in values):
+                        target.params_seen[name] = set(values)
+                    if len(values) == 1 and _UNKNOWN not in values:
+                        consts[name] = values.pop()
+                target.consts = consts
 
     def _propagate_params(self, f: Func) -> bool:
         changed = False
@@ -324,9 +425,7 @@ class ModuleModel:
             target = self.funcs.get(q[1:]) or self.funcs.get(q[1:] + ".__init__")
             if target is None or target.kernel:
                 continue
-            names = params(target.node)
-            if names and names[0] in ("self", "cls"):
-                names = names[1:]
+            names = self.call_params(target) + [p.arg for p in target.node.args.kwonlyargs]
             for i, a in enumerate(call.args):
                 if i < len(names) and names[i] not in target.tensor_params and self.is_tensor(a, f):
                     target.tensor_params.add(names[i])
@@ -338,8 +437,24 @@ class ModuleModel:
         return changed
 
 
+_UNKNOWN = object()
+
+
+def _constant(node, caller: Func | None):
+    """The Python constant an argument always is (a literal, or a parameter of the caller known constant)."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return -node.operand.value if isinstance(node.operand.value, (int, float)) else _UNKNOWN
+    if isinstance(node, ast.Name) and caller is not None and node.id in caller.consts \
+            and node.id not in caller.assigns:
+        return caller.consts[node.id]
+    return _UNKNOWN
+
+
 def _with_tensors(f: Func, names: set[str]) -> Func:
-    return Func(f.key, f.node, f.cls, f.kernel, f.tensor_params, f.returns_tensor, f.assigns, names)
+    return Func(f.key, f.node, f.cls, f.kernel, f.tensor_params, f.returns_tensor, f.returns_elts, f.consts,
+                f.params_seen, f.assigns, names)
 
 
 def _is_self(node, func: Func) -> bool:

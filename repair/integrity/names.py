@@ -12,6 +12,7 @@ clone cat concat concatenate stack
 is_tensor is_floating_point is_complex numel result_type promote_types can_cast get_default_dtype finfo iinfo
 no_grad inference_mode enable_grad set_grad_enabled is_grad_enabled manual_seed seed get_device
 use_deterministic_algorithms are_deterministic_algorithms_enabled
+is_autocast_enabled get_autocast_dtype get_autocast_gpu_dtype
 Size device dtype Generator Tensor
 """))
 # attributes of torch that are not callables computing anything (dtypes, constants, classes, namespaces)
@@ -23,7 +24,14 @@ __version__ version
 """))
 # torch sub-namespaces that are plumbing, not compute: queried or called freely
 TORCH_PLUMBING = ("torch.cuda.", "torch.npu.", "torch.backends.", "torch.version.", "torch.device",
-                  "torch.types.", "torch.xpu.", "torch.mps.", "torch.accelerator.")
+                  "torch.types.", "torch.xpu.", "torch.mps.", "torch.accelerator.",
+                  # autograd Functions wrap kernels (their backward is reached by autograd only, never by forward);
+                  # autocast decorators and queries; DTensor's layout plumbing (isinstance checks, local shards)
+                  "torch.autograd.Function", "torch.autograd.function.", "torch.amp.custom_fwd", "torch.amp.custom_bwd",
+                  "torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd", "torch.compiler.disable",
+                  "torch.distributed.tensor.", "torch.distributed.is_available", "torch.distributed.is_initialized")
+# namespaces named whole (`hasattr(torch, "npu")`, `torch.npu.amp`): plumbing too
+TORCH_PLUMBING_NAMES = frozenset(p.rstrip(".") for p in TORCH_PLUMBING)
 # ... except these, which run or capture other code
 TORCH_PLUMBING_DENY = ("torch.cuda.graph", "torch.cuda.CUDAGraph", "torch.cuda.make_graphed_callables",
                        "torch.cuda.jiterator", "torch.cuda.nvtx")
@@ -41,6 +49,7 @@ fill_ zero_ new_empty new_zeros new_ones new_full new_tensor new_empty_strided r
 data_ptr size stride numel nelement dim ndimension element_size is_contiguous storage_offset untyped_storage
 float half double int long bool bfloat16 short char byte type type_as pin_memory requires_grad_ get_device
 is_floating_point is_complex is_pinned is_shared __len__ record_stream register_hook retain_grad
+to_local full_tensor device_mesh placements
 """))
 # in-place initialisation methods allowed in __init__ context only
 TENSOR_INIT_METHODS = frozenset(_w("""
@@ -80,7 +89,9 @@ equal clip round floor ceil trunc repeat tile take diff unique sum mean norm
 
 DYNAMIC_EXEC = frozenset(_w("""
 builtins.exec builtins.eval builtins.compile builtins.__import__ builtins.breakpoint
-importlib types.FunctionType types.CodeType types.LambdaType marshal runpy code.interact code.InteractiveInterpreter
+importlib.import_module importlib.reload importlib.__import__ importlib.util.spec_from_file_location
+importlib.util.spec_from_loader importlib.util.module_from_spec importlib.util.LazyLoader importlib.machinery
+importlib.abc importlib._bootstrap types.FunctionType types.CodeType types.LambdaType marshal runpy code.interact code.InteractiveInterpreter
 pydoc.locate torch.hub
 """))
 INTROSPECTION = frozenset(_w("""
@@ -153,7 +164,7 @@ def torch_compute(q: str, ctx: str) -> str | None:
     last = parts[-1]
     if ctx == "kernel":
         return None if len(parts) == 2 and last in TORCH_VALUES else f"{q} inside a kernel"
-    if q == "torch" or q.startswith(TORCH_PLUMBING) and not q.startswith(TORCH_PLUMBING_DENY):
+    if q == "torch" or q in TORCH_PLUMBING_NAMES or q.startswith(TORCH_PLUMBING) and not q.startswith(TORCH_PLUMBING_DENY):
         return None
     if q.startswith("torch.nn.init."):
         return None if ctx == "init" else f"{q} in forward"

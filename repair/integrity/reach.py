@@ -9,6 +9,8 @@ from repair.integrity.model import Func, ModuleModel
 # forward-reachable code may allocate, view, copy and launch; __init__-only code may also initialise weights;
 # kernel bodies are Triton code
 STRICT, INIT, KERNEL = "strict", "init", "kernel"
+# methods of a torch.autograd.Function that only autograd calls (after a forward, for gradients): never forward's
+AUTOGRAD_ONLY = frozenset({"backward", "jvp", "vjp", "vmap"})
 
 
 def reachable(model: ModuleModel) -> dict[str, str]:
@@ -45,7 +47,8 @@ def reachable(model: ModuleModel) -> dict[str, str]:
 
 
 def _refs(model: ModuleModel, node, func: Func | None) -> list[str]:
-    """Local function keys an AST subtree refers to (classes bring their methods)."""
+    """Local function keys an AST subtree refers to (classes bring their methods; an autograd Function's backward
+    is reached by autograd only, so referring to the class brings the rest)."""
     out = []
     for n in walk(node):
         if not isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
@@ -57,5 +60,7 @@ def _refs(model: ModuleModel, node, func: Func | None) -> list[str]:
         if key in model.funcs:
             out.append(key)
         elif key in model.classes:
-            out += [k for k in model.funcs if model.funcs[k].cls == key]
+            fn = model.is_function_class(key)
+            out += [k for k in model.funcs if model.funcs[k].cls == key
+                    and not (fn and model.funcs[k].node.name in AUTOGRAD_ONLY)]
     return out

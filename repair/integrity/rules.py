@@ -27,6 +27,8 @@ RULES: dict[str, str] = {
     "static.kernel-no-store": "a launched Triton kernel that never stores (tl.store/atomic)",
     "static.host-compute": "host-side computation on tensor data (numpy, .tolist(), .numpy(), from_numpy)",
     "static.cpp-framework-compute": "C/C++ kernel source calls torch/ATen compute (at::, torch::)",
+    "static.validation-changed": "AscendC (NPUKernelBench): a benchmark-owned validation file the candidate carries "
+                                 "differs from the one its task was imported with",
     "static.ascendc-chain": "AscendC: a broken link from ModelNew.forward through the binding to a kernel launch "
                             "that copies GM<->UB and computes (the finding names the link)",
     # runtime: what ModelNew.forward did inside the sandbox
@@ -37,6 +39,24 @@ RULES: dict[str, str] = {
     "runtime.output-not-from-kernel": "an output's storage was never handed to a kernel launch (result discarded)",
     "runtime.insensitive-output": "outputs constant or identical across different inputs where the reference's differ",
 }
+
+
+# a framework epilogue over kernel outputs is policy while its ops read at most this share of the elements the
+# forward touched (kernel launch arguments + the framework ops' inputs); past it, the framework computed the answer
+EPILOGUE_MAX_SHARE = 0.25
+
+
+def check_policy(policy: str) -> str:
+    from repair.integrity.verdict import POLICIES
+
+    if policy not in POLICIES:
+        raise BadInput(f"unknown integrity policy {policy!r} (known: {', '.join(POLICIES)})")
+    return policy
+
+
+def fails(finding, policy: str) -> bool:
+    """Whether a finding fails the verdict under this policy."""
+    return finding.level == "cheat" or finding.level == "policy" and policy == "strict"
 
 
 def resolve_rules_off(names: Iterable[str]) -> tuple[str, ...]:
@@ -55,20 +75,25 @@ def resolve_rules_off(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def make_verdict(findings: Iterable[IntegrityFinding], rules_off: Iterable[str] = ()) -> IntegrityVerdict:
-    """Drop findings of rules that are off; violation when any finding remains."""
+def make_verdict(findings: Iterable[IntegrityFinding], rules_off: Iterable[str] = (),
+                 policy: str = "strict") -> IntegrityVerdict:
+    """Drop findings of rules that are off; violation when a finding that fails under the policy remains."""
     from repair.integrity.verdict import IntegrityVerdict
 
     off = resolve_rules_off(rules_off)
+    check_policy(policy)
     kept = [f for f in findings if f.rule not in off]
     kept.sort(key=lambda f: (f.phase, f.line or 0, f.rule, f.evidence))
-    return IntegrityVerdict(verdict="violation" if kept else "clean", findings=kept, rules_off=list(off))
+    bad = any(fails(f, policy) for f in kept)
+    return IntegrityVerdict(verdict="violation" if bad else "clean", findings=kept, rules_off=list(off), policy=policy)
 
 
-def merge_verdicts(*verdicts: IntegrityVerdict) -> IntegrityVerdict:
+def merge_verdicts(*verdicts: IntegrityVerdict, policy: str | None = None) -> IntegrityVerdict:
     """One verdict from several phases (static + runtime): findings concatenated, rules_off united."""
     from repair.integrity.verdict import IntegrityVerdict
 
     findings = [f for v in verdicts for f in v.findings]
     off = sorted({r for v in verdicts for r in v.rules_off})
-    return IntegrityVerdict(verdict="violation" if findings else "clean", findings=findings, rules_off=off)
+    policy = policy or (verdicts[0].policy if verdicts else "strict")
+    bad = any(fails(f, policy) for f in findings)
+    return IntegrityVerdict(verdict="violation" if bad else "clean", findings=findings, rules_off=off, policy=policy)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from repair.integrity.rules import resolve_rules_off
+from repair.integrity.rules import EPILOGUE_MAX_SHARE, resolve_rules_off
 
 
 @dataclass
@@ -28,6 +28,8 @@ class RuntimeFinding:
     evidence: str = ""
     phase: str = "runtime"
     line: int | None = None
+    level: str | None = None  # None: the rule's own level (repair.integrity.rules.default_level)
+    share: float | None = None
 
 # aten ops a kernel wrapper may run: allocation, views, copies, fills and metadata queries.
 ALLOCATION_OPS = frozenset("""
@@ -172,7 +174,10 @@ class RuntimeGuard:
         self.launches = 0
         self.kernels: Counter[str] = Counter()
         self._depth = 0
-        self._events: list[tuple] = []  # ("launch", ptrs) / ("copy", src ptrs, dst ptrs), in order
+        # ("launch", ptrs) / ("copy", src ptrs, dst ptrs) / ("compute", src ptrs, dst ptrs, name), in order
+        self._events: list[tuple] = []
+        self.kernel_elements = 0  # elements of the tensors handed to launches
+        self.compute_elements: Counter[str] = Counter()  # elements each framework op read
         self._storages: dict[int, Any] = {}
         self._patched: list[tuple[type, Any]] = []
         self._mode = None
@@ -210,6 +215,7 @@ class RuntimeGuard:
     def _record_launch(self, kernel, args, kwargs) -> None:
         self.launches += 1
         self.kernels[_kernel_name(kernel)] += 1
+        self.kernel_elements += sum(t.numel() for t in iter_tensors((args, kwargs)))
         self._events.append(("launch", self._ptrs((args, kwargs))))
 
     def _record_op(self, func, args, kwargs, out) -> None:
@@ -219,6 +225,8 @@ class RuntimeGuard:
         self.ops[name] += 1
         if not is_allowed_op(name):
             self.compute_ops[name] += 1
+            self.compute_elements[name] += sum(t.numel() for t in iter_tensors((args, kwargs)))
+            self._events.append(("compute", self._ptrs((args, kwargs)), self._ptrs(out), name))
             return
         if self._events:  # a copy of kernel-written storage is still the kernel's result
             self._events.append(("copy", self._ptrs((args, kwargs)), self._ptrs(out)))
@@ -234,13 +242,33 @@ class RuntimeGuard:
     def kernel_storages(self, inputs) -> set[int]:
         """Storages a launch could have written (forward inputs excluded), closed over later copies."""
         input_ptrs = {t.untyped_storage().data_ptr() for t in iter_tensors(inputs)}
+        return self._taint(inputs)[0]
+
+    def _taint(self, inputs) -> tuple[set[int], set[int], set[str]]:
+        """(storages a launch wrote, closed over copies; storages framework ops computed from those; the names of
+        framework ops that read only what no launch wrote)."""
+        input_ptrs = {t.untyped_storage().data_ptr() for t in iter_tensors(inputs)}
         tainted: set[int] = set()
+        derived: set[int] = set()
+        foreign: set[str] = set()
         for ev in self._events:
             if ev[0] == "launch":
                 tainted |= ev[1] - input_ptrs
-            elif ev[1] & tainted:
-                tainted |= ev[2]
-        return tainted
+            elif ev[0] == "copy" and ev[1] & (tainted | derived):
+                (tainted if ev[1] & tainted else derived).update(ev[2])
+            elif ev[0] == "compute":
+                if ev[1] & (tainted | derived):
+                    derived |= ev[2]
+                else:
+                    foreign.add(ev[3])
+        return tainted, derived - tainted, foreign
+
+    def epilogue(self, inputs) -> tuple[bool, float]:
+        """Whether every framework op of the forward read kernel-written storage (an epilogue over kernel
+        outputs), and the share of elements the framework ops read among all the forward touched."""
+        fw = sum(self.compute_elements.values())
+        share = fw / (fw + self.kernel_elements) if fw + self.kernel_elements else 1.0
+        return not self._taint(inputs)[2] and self.launches > 0, share
 
     def log(self) -> dict:
         """What the guard saw, for the candidate's guard log."""
@@ -250,14 +278,27 @@ class RuntimeGuard:
     def findings(self, inputs_before, inputs_after, outputs) -> list[RuntimeFinding]:
         """Judge the recorded forward; inputs_before are clones taken before it ran."""
         out: list[RuntimeFinding] = []
+        small = False
+        if self.compute_ops:
+            epilogue, share = self.epilogue(inputs_after)
+            small = epilogue and share <= EPILOGUE_MAX_SHARE
         if self.active("runtime.framework-compute") and self.compute_ops:
             ops = ", ".join(f"{k} x{v}" for k, v in sorted(self.compute_ops.items()))
-            out.append(_finding("runtime.framework-compute", "forward executed framework compute ops", ops))
+            if small:
+                f = _finding("runtime.framework-compute", f"a framework epilogue over kernel outputs ({share:.1%} of the "
+                             f"elements the forward touched)", ops)
+                f.level, f.share = "policy", round(share, 4)
+            else:
+                why = (f"over kernel outputs, but {share:.1%} of the elements the forward touched" if epilogue
+                       else "on data no kernel wrote")
+                f = _finding("runtime.framework-compute", f"forward executed framework compute ops {why}", ops)
+                f.share = round(share, 4)
+            out.append(f)
         if self.active("runtime.no-launch") and self.launches == 0:
             out.append(_finding("runtime.no-launch", "forward launched no kernel", "0 launches"))
-        out += output_findings(inputs_after, outputs, self)
-        if self.active("runtime.input-mutated"):
-            out += mutation_findings(inputs_before, inputs_after)
+        mutated = mutation_findings(inputs_before, inputs_after) if self.active("runtime.input-mutated") else []
+        out += output_findings(inputs_after, outputs, self, epilogue_ok=small, in_place=bool(mutated))
+        out += mutated
         self._events.clear()
         self._storages.clear()
         return out
@@ -295,24 +336,40 @@ def _finding(rule: str, message: str, evidence: str) -> RuntimeFinding:
     return RuntimeFinding(rule=rule, message=message, evidence=evidence[:500])
 
 
-def output_findings(inputs, outputs, guard: RuntimeGuard | None = None) -> list[RuntimeFinding]:
-    """Outputs must be fresh storage (no overlap with any input) and, when a guard ran, kernel-written."""
+def output_findings(inputs, outputs, guard: RuntimeGuard | None = None, epilogue_ok: bool = False,
+                    in_place: bool = False) -> list[RuntimeFinding]:
+    """Outputs must be fresh storage (no overlap with any input) and, when a guard ran, kernel-written (or, a policy
+    finding, computed by a small framework epilogue over kernel outputs). An output that is an input a kernel updated
+    in place (`in_place`: an input changed, and the output's storage went to a launch) is a policy finding too."""
     rules_off = guard.rules_off if guard else ()
     found: list[RuntimeFinding] = []
     spans = [_storage_span(t) for t in iter_tensors(inputs) if t.untyped_storage().nbytes()]
-    written = guard.kernel_storages(inputs) if guard is not None and guard.tracked_ops else set()
+    written, derived = (guard._taint(inputs)[:2] if guard is not None and guard.tracked_ops else (set(), set()))
     for i, o in enumerate(iter_tensors(outputs)):
         ptr, n = _storage_span(o)
         if not n:
             continue
         if any(ptr < p + m and p < ptr + n for p, m in spans):  # an alias is judged as such, nothing else
             if "runtime.output-alias" not in rules_off:
-                found.append(_finding("runtime.output-alias", f"output {i} shares storage with an input",
-                                      f"output storage 0x{ptr:x}+{n}"))
+                launched = guard is not None and any(ev[0] == "launch" and ptr in ev[1] for ev in guard._events)
+                if in_place and launched:
+                    f = _finding("runtime.output-alias", f"output {i} is an input a kernel updated in place",
+                                 f"output storage 0x{ptr:x}+{n}")
+                    f.level = "policy"
+                else:
+                    f = _finding("runtime.output-alias", f"output {i} shares storage with an input",
+                                 f"output storage 0x{ptr:x}+{n}")
+                found.append(f)
         elif (guard is not None and "runtime.output-not-from-kernel" not in rules_off and guard.launches
               and guard.tracked_ops and ptr not in written):
-            found.append(_finding("runtime.output-not-from-kernel",
-                                  f"output {i} was never passed to a kernel launch", f"{guard.launches} launches"))
+            if ptr in derived and epilogue_ok:
+                f = _finding("runtime.output-not-from-kernel", f"output {i} was computed by a framework epilogue over "
+                             "kernel outputs", f"{guard.launches} launches")
+                f.level = "policy"
+            else:
+                f = _finding("runtime.output-not-from-kernel", f"output {i} was never passed to a kernel launch",
+                             f"{guard.launches} launches")
+            found.append(f)
     return found
 
 

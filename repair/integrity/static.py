@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from provenance.readfile import describe, read_text
 from repair.ascendc import AscendCCandidate, is_ascendc_candidate, load_candidate
 from repair.errors import BadInput
 from repair.integrity.pyscan import scan_source
@@ -17,7 +18,8 @@ from repair.integrity.verdict import IntegrityVerdict
 
 
 def scan(problem_path, candidate_path, rules_off=(), *, source: str | None = None,
-         tree: ast.Module | None = None, ascendc: AscendCCandidate | None = None) -> IntegrityVerdict:
+         tree: ast.Module | None = None, ascendc: AscendCCandidate | None = None,
+         policy: str = "strict") -> IntegrityVerdict:
     """Static verdict for a candidate file against its problem file.
 
     A caller that has read and parsed the candidate already (the engine) passes its text and tree, or the AscendC
@@ -26,15 +28,17 @@ def scan(problem_path, candidate_path, rules_off=(), *, source: str | None = Non
     off = resolve_rules_off(rules_off)
     problem_path, candidate_path = Path(problem_path), Path(candidate_path)
     try:
-        problem_path.read_text(encoding="utf-8")
+        read_text(problem_path)  # a FIFO or /dev/zero is refused, not read for ever
         if ascendc is None and source is None and is_ascendc_candidate(candidate_path):
             ascendc = load_candidate(candidate_path)
         if ascendc is not None:  # an AscendC candidate: its own chain
             from repair.integrity.ascendc import scan_ascendc
 
-            return make_verdict(scan_ascendc(ascendc, problem_path, off), off)
+            return make_verdict(scan_ascendc(ascendc, problem_path, off), off, policy)
         if source is None:
-            source = candidate_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadInput(f"{e.filename or candidate_path}: cannot read ({e.__class__.__name__})") from None
-    return make_verdict(scan_source(source, candidate_path, problem_path, off, tree=tree), off)
+            source = read_text(candidate_path)
+    except OSError as e:
+        raise BadInput(f"cannot read {describe(e)}") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{candidate_path}: cannot read (not UTF-8)") from None
+    return make_verdict(scan_source(source, candidate_path, problem_path, off, tree=tree), off, policy)

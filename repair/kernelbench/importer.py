@@ -89,10 +89,14 @@ def import_problems(files: list[Path], out: Path, options: Options = Options()
 def _read(path: Path, family: str | None) -> _Source:
     if not path.is_file():
         raise BadInput(f"{path}: not a file")
+    from provenance.readfile import describe, read_bytes
+
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)  # bounded: /proc files and files of gigabytes are refused
         text = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
+        raise BadInput(f"cannot read {describe(e)}") from None
+    except UnicodeDecodeError as e:
         raise BadInput(f"{path}: cannot read ({e})") from None
     facts = read_facts(text, str(path))
     if "CASES" in facts.top_level:

@@ -1,8 +1,9 @@
 """The probe process (`python -m repair.kernelbench.probe`): derives and checks one problem's cases, answers JSON.
 
-It runs the problem's own code, so it is started by `repair.kernelbench.isolate` with limits, a scratch directory
-and a scrubbed environment. The request comes on stdin; the answer goes to the stdout it was started with, while
-anything the problem prints goes to stderr.
+It runs the problem's own code, so it is started by `repair.kernelbench.isolate` in a scratch directory with a
+scrubbed environment, as a supervisor that forks the worker (limits and confinement set before the problem is read)
+and kills whatever the worker leaves (isolate.supervise). The request comes on stdin; the answer goes to stdout;
+anything the problem prints goes to the worker's log.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from repair.kernelbench.derive import Deriver, Upstream, one_line
-from repair.kernelbench.isolate import apply_limits
+from repair.kernelbench.isolate import apply_limits, confine_worker, supervise
 from repair.kernelbench.model import Derivation, ProbeRequest, Refused
 from repair.kernelbench.render import render_problem
 from repair.kernelbench.source import read_facts
@@ -67,20 +68,31 @@ def derive(request: ProbeRequest) -> tuple[Derivation, str]:
 
 
 def main() -> int:
-    apply_limits(int(sys.argv[1]), int(sys.argv[2]))
-    reply = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)  # what the problem prints goes to stderr; the answer alone to the original stdout
-    sys.stdout = sys.stderr
-    try:
-        request = ProbeRequest.model_validate_json(sys.stdin.read())
-        derivation, text = derive(request)
-        answer = {"status": "ok", "derivation": derivation.model_dump(mode="json", by_alias=True), "text": text}
-    except Refused as e:
-        answer = {"status": "refused", "reason": str(e)}
-    except Exception as e:  # noqa: BLE001 - the problem's own code failed: that is the reason to refuse it
-        answer = {"status": "refused", "reason": f"running the problem failed: {one_line(e)}"}
-    reply.write(json.dumps(answer, sort_keys=True))
-    reply.close()
+    mem_bytes, cpu_s, timeout_s = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    request = sys.stdin.buffer.read()
+
+    def work(answer_fd: int) -> None:
+        reply = os.fdopen(answer_fd, "w", encoding="utf-8")
+        try:
+            apply_limits(mem_bytes, cpu_s)
+            confine_worker(os.getcwd())
+        except OSError as e:  # the environment's failure: the problem is not run unconfined
+            reply.write(json.dumps({"status": "refused", "reason": f"confining the probe failed: {e}"}))
+            reply.close()
+            return
+        try:
+            derivation, text = derive(ProbeRequest.model_validate_json(request))
+            answer = {"status": "ok", "derivation": derivation.model_dump(mode="json", by_alias=True), "text": text}
+        except Refused as e:
+            answer = {"status": "refused", "reason": str(e)}
+        except Exception as e:  # noqa: BLE001 - the problem's own code failed: that is the reason to refuse it
+            answer = {"status": "refused", "reason": f"running the problem failed: {one_line(e)}"}
+        reply.write(json.dumps(answer, sort_keys=True))
+        reply.close()
+
+    answer = supervise(work, timeout_s=timeout_s, mem_limit_mb=mem_bytes >> 20)
+    sys.stdout.write(json.dumps(answer, sort_keys=True))
+    sys.stdout.flush()
     return 0
 
 

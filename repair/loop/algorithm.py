@@ -16,7 +16,7 @@ from typing import Callable
 from repair.loop import forensics
 from repair.loop.bounds import BoundExceeded, Bounds, Budget
 from repair.loop.checkpoint import Checkpoint, Score, compact_passes
-from repair.errors import BadInput
+from repair.errors import BadInput, CandidateLoadError
 from repair.loop.judge import Judge
 from repair.loop.form import Form, make_form
 from repair.loop.patch import PatchRejected
@@ -207,7 +207,11 @@ class _Run:
             verdict = "violation" if e.reason == "touches-reference" else "not-run"
             return self.settle(AttemptLog(outcome="patch-rejected", verdict=verdict, rules=(e.reason,), **log))
         self.trajectory.log("patch", attempt=n, ok=True, file=path.name)
-        gate = self.judge.gate(path)
+        try:
+            gate = self.judge.gate(path)
+        except CandidateLoadError as e:  # the patched file cannot be imported: a malformed proposal, not a cheat
+            self.trajectory.log("gate", attempt=n, verdict="not-run", rules=["load-error"], message=str(e))
+            return self.settle(AttemptLog(outcome="patch-rejected", verdict="not-run", rules=("load-error",), **log))
         self.trajectory.log("gate", attempt=n, verdict=gate.verdict, rules=_rules(gate.findings))
         if gate.verdict != "clean":
             return self.settle(AttemptLog(outcome="integrity-violation", verdict="violation",

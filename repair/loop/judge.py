@@ -31,13 +31,14 @@ class HarnessJudge:
     timeout_s: float = 60.0
     mem_limit_mb: int = 4096
     rules_off: tuple[str, ...] = ()
+    policy: str = "strict"  # repair.integrity.POLICIES: whether policy findings (framework epilogues) fail
 
     def gate(self, candidate: Path) -> IntegrityVerdict:
         try:
             from repair.integrity import scan
         except ImportError as e:
             raise EnvironmentMissing(f"the integrity gate is not installed ({e})") from None
-        return scan(self.problem, candidate, rules_off=self.rules_off)
+        return scan(self.problem, candidate, rules_off=self.rules_off, policy=self.policy)
 
     def evaluate(self, candidate: Path, tier: str) -> EvalResult:
         try:
@@ -54,4 +55,5 @@ class HarnessJudge:
             mem_limit_mb=self.mem_limit_mb,
             rules_off=self.rules_off,
             integrity=True,
+            policy=self.policy,
         )

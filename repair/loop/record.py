@@ -37,6 +37,7 @@ def run_and_record(config: RunConfig, worker: LoopWorker, retriever: Retriever, 
     outcome = run_repair(config, worker, retriever, judge)
     if outcome.source is not None and outcome.status != "unsupported":
         outcome.record = build_record(outcome, worker.info, backend=backend, rules_off=judge.rules_off,
+                                      policy=getattr(judge, "policy", "strict"),
                                       problem_name=config.problem.name, candidate_name=config.candidate.name)
         if config.out is not None:
             tmp = config.out / (RECORD + ".tmp")
@@ -46,6 +47,7 @@ def run_and_record(config: RunConfig, worker: LoopWorker, retriever: Retriever, 
 
 
 def build_record(outcome: RunOutcome, worker: WorkerInfo, *, backend: str, rules_off: tuple[str, ...] = (),
+                 policy: str = "strict",
                  problem_name: str = "problem.py", candidate_name: str = "candidate.py") -> RepairRecord:
     """Accepted runs give status "repaired"; every other run "failed", with its best checkpoint as `repaired`."""
     if outcome.source is None:
@@ -70,7 +72,8 @@ def build_record(outcome: RunOutcome, worker: WorkerInfo, *, backend: str, rules
         evidence=_evidence(final_eval, best.compact, backend),
         integrity_history=[
             IntegrityAttempt(attempt=a.attempt, verdict=a.verdict,
-                             rules=list(a.rules) if a.verdict == "violation" else [], rules_off=list(rules_off))
+                             rules=list(a.rules) if a.verdict == "violation" else [], rules_off=list(rules_off),
+                             policy=policy)
             for a in outcome.attempts
         ],
         worker=Worker(kind=worker.kind, model=worker.model, prompt_template_sha256=worker.prompt_template_sha256,

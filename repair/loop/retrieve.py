@@ -149,6 +149,21 @@ class SnapshotRetriever(KBRetriever):
         self.last_query = ""
 
 
+def check_derivation(path: Path, manifest, kb: Path | None) -> None:
+    """An evaluation uses a snapshot only when freezing its KB again gives it (kbstore.rederive): IntegrityFailure,
+    exit 1, naming the first difference, otherwise."""
+    from kbstore.errors import IntegrityFailure
+    from kbstore.rederive import rederive_problems
+    from kbstore.snapshot import home_kb
+
+    problems = rederive_problems(path, manifest, home_kb(path, kb))
+    if problems:
+        detail = problems[1] if len(problems) > 1 and problems[0].startswith("re-derived") else problems[0]
+        raise IntegrityFailure(f"snapshot {manifest.id[:12]} ({manifest.name}) is not what its KB and cohort manifest "
+                               f"freeze to: {detail} (`kb verify {manifest.id[:12]}` lists every difference); "
+                               "--eval-mode refuses it")
+
+
 def _open_snapshot(snapshot: str, *, kb: Path | None, eval_mode: bool, operator_id: str | None,
                    language: str | None = None) -> Retriever:
     """The snapshot by id, prefix, name (in --kb, else $KB_PATH) or directory; in eval mode the cohort is checked first."""
@@ -158,4 +173,5 @@ def _open_snapshot(snapshot: str, *, kb: Path | None, eval_mode: bool, operator_
     if eval_mode:
         manifest = read_manifest(path)
         check_eval_mode(manifest.dump(), operator_id or "", where=f"snapshot {manifest.id[:12]} ({manifest.name})")
+        check_derivation(path, manifest, kb)
     return SnapshotRetriever(Snapshot.open(path), language)

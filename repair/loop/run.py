@@ -21,7 +21,7 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
                script: Path | None = None, kb: Path | None = None, snapshot: str | None = None,
                eval_mode: bool = False, out: Path | None = None, bounds: Bounds | None = None,
                backend: str | None = None, seed: int | None = None, k: int = 5, timeout_s: float = 60.0,
-               rules_off: tuple[str, ...] = ()) -> RunOutcome:
+               rules_off: tuple[str, ...] = (), policy: str = "strict") -> RunOutcome:
     """Repair CANDIDATE against PROBLEM; with `out`, leave the final candidate (final.py; an AscendC one as
     final.bundle and final.py/final.json/final/ in its own format), trajectory.jsonl and record.json there."""
     problem, candidate = Path(problem), Path(candidate)
@@ -38,7 +38,8 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
     the_worker = make_worker(worker, WorkerOptions(model=model, script=script))
     # one seed for the whole run, so every candidate meets the same inputs and scores compare; it is recorded
     seed = secrets.randbits(31) if seed is None else seed
-    judge = HarnessJudge(problem, backend=backend, seed=seed, timeout_s=timeout_s, rules_off=tuple(rules_off))
+    judge = HarnessJudge(problem, backend=backend, seed=seed, timeout_s=timeout_s, rules_off=tuple(rules_off),
+                         policy=policy)
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from provenance.readfile import read_text
 from repair.engine import EvalResult
 from repair.errors import BadInput
 
@@ -32,7 +33,7 @@ def load_eval(path: str | Path) -> EvalResult:
 
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(read_text(path))
     except OSError as e:
         raise BadInput(f"{path}: cannot read: {e.strerror or e}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -70,7 +71,7 @@ def _candidate_code(candidate_path: str, base_dir: Path | None) -> str:
         candidates.append(base_dir / candidate_path)
     for p in candidates:
         try:
-            return p.read_text(encoding="utf-8", errors="replace")
+            return read_text(p, errors="replace")  # a path from the result: maybe /dev/zero
         except OSError:
             continue
     return ""

@@ -89,3 +89,15 @@ def test_no_change():
 def test_several_problems_are_all_reported():
     r = _edit(make_record(1, status="failed", full=(1, 20), verdicts=("violation",)), run_id="")
     assert set(_codes(r)) == {"not-repaired", "match-below-threshold", "integrity-not-clean", "provenance-missing"}
+
+
+def test_the_gate_requires_the_strict_integrity_policy_unless_told():
+    r = make_record(1)
+    lax = r.model_copy(update={"integrity_history": [a.model_copy(update={"policy": "epilogue"})
+                                                     for a in r.integrity_history]})
+    assert _codes(lax) == ["integrity-policy"] * len(r.integrity_history)
+    assert "requires strict" in gate(lax)[0].message
+    assert _codes(lax, accept_policy="epilogue") == []
+    # a strict record dumps as it did before the field existed (its hash is unchanged)
+    assert "policy" not in r.integrity_history[0].model_dump(by_alias=True, exclude_none=True)
+    assert lax.integrity_history[0].model_dump()["policy"] == "epilogue"

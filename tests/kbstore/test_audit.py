@@ -250,3 +250,14 @@ def test_the_audit_finds_the_cohort_files_from_another_working_directory(audited
     assert cohort_dir(old) == a["cohort"]  # beside the KB (the working directory is elsewhere)
     monkeypatch.chdir(a["root"])
     assert cohort_dir(old) == a["cohort"].relative_to(a["root"]) or cohort_dir(old).resolve() == a["cohort"]
+
+
+def test_the_rule_a_snapshot_was_frozen_with_is_read_from_its_recorded_config():
+    from kbstore.audit import _rule_text
+
+    now = _rule_text(OverlapConfig().model_dump(mode="json"))
+    assert f"score >= {OverlapConfig().threshold}" in now and "max(0, A -" in now
+    # a snapshot of the op-alignment rule before ops_null (fields this config no longer has)
+    before = {"threshold": 0.47, "min_cover": 32, "tokens_alone": 0.65, "ops_full_weight": 6.0, "ops_discount": 0.85}
+    assert "T*0.47/0.65" in _rule_text(before) and "0.85 * t * A" in _rule_text(before)
+    assert "ops (cross-language): containment >= 0.9" in _rule_text({"threshold": 0.65, "ops_threshold": 0.9})

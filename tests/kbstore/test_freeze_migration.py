@@ -66,3 +66,50 @@ def test_fingerprints_of_scheme_ts2_get_their_op_streams_from_m005(tmp_path):
         assert "m005_fingerprint_scheme_ts3" in M.applied(store.con)
         rows = store.con.execute("SELECT entry_id, record_sha256, role, packed, scheme FROM fingerprints").fetchall()
     assert {tuple(r[:3]): bytes(r[3]) for r in rows} == current and {r[4] for r in rows} == {SCHEME}
+
+
+def test_m006_recomputes_c_blobs_and_carries_python_ones_over(tmp_path):
+    """ts3 -> ts4 changed only C-family op streams: a Python ts3 blob is restamped as it is, a C one recomputed."""
+    from ingest.api import ingest
+    from ingest.synthetic import make_record, write_record
+    from kbstore.embed import HashEmbedder
+    from provenance.fingerprint import SCHEME
+
+    c_code = ("void k(const float* w, const float* x, float* acc, int M, int K) {\n"
+              "    for (int k = 0; k < K; ++k)\n        for (int m = 0; m < M; ++m)\n"
+              "            acc[m] += w[m * K + k] * x[k];\n}\n")
+    write_record(make_record(7, source=CODE.replace("* 2", "* 3"), repaired=CODE, family="misc"),
+                 tmp_path / "records" / "py.json")
+    rec = make_record(8, source=c_code.replace("+=", "="), repaired=c_code, family="misc")
+    write_record(rec.model_copy(update={"language": "cpp"}), tmp_path / "records" / "c.json")
+    kb = tmp_path / "kb"
+    ingest([tmp_path / "records"], kb, embedder=HashEmbedder())
+    con = duckdb.connect(str(kb / "kb.duckdb"))
+    rows = con.execute("SELECT f.entry_id, f.record_sha256, f.role, f.packed, r.canonical_json FROM fingerprints f "
+                       "JOIN records r ON r.sha256 = f.record_sha256").fetchall()
+    current, is_c = {}, {}
+    for eid, record, role, blob, raw in rows:
+        key, blob = (eid, record, role), bytes(blob)
+        current[key], is_c[key] = blob, '"cpp"' in raw
+        fps = unpack_fingerprints(blob)
+        # a ts3 blob: another stamp, and (to tell a carried-over blob from a recomputed one) one more hash
+        old = pack_fingerprints([f.model_copy(update={"scheme": "ts3", "hashes": f.hashes + [12345],
+                                                      "positions": f.positions + [0],
+                                                      "line_start": f.line_start + [1], "line_end": f.line_end + [1]})
+                                 for f in fps])
+        con.execute("UPDATE fingerprints SET packed = ?, scheme = 'ts3' WHERE entry_id = ? AND record_sha256 = ? "
+                    "AND role = ?", [old, *key])
+    assert any(is_c.values()) and not all(is_c.values())
+    con.execute("DELETE FROM _migrations WHERE name = 'm006_fingerprint_scheme_ts4'")
+    con.close()
+    with Store.open(KBPaths(kb), write=True) as store:
+        assert "m006_fingerprint_scheme_ts4" in M.applied(store.con)
+        after = {tuple(r[:3]): (bytes(r[3]), r[4]) for r in store.con.execute(
+            "SELECT entry_id, record_sha256, role, packed, scheme FROM fingerprints").fetchall()}
+    for key, (blob, scheme) in after.items():
+        assert scheme == SCHEME
+        hashes = [f.hashes for f in unpack_fingerprints(blob)]
+        if is_c[key]:
+            assert blob == current[key]  # recomputed from the record's code
+        else:
+            assert all(h[-1] == 12345 for h in hashes)  # carried over: the stored payload kept, restamped

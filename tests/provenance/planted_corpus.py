@@ -2,13 +2,15 @@
 
 examples/<op>/correct.py  15 operators, read in place from the example suite
 data/triton/      the 5 operators written for this corpus
-data/ports/       C/C++/CUDA/AscendC ports of 13 of them, written as a porting engineer would
+data/ports/       C/C++/CUDA/AscendC ports of 11 of them, written as a porting engineer would
+data/ambiguous/   ports no content can attribute (kind "ambiguous"; the reason is each file's `ambiguous:` line)
 data/independent/ other implementations of the same families, other operators, boilerplate-only code
 
 entries() holds, for every operator, its file and disguised copies (labelled with the operator) and
 its ports, plus the independent files (unlabelled). Against a cohort of some operators, the entries of
 those operators are positives; everything else (other operators, their copies and ports, independent
-code) must not be flagged. Deterministic. Used by the tests and bench/bench_overlap.py.
+code) must not be flagged, except the ambiguous entries, which are neither. Deterministic. Used by the
+tests and bench/bench_overlap.py.
 """
 from __future__ import annotations
 
@@ -45,7 +47,8 @@ class Entry:
     id: str
     parts: dict[str, tuple[str, str]]  # part -> (code, language)
     source: str | None  # the cohort operator it copies; None for independent code
-    kind: str  # rename, reformat, ..., port, independent, other-operator, boilerplate
+    kind: str  # rename, reformat, ..., port, ambiguous, independent, boilerplate
+    reason: str = ""  # why an ambiguous entry is (its file's label)
 
 
 def _read(p: Path) -> tuple[str, str]:
@@ -66,6 +69,16 @@ def ports() -> dict[str, list[Path]]:
     out: dict[str, list[Path]] = {}
     for p in sorted((DATA / "ports").iterdir()):
         out.setdefault(p.stem.split("__")[0], []).append(p)
+    return out
+
+
+def ambiguous() -> list[tuple[str, Path, str]]:
+    """(operator, file, reason) of each ambiguous port: the operator is the file's stem, the reason its label."""
+    out = []
+    for p in sorted((DATA / "ambiguous").iterdir()):
+        if p.suffix in _LANG:
+            label = next(ln for ln in p.read_text().splitlines() if "ambiguous:" in ln)
+            out.append((p.stem, p, label.split("ambiguous:", 1)[1].strip()))
     return out
 
 
@@ -103,6 +116,8 @@ def entries(seed: int = 0) -> list[Entry]:
     for op, paths in ports().items():
         for p in paths:
             out.append(Entry(f"{op}/port:{p.name}", {"after": _read(p)}, op, "port"))
+    for op, p, reason in ambiguous():
+        out.append(Entry(f"{op}/ambiguous:{p.name}", {"after": _read(p)}, op, "ambiguous", reason))
     for p in independents():
         kind = "boilerplate" if p.stem.startswith("boiler") else "independent"
         out.append(Entry(f"indep/{p.name}", {"after": _read(p)}, None, kind))

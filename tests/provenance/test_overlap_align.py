@@ -87,7 +87,7 @@ def test_stored_op_streams_round_trip_and_older_blobs_are_read():
     old = [f.model_copy(update={"scheme": "ts2", "stream": [], "stream_lines": []}) for f in fps]
     v1 = _fpk1(old)
     assert [v.stream for v in unpack_views(v1)] == [[], []]
-    assert refreshed(v1, GELU, "triton") == blob and SCHEME == "ts3"
+    assert refreshed(v1, GELU, "triton") == blob and SCHEME == "ts4"
 
 
 def _fpk1(fps) -> bytes:
@@ -114,7 +114,9 @@ def test_shared_boilerplate_without_shared_computation_scores_under_the_threshol
     cfg = OverlapConfig(report_floor=0.0, report_min_shared=1)
     index = OverlapIndex.build({"gelu.py": (GELU, "python")}, cfg)
     copy, boiler = _best(index, GELU_HELPER), _best(index, BOILER)
-    assert copy.flagged and copy.aligned == 1.0 and copy.aligned_unit == "bias_gelu_kernel"
+    # the copy's computation is the cohort kernel's: its score is all its text (what the threshold then decides)
+    assert copy.aligned == 1.0 and copy.aligned_unit == "bias_gelu_kernel" and copy.score == copy.containment
+    assert copy.flagged == (copy.score >= cfg.threshold) and copy.score > boiler.score
     assert copy.aligned_cohort_lines[0] >= 10 and copy.aligned_entry_lines[0] >= 15  # the kernel; the helper's call
     # boilerplate: most of the text is shared, little of the computation
     assert boiler.containment > boiler.score and boiler.aligned < 0.5 and not boiler.flagged
@@ -129,8 +131,29 @@ def test_the_score_is_the_smaller_of_text_and_trusted_computation():
                      dice=0.5, shared=20, entry_fingerprints=30, cohort_fingerprints=25, covered=200, longest_run=40,
                      aligned=0.2, aligned_weight=12.0)
     assert score(m, cfg) == 0.2  # fully trusted alignment: the computation is not the cohort's
-    low = m.model_copy(update={"aligned_weight": 0.0})  # ops tell nothing: the text alone, at tokens_alone
-    assert score(low, cfg) == pytest.approx(0.9 * cfg.threshold / cfg.tokens_alone, abs=1e-4)
+    low = m.model_copy(update={"aligned_weight": cfg.ops_min_weight})  # ops tell nothing: the text alone
+    assert score(low, cfg) == 0.9
+    half = m.model_copy(update={"aligned_weight": (cfg.ops_min_weight + cfg.ops_full_weight) / 2})
+    assert score(half, cfg) == pytest.approx(0.5 * 0.2 + 0.5 * 0.9, abs=1e-4)
+    assert score(m.model_copy(update={"aligned": 0.95}), cfg) == 0.9  # an alignment above the text does not raise it
     assert score(m.model_copy(update={"covered": 10}), cfg) == 0.0  # too little text to count
-    port = m.model_copy(update={"representation": "ops", "aligned": 0.9})
-    assert score(port, cfg) == pytest.approx(cfg.ops_discount * 0.9, abs=1e-4)
+    # across languages only the alignment beyond what independent implementations reach (ops_null) counts
+    port = m.model_copy(update={"representation": "ops", "aligned": 1.0})
+    assert score(port, cfg) == 1.0
+    assert score(port.model_copy(update={"aligned": cfg.ops_null}), cfg) == 0.0
+    mid = (1 + cfg.ops_null) / 2
+    assert score(port.model_copy(update={"aligned": mid}), cfg) == pytest.approx(0.5, abs=1e-3)
+    assert score(port.model_copy(update={"aligned_weight": cfg.ops_min_weight}), cfg) == 0.0  # a dot product
+
+def test_exp2_with_log2e_and_log2_with_ln2_align_as_exp_and_log():
+    from provenance.align import canonical
+
+    plain = ["LOAD", "REDUCE_MAX", "SUB", "EXP", "REDUCE_SUM", "LOG", "STORE"]
+    rewritten = ["LOAD", "REDUCE_MAX", "SUB", "K:1.4427", "MUL", "EXP2", "REDUCE_SUM", "LOG2", "K:0.693147", "MUL",
+                 "STORE"]
+    assert canonical(rewritten)[0] == tuple(plain)
+    a = align(rewritten, plain)
+    assert a.fraction == 1.0 and a.entry_span == (0, 10) and a.weight == total_weight(rewritten)
+    named = ["LOAD", "SUB", "MUL", "EXP2", "STORE"]  # exp2(x * LOG2E) with the constant a name
+    assert align(named, ["LOAD", "SUB", "EXP", "STORE"]).fraction == 1.0
+    assert canonical(["EXP2", "LOG2"])[0] == ("EXP2", "LOG2")  # a bare exp2 is an exp2

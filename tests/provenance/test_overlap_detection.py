@@ -6,24 +6,27 @@ from provenance.fingerprint import fingerprints
 from provenance.overlap import OverlapIndex
 from provenance.overlap_rules import OverlapConfig, OverlapMatch, decide, score
 
-# measured limit, documented in provenance.opstream: kernels of fewer than 7 ops are not told
-# apart across languages (matmul and a row-wise dot product are both LOAD LOAD MUL REDUCE_SUM STORE)
-SHORT_PORTS = {"matmul/port:matmul.cpp", "rowwise_dot/port:rowwise_dot.c"}
-# measured limit of the score chosen on heldout/overlap's tune half (threshold 0.47, op alignment across
-# languages): this one-author corpus has operators that compute nearly the same thing (layernorm, rmsnorm and
-# batchnorm; softmax, log_softmax and cross_entropy; rowwise_dot and sum_lastdim; matmul and transpose_copy's
-# tiling), and these entries are also flagged against such a sibling (the independent ones: a C LayerNorm
-# (Welford) and a C online softmax align with rmsnorm / cross_entropy across languages, a Triton log-softmax
-# shares cross_entropy's text and ops). Any other cross-operator flag fails.
-CONFUSED = {
-    "cross_entropy/port:cross_entropy.c", "indep/layernorm_welford.c", "indep/logsoftmax_lse.py",
-    "indep/softmax_online.c", "layernorm/port:layernorm.c", "layernorm/port:layernorm__warp.cu",
-    "log_softmax/port:log_softmax.c", "rmsnorm/port:rmsnorm.cpp", "softmax/port:softmax.c",
-    "softmax/port:softmax__ascendc.cpp", "softmax/port:softmax__rowthread.cu", "matmul/paste",
-    "matmul/original", "matmul/rename", "matmul/reformat", "matmul/reorder", "matmul/small-edit",
-    "matmul/disguise", "matmul/repair-pair", "matmul/kernel-only",
-    "rowwise_dot/original", "rowwise_dot/reformat", "rowwise_dot/rename", "rowwise_dot/repair-pair",
-}
+
+
+def _judged(e) -> bool:
+    """Ambiguous entries (tests/provenance/data/ambiguous, each with its reason) are neither required nor forbidden."""
+    return e.kind != "ambiguous"
+
+
+# Copies that keep the cohort's text are found at the operating point whatever else they change; copies whose text
+# is edited (statements reordered, a line changed, everything disguised) are found while enough of the text
+# survives, the only evidence where a kernel's ops tell nothing (bench/bench_overlap.py prints the counts: 57-60 of
+# 60 at the operating point provenance.operating_point chooses).
+KEEPS_TEXT = {"original", "rename", "reformat", "paste", "kernel-only", "repair-pair", "port"}
+EDITS_TEXT = {"reorder", "small-edit", "disguise"}
+
+
+def _assert_found(positives: list, missed: list) -> None:
+    """Every copy that keeps its text is found; of those that edit it, at least 90% of each kind."""
+    assert not [e.id for e in missed if e.kind in KEEPS_TEXT]
+    for kind in EDITS_TEXT:
+        n = sum(e.kind == kind for e in positives)
+        assert sum(e.kind == kind for e in missed) <= n // 10, (kind, [e.id for e in missed])
 
 
 @pytest.fixture(scope="module")
@@ -39,40 +42,54 @@ def _index(ops, config=None):
 
 
 @pytest.mark.parametrize("fold", [0, 1])
-def test_every_disguised_copy_is_flagged_against_its_source_and_nothing_independent_is(kb, fold):
+def test_nothing_independent_is_flagged_and_the_copies_are_found(kb, fold):
     entries, fps = kb
     cohort = corpus.FOLDS[fold]
     scan = _index(cohort).scan(fps)
     flagged = scan.flagged()
     assert scan.n_entries == len(entries)
-    missed, wrong = [], []
-    for e in entries:
+    positives, missed, wrong = [], [], []
+    for e in filter(_judged, entries):
         hits = flagged.get(e.id, [])
         if e.source in cohort:
-            if not any(m.operator_id == e.source for m in hits) and e.id not in SHORT_PORTS:
-                missed.append(e.id)
+            positives.append(e)
+            if not any(m.operator_id == e.source for m in hits):
+                missed.append(e)
         elif hits:
-            wrong.append((e.id, [(m.cohort_file, m.representation, m.containment) for m in hits]))
-    assert not missed
-    assert not [w for w in wrong if w[0] not in CONFUSED]
+            wrong.append((e.id, [(m.cohort_file, m.representation, m.score) for m in hits]))
+    assert not wrong
+    _assert_found(positives, missed)
+    assert len([e for e in entries if e.kind == "independent"]) >= 20  # the zero above covers them
     kinds = {e.kind for e in entries if e.source in cohort}
     assert {"rename", "reformat", "reorder", "small-edit", "disguise", "paste", "kernel-only", "port"} <= kinds
 
 
-def test_short_kernels_are_a_known_cross_language_limit(kb):
-    """The matmul port matches its op stream exactly, but 5 ops are too few to attribute."""
-    _, fps = kb
-    ms = _index(["matmul"], OverlapConfig(report_min_shared=1)).match("port", dict(fps)["matmul/port:matmul.cpp"])
-    assert [(m.representation, m.containment, m.longest_run, m.flagged) for m in ms] == [("ops", 1.0, 5, False)]
+def test_the_ambiguous_ports_are_what_their_labels_say(kb):
+    """Each ambiguous port aligns exactly with its own operator's kernel, and so does another operator's file:
+    five ops (a dot product) tell nothing, so the port is not flagged."""
+    entries, fps = kb
+    fps = dict(fps)
+    ambiguous = [e for e in entries if e.kind == "ambiguous"]
+    assert {e.id for e in ambiguous} == {"matmul/ambiguous:matmul.cpp", "rowwise_dot/ambiguous:rowwise_dot.c"}
+    cfg = OverlapConfig(report_min_shared=1)
+    for e in ambiguous:
+        assert "dot product" in e.reason
+        index = _index([e.source], cfg)
+        for other in (e.id, "indep/conv1d.c", *[a.id for a in ambiguous if a is not e]):
+            ms = [m for m in index.match("x", fps[other]) if m.representation == "ops"]
+            assert [(m.aligned, m.aligned_weight, m.flagged) for m in ms] == [(1.0, 3.0, False)], other
 
 
 def test_each_operator_alone_flags_only_its_own_copies(kb):
     entries, fps = kb
+    positives, missed = [], []
     for op in corpus.originals():
         flagged = _index([op]).scan(fps).flagged()
-        got = set(flagged)
-        want = {e.id for e in entries if e.source == op} - SHORT_PORTS
-        assert want <= got and got - want <= CONFUSED, op
+        mine = [e for e in entries if e.source == op and _judged(e)]
+        assert {e.id for e in entries if _judged(e) and e.id in flagged} <= {e.id for e in mine}, op
+        positives += mine
+        missed += [e for e in mine if e.id not in flagged]
+    _assert_found(positives, missed)
 
 
 def test_ports_are_found_by_the_op_stream_with_line_evidence(kb):
@@ -194,9 +211,14 @@ def test_the_examples_cohort_manifest(kb):
     m = load_manifest(path)
     to_corpus = {op.id: Path(op.files[0]).parent.name for op in m.operators}
     flagged = OverlapIndex.from_manifest(m).scan(fps).flagged()
-    for e in entries:
+    positives, missed = [], []
+    for e in filter(_judged, entries):
         got = {to_corpus[x.operator_id] for x in flagged.get(e.id, [])}
-        if e.source in to_corpus.values() and e.id not in SHORT_PORTS:
-            assert e.source in got, e.id
-        elif e.source not in to_corpus.values() and e.id not in CONFUSED:
+        if e.source in to_corpus.values():
+            assert got <= {e.source}, e.id
+            positives.append(e)
+            if not got:
+                missed.append(e)
+        else:
             assert not got, e.id  # incl. boiler_problem.py, the KernelBench scaffolding every problem.py shares
+    _assert_found(positives, missed)

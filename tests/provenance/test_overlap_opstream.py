@@ -120,3 +120,18 @@ def test_a_defaulted_constructor_has_no_body_and_is_no_error():
             "        for (int i = 0; i < n; ++i) y[i] = expf(x[i]);\n    }\n};\n")
     assert ops_of(code, "cpp") == ops_of("void f(float* y, const float* x, int n) {\n"
                                          "    for (int i = 0; i < n; ++i) y[i] = expf(x[i]);\n}\n", "cpp")
+
+
+def test_an_array_accumulator_is_a_running_sum_whichever_loop_it_runs_over():
+    """A port that interchanges its loops for the memory layout keeps its reductions."""
+    inner = ("void k(const float* w, const float* x, float* y, int M, int K) {\n"
+             "    for (int m = 0; m < M; ++m) { float acc = 0.0f;\n"
+             "        for (int k = 0; k < K; ++k) acc += w[m * K + k] * x[k];\n        y[m] = acc; }\n}\n")
+    outer = ("void k(const float* w, const float* x, float* acc, int M, int K) {\n"
+             "    for (int k = 0; k < K; ++k)\n        for (int m = 0; m < M; ++m)\n"
+             "            acc[m] += w[m * K + k] * x[k];\n}\n")
+    assert "REDUCE_SUM" in ops_of(inner, "cpp") and "REDUCE_SUM" in ops_of(outer, "cpp")
+    # an elementwise in-place add is not a reduction: every enclosing loop indexes the target
+    inplace = ("void k(const float* x, float* y, int n, int m) {\n    for (int i = 0; i < n; ++i)\n"
+               "        for (int j = 0; j < m; ++j) y[i * m + j] += x[i * m + j];\n}\n")
+    assert "REDUCE_SUM" not in ops_of(inplace, "cpp")

@@ -35,3 +35,24 @@ def test_a_tree_is_redacted_in_its_strings_and_keeps_its_shape():
     tree = {"message": "got secret-value-123", "cases": [{"error": "x secret-value-123"}, 3, None], "n": 2}
     assert redact_tree(tree, env) == {"message": "got [redacted:ANTHROPIC_API_KEY]",
                                       "cases": [{"error": "x [redacted:ANTHROPIC_API_KEY]"}, 3, None], "n": 2}
+
+
+def test_a_dotenv_password_a_shadow_hash_and_reversed_keys_are_replaced():
+    """#30: a crash message carried /etc/shadow's hash line, a .env password and a reversed key."""
+    env = {"OPENAI_API_KEY": "sk-proj-AbCdEf0123456789AbCdEf"}
+    dotenv = 'DB_PASSWORD=hunter2\nexport SERVICE_TOKEN="short one"\npassword: s3cr3t!\n'
+    shadow = "root:$6$rounds=5000$saltsalt$Q8nUuY1bq0zj2kT.3vGQh0pm/nUq:19000:0:99999:7:::\n" \
+             "admin:$y$j9T$abcdefghijkl$mnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQ:19000::::::"
+    out = redact(dotenv + shadow + "\nfound " + env["OPENAI_API_KEY"][::-1] + " and "
+                 + "ghp_" + "a1" * 18 + "x"[::-1] + " " + ("ghp_" + "b2" * 18)[::-1], env)
+    for secret in ("hunter2", "short one", "s3cr3t!", "Q8nUuY1bq0zj2kT", "mnopqrstuvwxyz", env["OPENAI_API_KEY"][::-1],
+                   ("ghp_" + "b2" * 18)[::-1]):
+        assert secret not in out, secret
+    assert out.startswith("DB_PASSWORD=[redacted]\nexport SERVICE_TOKEN=[redacted]\npassword: [redacted]\nroot:")
+    assert "[redacted:OPENAI_API_KEY]" in out
+
+
+def test_code_that_only_names_keys_is_left_as_written():
+    code = ("    SORT_KEY: tl.constexpr = 4\nkey = torch.randn(3)\nMAX_TOKENS=4096\nHASH_KEY = 1024\n"
+            "error: 'TILING_KEY_IS' was not declared; tiling_key = 3; cost $5 for 10 items\n")
+    assert redact(code, {}) == code

@@ -5,8 +5,10 @@ the emulator's faults name the candidate's own file and line; a direct launch's 
 becomes `launch_blocks(blocks, &k, ...)`), beside two generated units: the kernel unit includes the emulation
 (`include/kernel_operator.h`), the registered tiling struct and the kernel, then the launcher that runs the entry
 once per block; the host unit (msopgen formats) includes the OpDef and TilingFunc and the C functions that run
-the tiling. The library is cached by the sha256 of everything that makes it (sources, headers, compiler, flags);
-a compile error is cached too, and comes back as a `compile-error` result.
+the tiling. The library is cached (repair/ascendc/emu/cache.py) by the sha256 of everything that makes it (sources,
+the emulation's headers, the compiler's identity, flags), checked against every other header g++ read; a compile
+error is cached too, and comes back as a `compile-error` result. Before anything is compiled, an include that
+could read outside the candidate's files and the emulation's headers is refused (repair/ascendc/emu/includes.py).
 """
 from __future__ import annotations
 
@@ -14,20 +16,17 @@ import functools
 import os
 import re
 import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from provenance.canonical import content_hash, sha256_text
 from repair.ascendc.candidate import AscendCCandidate, SourceFile, snake
-from repair.errors import EnvironmentMissing, RepairError
+from repair.ascendc.emu import cache
+from repair.ascendc.emu.compiler import FLAGS, OPT, compiler, identity, run
+from repair.errors import RepairError
 
-ABI = "ascendc-cpu/1"
+ABI = "ascendc-cpu/2"
 INCLUDE = Path(__file__).resolve().parent / "include"
-FLAGS = ("-std=c++17", "-fPIC", "-fvisibility=hidden", "-w", "-pipe", "-fmax-errors=8")
-# the kernel's vector loops are what runs per case; the host's tiling runs once and compiles faster unoptimised
-OPT = {"ascendc_emu_kernel.cpp": "-O2", "ascendc_emu_host.cpp": "-O0"}
 LAUNCHER = "ascendc-cpu launcher"
 _LAUNCH = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^<>;(){}]*>)?)\s*<<<([^;{}]*?)>>>\s*\(\s*(\)?)")
 _TILING_INCLUDE = re.compile(r'#\s*include\s*"([\w.-]+\.h)"')
@@ -138,7 +137,13 @@ def plan_emu_build(cand: AscendCCandidate, *, launch_fn: str | None = None) -> E
                                                  *[f'#include "{h}"\n' for h in hosts]])
         units.append("ascendc_emu_host.cpp")
     dirs = sorted({str(Path(p).parent) for p in files if "/" in p})
-    key = content_hash({"abi": ABI, "compiler": compiler()[1], "flags": [*FLAGS, OPT], "headers": headers_digest(),
+    from repair.ascendc.emu.includes import refused_includes
+
+    refused = refused_includes(files)
+    if refused:  # before the compiler opens anything: /etc/shadow, a FIFO, /proc/self/fd/1, a header outside
+        raise CompileError("the candidate's C++ would make the compiler read outside its own files and the "
+                           "emulation's headers:\n" + "\n".join(refused[:8]))
+    key = content_hash({"abi": ABI, "compiler": identity(), "flags": [*FLAGS, OPT, *_DEPS], "headers": headers_digest(),
                         "files": files, "units": units, "entry": entry, "variants": variants})
     return EmuBuild(files, tuple(units), tuple(dirs), entry, key, variants)
 
@@ -215,21 +220,9 @@ def _c_string(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
-# -- the compiler, the headers, the cache ------------------------------------------------------------------------
+# -- the headers, the precompiled headers, the build ------------------------------------------------------------
 
-@functools.cache
-def compiler() -> tuple[str, str]:
-    """(path, identity) of the C++ compiler: $CXX, else g++; EnvironmentMissing when there is none."""
-    name = os.environ.get("CXX") or "g++"
-    path = shutil.which(name)
-    if path is None:
-        raise EnvironmentMissing(f"backend ascendc-cpu needs a C++17 compiler with _Float16 (g++ >= 12): "
-                                 f"{name} is not on PATH (set CXX, or install g++)")
-    try:
-        out = subprocess.run([path, "-dumpfullversion", "-dumpmachine"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise EnvironmentMissing(f"backend ascendc-cpu: {path} does not run ({e})") from None
-    return path, f"{Path(path).name} {' '.join(out.stdout.split())}"
+_DEPS = ("-MD",)  # every unit's dependency output: the headers it read, checked when the entry is used
 
 
 @functools.cache
@@ -240,145 +233,145 @@ def headers_digest() -> str:
 
 
 def cache_root() -> Path:
-    """$REPAIR_ASCENDC_CACHE, else $XDG_CACHE_HOME/nearmiss/ascendc-cpu, else ~/.cache/nearmiss/ascendc-cpu."""
-    if os.environ.get("REPAIR_ASCENDC_CACHE"):
-        return Path(os.environ["REPAIR_ASCENDC_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "nearmiss" / "ascendc-cpu"
+    return cache.cache_root()
 
 
-def entry_dir(build: EmuBuild) -> Path:
-    """The build's cache directory (made here: a confined candidate process may write only there and its scratch)."""
-    d = cache_root() / build.key[:40]
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+def writable_dirs() -> list[str]:
+    """What a confined candidate process may write while it builds (made now, checked): the cache root, where its
+    build is staged and renamed into place. Only this module's code and g++ run then; once the library is built
+    the candidate process gives that right up (candidate_role) before any of the candidate's code runs."""
+    return [str(cache.checked_root())]
 
 
-def cached(build: EmuBuild) -> Path | None:
-    lib = entry_dir(build) / "lib.so"
-    return lib if lib.is_file() else None
-
-
-# -- precompiled headers: the emulation parsed once per cache, not once per candidate -------------------------------
-
+# precompiled headers: the emulation parsed once per cache, not once per candidate
 PCH = {"ascendc_emu_kernel.cpp": "ascendc_emu/kernel_unit.h", "ascendc_emu_host.cpp": "ascendc_emu/host_unit.h"}
+_PCH_CHECKED: set[str] = set()  # checked in this process (the fork server: its candidate processes inherit it)
 
 
-def _pch_dir() -> Path:
-    key = content_hash({"abi": ABI, "compiler": compiler()[1], "flags": [*FLAGS, OPT], "headers": headers_digest()})
-    return cache_root() / f"pch-{key[:24]}"
+def _pch_name() -> str:
+    key = content_hash({"abi": ABI, "compiler": identity(), "flags": [*FLAGS, OPT], "headers": headers_digest()})
+    return f"pch-{key[:24]}"
 
 
 def usable_pch() -> Path | None:
     """The include directory holding the precompiled headers (a copy of the emulation's, with its .gch files), or
-    None when none has been made for these headers, compiler and flags."""
-    d = _pch_dir()
-    return d / "include" if (d / "ready").is_file() else None
+    None when none has been made for these headers, compiler and flags, or the one there fails its checks."""
+    try:
+        d = cache.checked_root() / _pch_name()
+    except cache.CacheRefused:
+        return None
+    if str(d) in _PCH_CHECKED and (d / "ready").is_file():
+        return d / "include"
+    if cache.valid(d) is None or not (d / "ready").is_file():
+        return None
+    _PCH_CHECKED.add(str(d))
+    cache.touch(d)
+    return d / "include"
 
 
 def prepare_pch(*, timeout_s: float = 300.0) -> Path | None:
     """Make the precompiled headers when they are missing (outside any candidate's sandbox: the fork server does it
-    before its first candidate, so no candidate can write what every later build reads). None when g++ cannot."""
+    before its first candidate, so no candidate can write what every later build reads). None when g++ cannot,
+    or the cache is refused (the engine reports that: AscendCCPU.check_available)."""
     done = usable_pch()
     if done is not None:
         return done
-    final = _pch_dir()
     try:
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".pch-", dir=final.parent))
-    except OSError:
+        work = cache.staging("pch")
+    except (cache.CacheRefused, OSError):
         return None  # a cache that cannot be written: every build parses the headers itself
     try:
-        shutil.copytree(INCLUDE, tmp / "include")
+        entry = work / "entry"
+        shutil.copytree(INCLUDE, entry / "include")
         cxx = compiler()[0]
-        procs = [subprocess.Popen([cxx, *FLAGS, OPT[unit], "-I", str(tmp / "include"), "-x", "c++-header",
-                                   str(tmp / "include" / header), "-o", str(tmp / "include" / f"{header}.gch")],
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
-                 for unit, header in PCH.items()]
-        for p in procs:
-            _finish(p, timeout_s)
-        if any(p.returncode != 0 for p in procs):
-            return None  # builds go on without them (slower); a candidate meets the same error in its own build
-        (tmp / "ready").write_text("", encoding="utf-8")
-        try:
-            os.rename(tmp, final)
-        except OSError:  # another process made them first
-            pass
+        for unit, header in PCH.items():  # one at a time: the memory budget is one compiler's
+            code, _ = run([cxx, *FLAGS, OPT[unit], "-I", str(entry / "include"), "-x", "c++-header", "-MD", "-MF",
+                           str(work / f"{unit}.d"), str(entry / "include" / header), "-o",
+                           str(entry / "include" / f"{header}.gch")], cwd=work, timeout_s=timeout_s,
+                          log=work / f"{unit}.log")
+            if code != 0:
+                return None  # builds go on without them (slower); a candidate meets the same error in its own build
+        (entry / "ready").write_text("", encoding="utf-8")
+        deps = cache.dependencies(list(work.glob("*.d")), skip=[entry, INCLUDE])
+        name = _pch_name()
+        cache.write_meta(entry, name, deps=deps, extra={"compiler": identity()})
+        cache.enforce_cap(keep=(cache.publish(entry, name),))
         return usable_pch()
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        cache.remove_tree(work)
 
 
 def build_library(build: EmuBuild, *, timeout_s: float = 300.0) -> Path:
     """The library, from the cache or compiled now; CompileError with the compiler's message when it does not build.
     The precompiled headers are used where they have been made (prepare_pch), never made here."""
-    d = entry_dir(build)
-    lib, err = d / "lib.so", d / "error.txt"
-    if lib.is_file():
-        return lib
-    if err.is_file():
-        raise compile_failure(err.read_text(encoding="utf-8"))
-    work = Path(tempfile.mkdtemp(prefix="build-", dir=d))
+    hit = cache.lookup(build.key)
+    if hit is not None:
+        if (hit / "error.txt").is_file():
+            raise compile_failure((hit / "error.txt").read_text(encoding="utf-8"))
+        return hit / "lib.so"
+    work = cache.staging("build")  # beneath the cache's tmp/: a build killed with its process is removed later
     try:
-        for rel, text in build.files.items():
-            (work / rel).parent.mkdir(parents=True, exist_ok=True)
-            (work / rel).write_text(text, encoding="utf-8")
-        cxx = compiler()[0]
-        inc = ["-I", str(usable_pch() or INCLUDE), *[a for p in build.include_dirs for a in ("-I", str(work / p))],
-               "-I", str(work)]
-        procs = [subprocess.Popen([cxx, *FLAGS, _opt(u), *inc, "-c", u, "-o", f"{u}.o"], cwd=work,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
-                                  env=_c_locale())
-                 for u in build.units]
-        outputs = [_finish(p, timeout_s) for p in procs]
-        failed = [(p.returncode, out) for p, out in zip(procs, outputs) if p.returncode != 0]
-        kernels = [u for u in build.units if u.startswith("ascendc_emu_kernel")]
-        others = [f"{u}.o" for u in build.units if u not in kernels]
-        for i, k in enumerate(kernels if not failed else []):  # one library per kernel unit (per dtype variant)
-            # undefined symbols (a kernel entry declared, never defined) fail here, not at dlopen
-            link = subprocess.Popen([cxx, "-shared", "-fPIC", f"{k}.o", *others, "-o", build.library_name(i),
-                                     "-Wl,--no-undefined"], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, text=True, env=_c_locale())
-            out = _finish(link, timeout_s)
-            if link.returncode != 0:
-                failed = [(link.returncode, out)]
-                break
-        if failed:
-            message = _message("\n".join(out for _, out in failed), work)
-            if all(code > 0 for code, _ in failed) and not _UNSURE.search(message):  # the candidate's own error
-                _write_atomic(err, message)
-            raise compile_failure(message)
-        for i in range(len(build.variants)):
-            os.replace(work / build.library_name(i), d / build.library_name(i))
-        if build.variants:  # lib.so: the first variant's library, for what opens the build before a call picks one
-            shutil.copyfile(d / build.library_name(0), work / "lib.so")
-        os.replace(work / "lib.so", lib)  # last: its presence says every library of the build is there
-        try:  # the sources as compiled, for whoever debugs the candidate
-            shutil.copytree(work, d / "src", ignore=shutil.ignore_patterns("*.o", "*.so"))
-        except OSError:
-            pass  # another build of the same sources kept them first
-        return lib
+        return _build(build, work, timeout_s)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        cache.remove_tree(work)
+
+
+def _build(build: EmuBuild, work: Path, timeout_s: float) -> Path:
+    src, entry = work / "src", work / "entry"
+    for rel, text in build.files.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text, encoding="utf-8")
+    entry.mkdir()
+    cxx, pch = compiler()[0], usable_pch()
+    inc = ["-I", str(pch or INCLUDE), *[a for p in build.include_dirs for a in ("-I", str(src / p))], "-I", str(src)]
+    failed = None
+    for u in build.units:  # one compiler at a time: together they may use the candidate's memory budget once
+        code, out = run([cxx, *FLAGS, _opt(u), *inc, *_DEPS, "-MF", f"{u}.d", "-c", u, "-o", f"{u}.o"], cwd=src,
+                        timeout_s=timeout_s, log=work / f"{u}.log")
+        if code != 0:
+            failed = (code, out)
+            break
+    kernels = [u for u in build.units if u.startswith("ascendc_emu_kernel")]
+    others = [f"{u}.o" for u in build.units if u not in kernels]
+    for i, k in enumerate(kernels if failed is None else []):  # one library per kernel unit (per dtype variant)
+        # undefined symbols (a kernel entry declared, never defined) fail here, not at dlopen
+        code, out = run([cxx, "-shared", "-fPIC", f"{k}.o", *others, "-o", str(entry / build.library_name(i)),
+                         "-Wl,--no-undefined"], cwd=src, timeout_s=timeout_s, log=work / "link.log")
+        if code != 0:
+            failed = (code, out)
+            break
+    if failed is not None:
+        message = _message(failed[1], src)
+        if failed[0] > 0 and not _UNSURE.search(message):  # the candidate's own error: cached
+            _publish_error(build, entry, message)
+        raise compile_failure(message)
+    if build.variants:  # lib.so: the first variant's library, for what opens the build before a call picks one
+        os.link(entry / build.library_name(0), entry / "lib.so")
+    size = sum(p.stat().st_size for p in entry.iterdir())
+    if size > cache.entry_max_bytes():
+        message = (f"g++ could not build the candidate for ascendc-cpu: its libraries take {size / 2**20:.0f} MB, more "
+                   f"than the {cache.entry_max_bytes() >> 20} MB a cache entry may hold ({cache.ENTRY_MAX_ENV})")
+        _publish_error(build, work / "error", message)
+        raise CompileError(message)
+    shutil.copytree(src, entry / "src", ignore=shutil.ignore_patterns("*.o", "*.so", "*.d"))  # for whoever debugs it
+    deps = cache.dependencies(list(src.glob("*.d")), skip=[src, INCLUDE, *([pch.parent] if pch else [])])
+    cache.write_meta(entry, build.key, deps=deps, extra={"compiler": identity()})
+    d = cache.publish(entry, build.key)
+    cache.enforce_cap(keep=(d, *([pch.parent] if pch else [])))
+    return d / "lib.so"
+
+
+def _publish_error(build: EmuBuild, d: Path, message: str) -> None:
+    d.mkdir(exist_ok=True)
+    for p in d.iterdir():
+        p.unlink()
+    (d / "error.txt").write_text(message, encoding="utf-8")
+    cache.write_meta(d, build.key, deps=[], extra={"compiler": identity()})
+    cache.publish(d, build.key)
 
 
 def _opt(unit: str) -> str:
     return OPT["ascendc_emu_kernel.cpp" if unit.startswith("ascendc_emu_kernel") else unit]
-
-
-def _c_locale() -> dict[str, str]:
-    """The environment as it is now (TMPDIR: the candidate's scratch), the compiler's messages in ASCII."""
-    return {**os.environ, "LC_ALL": "C"}
-
-
-def _finish(proc: subprocess.Popen, timeout_s: float) -> str:
-    try:
-        out, _ = proc.communicate(timeout=timeout_s)
-        return out
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        return f"the compiler took longer than {timeout_s:g}s"
 
 
 def _message(output: str, work: Path) -> str:
@@ -391,9 +384,3 @@ def _message(output: str, work: Path) -> str:
                                                                      "compilation terminated"))]
     text = "\n".join(lines[:40])
     return "g++ could not build the candidate for ascendc-cpu:\n" + (text[:4000] or "(no output)")
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)

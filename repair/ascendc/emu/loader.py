@@ -1,9 +1,10 @@
 """How a candidate process gets an AscendC candidate's ModelNew on ascendc-cpu: read, map, build, load.
 
 The engine's candidate process calls the steps at their places in its confinement: the loader is made (the
-candidate read, its model and binding mapped, its cache directory made) before anything is confined; `build()`
-runs g++ once Landlock lets it write only its scratch and that directory, and before seccomp forbids new
-processes; `load()` opens the library (the candidate's own code first runs here) once everything is confined.
+candidate read, its model and binding mapped, the build cache checked) before anything is confined; `build()`
+runs g++ once Landlock lets it write only its scratch and the build cache, and before seccomp forbids new
+processes; `load()` opens the library (the candidate's own code first runs here) once everything is confined and
+the cache is no longer writable.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Callable
 
 from repair.ascendc.emu.binding import binding_plan
 from repair.ascendc.emu.forward import forward_call
-from repair.ascendc.emu.build import build_library, entry_dir, plan_emu_build, prepare_pch
+from repair.ascendc.emu.build import build_library, plan_emu_build, prepare_pch, writable_dirs
 from repair.ascendc.emu.runner import EmulatedOp, Library, model_class
 from repair.ascendc.load import load_candidate
 
@@ -26,7 +27,7 @@ class EmulatedLoader:
         self.forward = forward_call(self.cand)
         self.plan = binding_plan(self.cand, self.forward.function)
         self.build_plan = plan_emu_build(self.cand, launch_fn=self.plan.launch_fn)
-        self.writable = [str(entry_dir(self.build_plan))]
+        self.writable = writable_dirs()  # the build cache, while it builds (candidate_role gives it up after)
         self.launch_scope = launch_scope
         self.library: Path | None = None
 

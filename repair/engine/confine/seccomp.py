@@ -1,6 +1,8 @@
 """A seccomp filter for candidate processes: no new sockets, and (where asked) no new processes.
 
-A kernel computes on tensors it is handed; it has no use for a socket. Landlock (repair/engine/confine/landlock.py) stops TCP,
+A kernel computes on tensors it is handed; it has no use for a socket, nor for a namespace: unshare(CLONE_NEWUSER)
+(or a clone or setns into one) would make it root, with every capability, inside a user namespace of its own,
+and the filter refuses it (EPERM; clone3, whose flags it cannot read, answers ENOSYS). Landlock (repair/engine/confine/landlock.py) stops TCP,
 but not UDP, raw or netlink sockets, nor connecting to a Unix socket by its path (a shared fork server's, or a
 container's docker.sock). This filter makes socket(2) fail with EPERM, for the process and everything it starts,
 and io_uring_setup(2) too (io_uring can open sockets without calling socket(2)); socketpair(2), which reaches
@@ -29,10 +31,14 @@ _ARCH, _NR, _ARG0 = 4, 0, 16  # offsets in struct seccomp_data (the low half of 
 # machine -> AUDIT_ARCH_*, and the system call numbers the filter names (no fork/vfork on aarch64)
 _ARCHES = {
     "x86_64": (0xC000003E, {"socket": 41, "io_uring_setup": 425, "memfd_create": 319, "clone": 56, "fork": 57,
-                            "vfork": 58, "clone3": 435}),
+                            "vfork": 58, "clone3": 435, "unshare": 272, "setns": 308}),
     "aarch64": (0xC00000B7, {"socket": 198, "io_uring_setup": 425, "memfd_create": 279, "clone": 220,
-                             "clone3": 435}),
+                             "clone3": 435, "unshare": 97, "setns": 268}),
 }
+# the namespace flags: CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET; NEWTIME (0x80) only for
+# unshare (in clone's flags that byte is the exit signal)
+_CLONE_NS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+_UNSHARE_NS = _CLONE_NS | 0x00000080
 
 
 def _assemble(program: list[tuple]) -> bytes:
@@ -50,11 +56,15 @@ def _assemble(program: list[tuple]) -> bytes:
     return b"".join(out)
 
 
-def _program(arch: int, nr: dict[str, int], processes: bool) -> bytes:
-    deny = [(_JEQ_K, "eperm", 0, nr[n]) for n in ("socket", "io_uring_setup", "memfd_create")]
+def _program(arch: int, nr: dict[str, int], processes: bool, memfd: bool = False) -> bytes:
+    deny = [(_JEQ_K, "eperm", 0, nr[n]) for n in ("socket", "io_uring_setup", *([] if memfd else ["memfd_create"]))]
+    # no namespaces: in a user namespace of its own a process is root again, with every capability there
+    deny += [(_JEQ_K, "eperm", 0, nr["setns"]), (_JEQ_K, "unshare", 0, nr["unshare"]),
+             # clone3's flags are behind a pointer a filter cannot read: "not implemented", and the C library
+             # falls back to clone, whose flags it can
+             (_JEQ_K, "enosys", 0, nr["clone3"]), (_JEQ_K, "clone", 0, nr["clone"])]
     if not processes:
         deny += [(_JEQ_K, "eperm", 0, nr[n]) for n in ("fork", "vfork") if n in nr]
-        deny += [(_JEQ_K, "enosys", 0, nr["clone3"]), (_JEQ_K, "clone", 0, nr["clone"])]
     return _assemble([
         (_LD_W_ABS, 0, 0, _ARCH),
         (_JEQ_K, 0, "eperm", arch),  # another ABI: its numbers mean other calls
@@ -64,7 +74,12 @@ def _program(arch: int, nr: dict[str, int], processes: bool) -> bytes:
         (_RET_K, 0, 0, _RET_ALLOW),
         ("label", "clone"),
         (_LD_W_ABS, 0, 0, _ARG0),  # clone's flags
-        (_JSET_K, "allow", "eperm", _CLONE_THREAD),
+        (_JSET_K, "eperm", 0, _CLONE_NS),
+        *([] if processes else [(_JSET_K, "allow", "eperm", _CLONE_THREAD)]),  # a thread, not a process
+        (_RET_K, 0, 0, _RET_ALLOW),
+        ("label", "unshare"),
+        (_LD_W_ABS, 0, 0, _ARG0),
+        (_JSET_K, "eperm", "allow", _UNSHARE_NS),
         ("label", "allow"),
         (_RET_K, 0, 0, _RET_ALLOW),
         ("label", "enosys"),
@@ -79,21 +94,22 @@ class _Fprog(ctypes.Structure):
 
 
 @functools.cache
-def _code(processes: bool) -> bytes | None:
+def _code(processes: bool, memfd: bool = False) -> bytes | None:
     """The filter for this machine, None where there is none for it; made once (in the fork server, by
     prepare(), so that every candidate inherits it)."""
     spec = _ARCHES.get(platform.machine())
-    return None if spec is None else _program(*spec, processes)
+    return None if spec is None else _program(*spec, processes, memfd)
 
 
 def prepare() -> None:
-    _code(True), _code(False), libc().prctl  # noqa: B018 — libc's prctl resolved once
+    _code(True), _code(False), _code(True, True), libc().prctl  # noqa: B018 — libc's prctl resolved once
 
 
-def restrict(*, processes: bool = True) -> bool:
-    """Install the filter on this process for good: no sockets; with processes=False no new processes either.
+def restrict(*, processes: bool = True, memfd: bool = False) -> bool:
+    """Install the filter on this process for good: no sockets, no namespaces, no memfd (unless `memfd`: the
+    reference makes the sealed memfds a case's inputs travel in); with processes=False no new processes either.
     False where it cannot be (another machine, no seccomp); OSError when the kernel refuses it."""
-    code = _code(processes)
+    code = _code(processes, memfd)
     if code is None:
         return False
     no_new_privs()

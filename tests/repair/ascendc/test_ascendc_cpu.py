@@ -4,7 +4,6 @@ goes on; a candidate that does not compile is a `compile-error` with the compile
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -44,9 +43,7 @@ def test_a_near_miss_fails_the_tier_its_label_says():
 
 def test_each_fault_gets_its_status_within_the_timeout_and_the_engine_goes_on():
     emulate(FAULTS.resolve() / "faulty_add.json")  # built ahead (a cold build may take longer than a case)
-    t0 = time.perf_counter()
     r = evaluate(FAULTS / "problem.py", FAULTS / "faulty_add.json", backend="ascendc-cpu", seed=1, timeout_s=4)
-    wall = time.perf_counter() - t0
     status = {c.params["mode"]: (c.status, c.message) for c in r.cases}
     want = {0: ("pass", ""), 1: ("error", "past the end of the unified buffer"), 2: ("mismatch", ""),
             3: ("crash", "writes bytes [800, 4800) of GM tensor z"), 4: ("crash", "1200 bytes past the end of z"),
@@ -59,7 +56,8 @@ def test_each_fault_gets_its_status_within_the_timeout_and_the_engine_goes_on():
     notes = next(c.notes for c in r.cases if c.params["mode"] == 2)
     assert len(notes) == 1 and "DataCopy of 4004 bytes copies 4000" in notes[0] and "faulty_add_kernel.cpp:" in notes[0]
     assert "note: DataCopy of 4004 bytes" in render_table(r)
-    assert wall < 30  # one 4 s hang; the deadlock was found at once
+    # one hang ran to the deadline; the deadlock was found at once (its message names the empty queue, not 4 s)
+    assert [m for m, (st, _) in status.items() if st == "timeout" and "within 4s" in _] == [6]
     again = evaluate(FAULTS / "problem.py", FAULTS / "faulty_add.json", backend="ascendc-cpu", seed=2, tier="compact")
     assert again.passed
 
@@ -72,12 +70,14 @@ def test_a_compile_error_is_every_case_with_the_compilers_message(tmp_path):
     message = r.cases[0].message
     assert "g++ could not build" in message and "correct.json#kernel/add_custom_kernel.cpp:" in message
     assert "expected ';'" in message
-    with pytest.raises(CompileError):  # cached: the same answer without compiling again
-        t0 = time.perf_counter()
-        try:
-            emulate(broken.resolve())
-        finally:
-            assert time.perf_counter() - t0 < 2
+    import repair.ascendc.emu.build as build
+
+    def no_compiler(*a, **kw):
+        raise AssertionError("the compiler ran again")
+
+    with pytest.MonkeyPatch.context() as mp, pytest.raises(CompileError):  # cached: the answer without compiling again
+        mp.setattr(build, "run", no_compiler)  # every compile and link goes through compiler.run
+        emulate(broken.resolve())
 
 
 def test_an_api_the_emulation_lacks_is_unsupported_not_a_compile_error(tmp_path):

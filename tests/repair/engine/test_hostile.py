@@ -71,6 +71,8 @@ KINDS = {
     "monkeypatch": Kind("hostile/monkeypatch.py", "mismatch", "beyond atol", rule="static.monkey-patch"),
     # reading and running the problem cannot be told from a correct kernel by its outputs: the gate catches it
     "exec-problem": Kind("hostile/exec_problem.py", "pass", "", rule="static.reference-import"),
+    # seccomp: no namespace of its own, where it would be root again (#30)
+    "unshare-userns": Kind("hostile/unshare_userns.py", "error", "entered: none; refused:", needs="seccomp"),
     "raise": Kind("cand_raise.py", "error", "ValueError: deliberate failure in forward"),
     "garbage": Kind("cand_garbage.py", "crash", "malformed reply"),  # into stdout, stderr and its reply socket
     # its own environment it reads (the env allow-list decides what is there: test below); other processes'
@@ -202,3 +204,53 @@ def test_no_key_set_in_the_engines_environment_reaches_a_candidate(monkeypatch):
     returned = r.to_json()
     for k, v in keys.items():  # the candidate sends them hex-encoded, past the engine's redaction of secrets
         assert v not in returned and v.encode().hex() not in returned, f"{k} reached the candidate"
+
+
+def _report(message: str) -> dict[str, str]:
+    tail = message.split("hostile problem file: ", 1)[1]
+    return dict(part.split(": ", 1) for part in tail.split("; "))
+
+
+def test_a_hostile_problem_file_sees_no_key_writes_nothing_and_leaves_no_daemon(monkeypatch, tmp_path):
+    """#30: the reference process imports the problem, a file as untrusted as a candidate: it read the engine's keys
+    as root, wrote outside, connected out, and its daemon outlived the evaluation. Now it has no capability, and
+    where candidates are confined it is too (Landlock, seccomp)."""
+    from repair.errors import BadInput
+
+    keys = {"OPENAI_API_KEY": f"sk-test-{secrets.token_hex(12)}",
+            "ANTHROPIC_API_KEY": f"sk-ant-test-{secrets.token_hex(12)}"}
+    for k, v in keys.items():
+        monkeypatch.setenv(k, v)
+    problem = tmp_path / "problem.py"
+    problem.write_text((HOSTILE / "problem_file.py").read_text())
+    be = get_backend()
+    server = ForkServer(be)  # started with the keys in the engine's environment
+    monkeypatch.setitem(sandbox._SERVERS, be.name, server)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    try:
+        with pytest.raises(BadInput) as e:
+            evaluate(problem, DATA / "addrelu_correct.py", tier="compact", seed=1, integrity=False, timeout_s=20)
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody connected
+        report = _report(str(e.value))
+        for k, v in keys.items():
+            assert v.encode().hex() not in report["keys"], f"{k} reached the problem file"
+        confined = confine_candidates(be) and landlock.abi() >= 4
+        if confined:
+            assert report["written outside"] == "none" and report["tcp reached"] == "none", report
+        daemon = report["daemon"]
+    finally:
+        listener.close()
+        server.close()
+        escaped = [p for p in (tmp_path / ESCAPED, Path.home() / ESCAPED, Path("/tmp") / ESCAPED) if p.exists()]
+        for p in escaped:
+            p.unlink()
+    if confined:
+        assert not escaped
+    if daemon.startswith("pid "):  # it forked (the reference may: it sizes cases in a forked copy): not for long
+        pid = int(daemon.split()[1])
+        deadline = time.monotonic() + 15
+        while _running(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(pid), "the problem's daemon outlived its evaluation"

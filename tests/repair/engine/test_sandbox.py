@@ -27,39 +27,36 @@ def warm_server():
 
 
 def _one(candidate: str, **kw):
-    t0 = time.monotonic()
+    """The first case's result (its status says whether the deadline was what ended it: no clock is read here)."""
     r = evaluate(PROBLEM, DATA / candidate, tier="compact", seed=1, integrity=False, **kw)
-    return r.cases[0], time.monotonic() - t0
+    return r.cases[0]
 
 
 def test_segfault_is_a_crash_with_the_stack():
-    case, took = _one("cand_segfault.py", timeout_s=20)
-    assert case.status == "crash" and "SIGSEGV" in case.message
+    case = _one("cand_segfault.py", timeout_s=20)
+    assert case.status == "crash" and "SIGSEGV" in case.message  # not "timeout": the crash ended it
     assert "cand_segfault.py" in case.message  # faulthandler's Python stack of the crash
-    assert took < 20
 
 
 def test_infinite_loop_is_a_timeout():
-    case, took = _one("cand_hang.py", timeout_s=2)
+    case = _one("cand_hang.py", timeout_s=2)
     assert case.status == "timeout" and "2s" in case.message
-    assert took < 2 + 15
 
 
 def test_memory_hog_hits_the_limit():
-    case, took = _one("cand_memhog.py", timeout_s=30, mem_limit_mb=512)
+    case = _one("cand_memhog.py", timeout_s=30, mem_limit_mb=512)
     assert case.status == "crash" and "out of memory" in case.message and "512 MB" in case.message
-    assert took < 30
 
 
 def test_exception_is_an_error_with_the_traceback_tail():
-    case, took = _one("cand_raise.py", timeout_s=20)
+    case = _one("cand_raise.py", timeout_s=20)
     assert case.status == "error" and "ValueError: deliberate failure in forward" in case.message
-    assert "line" in case.message and took < 20
+    assert "line" in case.message
 
 
 def test_garbage_on_the_reply_pipe_is_a_crash_not_an_engine_failure():
-    case, took = _one("cand_garbage.py", timeout_s=20)
-    assert case.status == "crash" and "malformed reply" in case.message and took < 20
+    case = _one("cand_garbage.py", timeout_s=20)
+    assert case.status == "crash" and "malformed reply" in case.message
 
 
 def test_crash_on_one_case_leaves_the_others_running():
@@ -336,7 +333,8 @@ class ModelNew(nn.Module):
 def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(tmp_path, monkeypatch):
     """Where the kernel has Landlock, a candidate cannot write outside its scratch directory, read another
     process's memory (even as root), open sockets (TCP, or a Unix socket by its path), make a memfd, start a
-    process or signal the engine's processes, and it holds no capability; with REPAIR_CONFINE=off the same candidate writes where it likes (what confinement takes away)."""
+    process or signal the engine's processes, and it holds no capability; with REPAIR_CONFINE=off the same candidate writes where it likes (what confinement takes away), still without
+    a capability."""
     import socket
 
     from repair.engine.confine import landlock
@@ -362,8 +360,8 @@ def test_a_confined_candidate_keeps_to_its_scratch_directory_without_privileges(
         assert "escaped: write" in r.cases[0].message
         assert outside.read_text() == "escaped"
         assert "unix" in r.cases[0].message and "fork" in r.cases[0].message and "memfd" in r.cases[0].message
-        if os.geteuid() == 0:  # root here (CI containers): its capabilities are what confinement drops
-            assert "capabilities" in r.cases[0].message
+        # unconfined it still holds no capability (#30): root keeps its uid, not the privilege to read the engine
+        assert "capabilities" not in r.cases[0].message
     finally:
         listener.close()
         unix.close()
@@ -512,8 +510,9 @@ def test_a_case_far_too_large_is_refused_without_being_built(tmp_path):
     "x = torch.empty(1 << 28)[:8].clone()",  # past the ceiling for a moment; the meta device sizes it: 32 bytes
     "import numpy; numpy.empty(1 << 28, dtype=numpy.float32); x = torch.ones(8)",  # numpy ignores the meta device
 ], ids=["meta-sized", "unsized"])
-def test_a_case_that_needs_room_only_while_it_is_built_still_runs(tmp_path, build):
+def test_a_case_that_needs_room_only_while_it_is_built_still_runs(tmp_path, build, monkeypatch):
     """A get_inputs that passes the ceiling on its way to small inputs is built again without it."""
+    monkeypatch.setenv("REPAIR_CONFINE", "off")  # its marker is written outside the reference's scratch directory
     problem, marker = _built(tmp_path, build)
     candidate = tmp_path / "candidate.py"
     candidate.write_text(problem.read_text().replace("class Model(", "class ModelNew("))

@@ -38,3 +38,15 @@ def test_bad_input_exits_2(tmp_path):
     assert r.exit_code == 2 and "bad.py" in r.output
     assert _check(CORPUS / "legit_basic.py", "--rule-off", "no.such-rule").exit_code == 2
     assert _check(tmp_path / "missing.py").exit_code == 2
+
+
+def test_special_files_are_refused_in_one_line_not_read(tmp_path):
+    """#30: `repair check` hung on a FIFO and read /dev/zero until MemoryError."""
+    import os
+
+    fifo = tmp_path / "problem.py"
+    os.mkfifo(fifo)  # no writer: a blocking open never returns
+    for problem, candidate, named in ((fifo, CORPUS / "legit_basic.py", fifo), (PROBLEM, "/dev/zero", "/dev/zero")):
+        r = CliRunner().invoke(cli, ["check", str(problem), str(candidate)])
+        assert r.exit_code == 2, r.output
+        assert f"{named}: not a regular file" in r.output and r.output.count("\n") == 1

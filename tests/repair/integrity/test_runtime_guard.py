@@ -162,3 +162,53 @@ def test_outputs_are_compared_piece_by_piece_to_their_last_element():
     assert not _constant(flat)
     view = a[:-3].reshape(-1, 8)[:, :5]
     assert _same(view, view.clone())  # a view goes through as well
+
+
+# -- levels (issue 31): an epilogue over kernel outputs and an in-place kernel are policy; the rest stays cheat ----
+
+@triton.jit
+def row_sum_kernel(x_ptr, p_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + row * n_cols + offs, mask=offs < n_cols, other=0.0)
+    tl.store(p_ptr + row, tl.sum(v, axis=0))
+
+
+def partials_then_torch_sum(x):
+    partial = torch.empty(x.shape[0])
+    row_sum_kernel[(x.shape[0],)](x, partial, x.shape[1], BLOCK=32)
+    return torch.sum(partial) / x.numel()  # the final reduction of kernel partials: a small epilogue
+
+
+def _levels(found):
+    from repair.integrity.verdict import default_level
+
+    return {f.rule: f.level or default_level(f.rule) for f in found}
+
+
+def test_a_small_epilogue_over_kernel_partials_is_policy_with_its_share():
+    _, found = _run(partials_then_torch_sum)
+    assert _levels(found) == {"runtime.framework-compute": "policy", "runtime.output-not-from-kernel": "policy"}
+    share = next(f.share for f in found if f.rule == "runtime.framework-compute")
+    assert 0 < share < 0.25
+
+
+def test_framework_compute_that_is_most_of_the_work_stays_a_cheat():
+    # the kernel only copies (relu of x), torch computes the answer on the kernel's output: a third of the elements
+    _, found = _run(torch_after_kernel)
+    assert _levels(found) == {"runtime.framework-compute": "cheat", "runtime.output-not-from-kernel": "cheat"}
+    _, found = _run(no_launch)  # torch on the inputs, no kernel at all
+    assert _levels(found)["runtime.framework-compute"] == "cheat"
+
+
+def test_an_in_place_kernel_is_policy_and_a_passthrough_alias_a_cheat():
+    _, found = _run(alias)  # the kernel wrote its result over x and returns x
+    assert _levels(found) == {"runtime.output-alias": "policy", "runtime.input-mutated": "policy"}
+
+    def passthrough(x):
+        y = torch.empty_like(x)
+        _launch(x, y)
+        return x  # the input, unchanged
+
+    _, found = _run(passthrough)
+    assert _levels(found)["runtime.output-alias"] == "cheat"

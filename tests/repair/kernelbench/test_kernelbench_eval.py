@@ -1,5 +1,7 @@
-"""The derived tiers do their job on triton-cpu: a correct Triton candidate passes every case, each in under 5 s; one
-with a tail bug passes the compact tier (tidy sizes, like upstream's) and fails the full tier (odd sizes, tails)."""
+"""The derived tiers do their job on triton-cpu: a correct Triton candidate passes every case; one with a tail bug
+passes the compact tier (tidy sizes, like upstream's) and fails the full tier (odd sizes, tails). What a case may
+cost is a work bound (elements and FLOPs within CPU_BUDGET: test_kernelbench_import); how long the slowest case takes
+is bench/bench_kernelbench.py's `slowest` column (target: under 5 s), not something a test reads off the clock."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,7 +18,7 @@ def _pairs(out: Path, kind: str) -> list[tuple[Path, Path]]:
             if (d / f"{kind}.py").is_file()]
 
 
-def test_a_correct_candidate_passes_every_case_in_under_5_s(imported):
+def test_a_correct_candidate_passes_every_case(imported):
     from repair.harness import evaluate_many
 
     out = imported[0]
@@ -24,8 +26,7 @@ def test_a_correct_candidate_passes_every_case_in_under_5_s(imported):
     assert len(pairs) == 6  # activation, softmax, reduction, norm, matmul, conv
     for (problem, cand), r in zip(pairs, evaluate_many(pairs, tier="full", backend="triton-cpu", seed=1)):
         assert r.passed, (problem.parent.name, [(c.params.get("variant"), c.status) for c in r.failing_cases()])
-        slow = [(c.params["variant"], round(c.seconds, 2)) for c in r.cases if c.seconds >= 5.0]
-        assert slow == [], problem.parent.name
+        assert len(r.cases) >= 3 and {c.tier for c in r.cases} == {"compact", "full"}, problem.parent.name
 
 
 def test_a_tail_bug_passes_the_compact_tier_and_fails_the_full_tier(imported):

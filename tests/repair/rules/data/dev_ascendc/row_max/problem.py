@@ -4,6 +4,8 @@ Reference: validation/module.py's Model without its NPU-only imports. Inputs: va
 (its get_inputs/get_init_inputs renamed _task_*, called with the case's test_cases.csv row). CASES: every row of
 validation/test_cases.csv; the compact tier is the 2 smallest.
 TOLERANCE: NPUKernelBench's default check (max_abs_error = max_rel_error = 1e-3).
+COMPARE: NPUKernelBench's check computes `out - out_new`, so an output of another dtype compares in the promoted
+one, and one of another shape holding the same elements (`[1]` for a scalar) too.
 """
 # -- validation/module.py ------------------------------------------------------------------------
 
@@ -39,6 +41,7 @@ def _task_get_init_inputs(param, device=None):
 
 OPERATOR = {'id': 'row_max', 'family': 'reduction'}
 TOLERANCE = {'atol': 0.001, 'rtol': 0.001}
+COMPARE = {'promote': True}
 CASES = [
     {'tier': 'compact', 'case_id': 0, 'shape': '[6, 100]', 'shift': 8},
     {'tier': 'compact', 'case_id': 1, 'shape': '[3, 1001]', 'shift': 8},
@@ -52,9 +55,14 @@ def _row(case):
     return {k: v for k, v in case.items()}
 
 
+def _plain(v):
+    """A numpy scalar (np.int64(n)) as the Python number it holds: what crosses to the candidate process."""
+    return v.item() if type(v).__module__ == "numpy" and getattr(v, "ndim", None) == 0 else v
+
+
 def get_inputs(**case):
-    return list(_task_get_inputs(_row(case), device=None))
+    return [_plain(v) for v in _task_get_inputs(_row(case), device=None)]
 
 
 def get_init_inputs(**case):
-    return list(_task_get_init_inputs(_row(case), device=None))
+    return [_plain(v) for v in _task_get_init_inputs(_row(case), device=None)]

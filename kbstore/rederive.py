@@ -1,0 +1,91 @@
+"""Re-deriving a snapshot: the same rules, over the KB as it was at the snapshot's version, against the cohort
+manifest it records, must give the same result.
+
+A snapshot's seal is an unkeyed hash: anyone who can write its directory can write a self-consistent one ("29 kept,
+0 excluded") that every hash check passes, and an evaluation would then retrieve what the cohort taught. So
+`kb verify SNAPSHOT` and `repair run --eval-mode` run the freeze's rules again (kbstore.freeze: its reading of the
+KB, its overlap index and scan, its rule_findings), with the parameters the snapshot records, over the entries
+and evidence of the KB up to the snapshot's version, and compare: every entry kept that a rule excludes, every
+entry excluded that no rule does, an entry excluded by other rules, an entry of the KB at that version in neither
+list. A cohort manifest that is gone or no longer hashes as recorded is a problem too: the snapshot can then not
+be re-derived, so nothing vouches for its exclusions.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+SHOWN = 8  # differences named one by one; the rest are counted
+
+
+def rederive_problems(path: Path, m, kb) -> list[str]:
+    """Why the snapshot `m` (at `path`) is not what freezing the KB `kb` (KBPaths) at its version against its cohort
+    manifest gives; [] when it is."""
+    from kbstore.freeze import RULES, _read_kb, rule_findings, rule_params
+    from provenance.cohort import load_manifest, manifest_hash
+    from provenance.errors import ProvenanceError
+    from provenance.overlap import OverlapIndex
+    from provenance.overlap_rules import OverlapConfig
+
+    source = m.cohort_source
+    if not source or not os.path.isfile(source):
+        return [f"its cohort manifest {source or '(none recorded)'} is gone: its exclusions cannot be re-derived"]
+    try:
+        cohort = load_manifest(source, allow_outside=True)
+    except (ProvenanceError, OSError, ValueError) as e:
+        return [f"its cohort manifest {source} does not load ({e}): its exclusions cannot be re-derived"]
+    if manifest_hash(cohort) != m.identity.cohort_sha256:
+        return [f"its cohort manifest {source} (or a file it lists) changed since the freeze "
+                f"(sha256 {manifest_hash(cohort)[:12]}, recorded {m.identity.cohort_sha256[:12]}): its exclusions "
+                "cannot be re-derived"]
+    try:
+        config = OverlapConfig(**m.identity.rules["overlap"]["config"])
+        exclude_family = bool(m.identity.rules["family"]["enabled"])
+    except (KeyError, TypeError, ValueError) as e:
+        return [f"its rule parameters do not read ({e})"]
+    params = rule_params(cohort, config, exclude_family=exclude_family)
+    if params != m.identity.rules:
+        changed = sorted(k for k in set(params) | set(m.identity.rules) if params.get(k) != m.identity.rules.get(k))
+        return [f"its rule parameters ({', '.join(changed)}) are not the ones these rules would record for its "
+                f"cohort (tool {m.identity.tool_version}): it cannot be re-derived here"]
+    data = _at_version(_read_kb(kb, {}), m.kb_version)
+    data["scan"] = OverlapIndex.from_manifest(cohort, config).scan(data.pop("parts"))
+    found = rule_findings(data, cohort, exclude_family)
+    return _compare(m, data, {eid: sorted(r for r in RULES if eid in found[r]) for r in RULES for eid in found[r]})
+
+
+def _at_version(data: dict, version: int) -> dict:
+    """The KB as it was at `version`: entries first ingested by then, evidence and fingerprints of records by then."""
+    rows = [r for r in data["rows"] if r["first_version"] <= version]
+    evidence = [e for e in data["evidence"] if e["version"] <= version]
+    records = {(e["entry_id"], e["record_sha256"][:12]) for e in evidence}
+    parts = [(eid, {k: b for k, b in blobs.items() if (eid, k.split(":", 1)[1]) in records})
+             for eid, blobs in data["parts"]]
+    return {**data, "rows": rows, "evidence": evidence, "parts": [(eid, b) for eid, b in parts if b]}
+
+
+def _compare(m, data: dict, excluded: dict[str, list[str]]) -> list[str]:
+    kept, recorded = set(m.identity.entries), {e.id: sorted(e.rules) for e in m.excluded}
+    everything = {r["id"] for r in data["rows"]}
+    out = []
+    for eid in sorted(kept & set(excluded)):
+        out.append(f"entry {eid[:12]} is kept, but {', '.join(excluded[eid])} excludes it")
+    for eid in sorted(set(recorded) - set(excluded)):
+        out.append(f"entry {eid[:12]} is excluded ({', '.join(recorded[eid])}), but no rule excludes it")
+    for eid in sorted(set(recorded) & set(excluded)):
+        if recorded[eid] != excluded[eid]:
+            out.append(f"entry {eid[:12]} is excluded by {', '.join(recorded[eid])}, re-derived by "
+                       f"{', '.join(excluded[eid])}")
+    missing = everything - kept - set(recorded)
+    for eid in sorted(missing):
+        out.append(f"entry {eid[:12]} of the KB at version {m.kb_version} is neither kept nor excluded")
+    for eid in sorted((kept | set(recorded)) - everything):
+        out.append(f"entry {eid[:12]} was not in the KB at version {m.kb_version}")
+    if len(out) > SHOWN:
+        out = out[:SHOWN] + [f"... and {len(out) - SHOWN} more differences"]
+    if out:
+        n_kept = len(everything - set(excluded))
+        out.insert(0, f"re-derived from the KB at version {m.kb_version} and its cohort manifest, it would keep "
+                      f"{n_kept} and exclude {len(everything) - n_kept} of {len(everything)} entries; it keeps "
+                      f"{len(kept)} and excludes {len(recorded)}")
+    return out
