@@ -32,8 +32,8 @@ def _a(names: str, group: str, status: str, note: str = "") -> Api:
 _BITWISE = "integers only, as on the NPU"
 API: tuple[Api, ...] = (
     # -- memory, queues, synchronisation -------------------------------------------------------------------------
-    _a("GlobalTensor", "memory", PARTIAL, "`SetGlobalBuffer`, `operator[]`, `GetValue`/`SetValue`, `GetPhyAddr`, "
-       "`GetSize`, `SetL2CacheHint` (no effect); every access checked against the launch's GM tensors (a read of the "
+    _a("GlobalTensor", "memory", PARTIAL, "`SetGlobalBuffer`, `operator[]`, `GetValue`/`SetValue`, `operator()`, "
+       "`GetPhyAddr`, `GetSize`, `SetL2CacheHint` (no effect); every access checked against the launch's GM tensors (a read of the "
        "rest of a tensor's last 32-byte block is allowed, as the NPU allocates whole blocks)"),
     _a("LocalTensor", "memory", PARTIAL, "`operator[]`, `GetValue`/`SetValue`, `operator()`, `GetSize`/`SetSize`, "
        "`GetLength`, `GetPhyAddr`, `ReinterpretCast`, and the operator expressions (`dst = a + b`, `-`, `*`, `/`, "
@@ -57,6 +57,7 @@ API: tuple[Api, ...] = (
        "`paddingValue` with `isPad`, else they are undefined (NaN). Not emulated: UB->L1 (TSCM), Nd2Nz"),
     _a("SetPadValue", "copy", EMULATED, "the value DataCopyPad pads with when `isPad` is false and padding is asked"),
     _a("InitGlobalMemory", "copy", EMULATED, "fills a GM range with a value"),
+    _a("InitOutput", "copy", EMULATED, "InitGlobalMemory's earlier name (deprecated in CANN's headers, still there)"),
     _a("SetAtomicAdd SetAtomicMax SetAtomicMin SetAtomicNone", "copy", EMULATED,
        "UB->GM copies combine with GM in T's arithmetic; a copy of another type is an error"),
     _a("DataCopyWithReduce", "copy", MISSING),

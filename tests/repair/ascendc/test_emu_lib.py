@@ -290,6 +290,12 @@ def test_set_pad_value_init_global_memory_and_set_deq_scale(lib):
     h = torch.zeros(100, dtype=torch.float16)
     assert call(lib, "emu_fill", [2], [i, h], [100, 0, ctypes.c_float(0.5)], outputs=[1]) == 0
     assert torch.equal(h, (i.float() * 0.5).half())
+    x, z = torch.arange(5, dtype=torch.float32), torch.zeros(5)
+    assert call(lib, "emu_fill", [3], [x, z], [5, 0, ctypes.c_float(2.5)], outputs=[1]) == 0, lib.ascendc_emu_error()
+    assert torch.equal(z, x * 2.5)  # GlobalTensor's operator()
+    z = torch.full((9,), 7.0)
+    assert call(lib, "emu_fill", [4], [x, z], [9, 0, ctypes.c_float(2.5)], outputs=[1]) == 0, lib.ascendc_emu_error()
+    assert torch.equal(z, torch.tensor([2.5] * 4 + [0.0] * 5))  # InitOutput
 
 
 def test_a_cast_the_documentation_does_not_list_is_an_error(lib):

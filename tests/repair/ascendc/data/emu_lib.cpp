@@ -423,6 +423,16 @@ EXPORT int emu_fill(int op, void *x, void *z, uint32_t n, uint32_t pad, float s)
             GlobalTensor<float> gz;
             gz.SetGlobalBuffer((float *)z, n);
             InitGlobalMemory(gz, n, s);
+        } else if (op == 3) {  // GlobalTensor's operator(): read and written by reference
+            GlobalTensor<float> gx, gz;
+            gx.SetGlobalBuffer((float *)x, n);
+            gz.SetGlobalBuffer((float *)z, n);
+            for (uint32_t i = 0; i < n; i++) gz(i) = gx(i) * s;
+        } else if (op == 4) {  // InitOutput: InitGlobalMemory's earlier name, value 0 by default
+            GlobalTensor<float> gz;
+            gz.SetGlobalBuffer((float *)z, n);
+            InitOutput<float>(gz, n);
+            InitOutput<float>(gz, n / 2, s);
         } else {
             GlobalTensor<int32_t> gx;
             GlobalTensor<half> gz;

@@ -238,6 +238,13 @@ template <class T> void InitGlobalMemory(const GlobalTensor<T> &gm, const uint64
                                                                   "InitGlobalMemory", loc);
 }
 
+// the earlier name of the same fill: CANN's kernel_operator_common_intf.h declares `InitOutput(GlobalTensor<T>
+// gmWorkspaceAddr, uint32_t size, T value = 0)`, deprecated there for Fill, still in answers written for CANN 7/8
+template <class T> void InitOutput(const GlobalTensor<T> &gm, const uint32_t size,
+                                   const typename ascendc_emu::Identity<T>::type value = 0, ASCENDC_EMU_LOC) {
+    InitGlobalMemory(gm, uint64_t(size), value, loc);
+}
+
 // the atomic mode of this core's UB -> GM copies, until SetAtomicNone
 template <class T> void SetAtomicAdd() { ascendc_emu::g_block.atomic = 1; ascendc_emu::g_block.atomic_type = ascendc_emu::type_name<T>(); }
 template <class T> void SetAtomicMax() { ascendc_emu::g_block.atomic = 2; ascendc_emu::g_block.atomic_type = ascendc_emu::type_name<T>(); }

@@ -165,6 +165,12 @@ public:
         ascendc_emu::gm_check(addr_ + i, sizeof(T), true, "GlobalTensor::SetValue", loc);
         addr_[i] = v;
     }
+    // the element at offset i by reference (kernel_tensor.h declares `T& operator()(const uint64_t offset) const` on
+    // GlobalTensor as on LocalTensor): checked as a write, since what the reference is used for is not known here
+    T &operator()(uint64_t i) const {
+        ascendc_emu::gm_check(addr_ + i, sizeof(T), true, "GlobalTensor()", ascendc_emu::Loc{nullptr, 0});
+        return addr_[i];
+    }
     T *GetPhyAddr() const { return addr_; }
     T *GetPhyAddr(uint64_t offset) const { return addr_ + offset; }
     uint64_t GetSize() const { return size_; }
