@@ -2,9 +2,9 @@
 
 It runs declarations, shape and dtype queries (`numel`, `size`, `sizes().slice`, `dim`, `options().dtype`),
 allocations (`at::empty*`, `at::zeros*`, `at::full*`, `new_empty`), casts and arithmetic with C++'s integer rules,
-checks (ignored), the operator call (handed to a callback) and the return. A tensor's `data_ptr()` is a Ptr, resolved
-to its GM address when the operator runs; a stream or device is Opaque. Anything else is a MappingError naming the
-line.
+checks (ignored), `if`s and bounded `for` loops around the operator call (a shape pushed back dimension by dimension),
+the operator call (handed to a callback) and the return. A tensor's `data_ptr()` is a Ptr, resolved to its GM address
+when the operator runs; a stream or device is Opaque. Anything else is a MappingError naming the line.
 """
 from __future__ import annotations
 
@@ -49,6 +49,7 @@ _INT_BITS = {"int8_t": (8, True), "uint8_t": (8, False), "int16_t": (16, True), 
              "int": (32, True), "unsigned": (32, False), "unsigned int": (32, False), "long": (64, True),
              "long long": (64, True), "unsigned long": (64, False), "size_t": (64, False), "char": (8, True),
              "short": (16, True)}
+_LOOP_BOUND = 1 << 12  # a binding's loops walk a shape's dimensions; more is not a binding ascendc-cpu reads
 _ALLOCATE = {"empty", "empty_like", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "new_empty",
              "new_zeros", "empty_strided"}
 
@@ -121,6 +122,8 @@ class Evaluator:
                 self.declare(st, env)
             elif st.type == "expression_statement":
                 self.expression_statement(st, env)
+            elif st.type == "for_statement" and not (st.start_byte <= op_call.start_byte < st.end_byte):
+                self.for_statement(st, env, on_call)
             elif st.type == "return_statement":
                 return self.eval(st.named_children[0], env) if st.named_children else None
             elif st.type == "comment":
@@ -136,8 +139,10 @@ class Evaluator:
         for d in st.children_by_field_name("declarator"):
             if d.type != "init_declarator":
                 name = re.findall(r"[A-Za-z_]\w*", self.text(d))
+                # a default-constructed vector is empty (`std::vector<int64_t> shape;`, then push_back)
                 if name:
-                    env[name[-1]] = Opaque(self.text(d))
+                    empty = re.search(r"\b(vector|SmallVector)\s*<", type_text)
+                    env[name[-1]] = [] if empty else Opaque(self.text(d))
                 continue
             name = re.findall(r"[A-Za-z_]\w*", self.text(d.child_by_field_name("declarator")))[-1]
             value = d.child_by_field_name("value")
@@ -150,8 +155,31 @@ class Evaluator:
             env[name] = convert(type_text, v)
 
     def expression_statement(self, st, env: dict) -> None:
-        e = st.named_children[0] if st.named_children else None
+        self.expression(st.named_children[0] if st.named_children else None, env)
+
+    def for_statement(self, st, env: dict, on_call: Callable) -> None:
+        """`for (init; cond; update) body` before or after the operator call (a shape built element by element),
+        within _LOOP_BOUND iterations."""
+        init, cond, update = (st.child_by_field_name(f) for f in ("initializer", "condition", "update"))
+        body = st.child_by_field_name("body")
+        if init is not None:
+            self.declare(init, env) if init.type == "declaration" else self.expression(init, env)
+        for _ in range(_LOOP_BOUND):
+            if cond is not None and not self.eval(cond, env):
+                return
+            if self.statements(body.named_children if body.type == "compound_statement" else [body], env,
+                               on_call) is not None:
+                self.fail(st, "a return inside a loop")
+            if update is not None:
+                self.expression(update, env)
+        self.fail(st, f"a loop of more than {_LOOP_BOUND} iterations")
+
+    def expression(self, e, env: dict) -> None:
         if e is None:
+            return
+        if e.type == "update_expression" and e.child_by_field_name("argument").type == "identifier":  # i++, --i
+            name = self.text(e.child_by_field_name("argument"))
+            env[name] = self.binary("+" if "++" in self.text(e) else "-", env.get(name), 1, e)
             return
         if e.type == "assignment_expression":
             left, right = e.child_by_field_name("left"), e.child_by_field_name("right")

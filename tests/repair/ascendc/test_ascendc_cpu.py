@@ -138,3 +138,12 @@ def test_cli_eval_on_ascendc_cpu_exits_by_the_verdict():
     bad = CliRunner().invoke(cli, ["eval", "--backend", "ascendc-cpu", "--tier", "compact", "--seed", "1",
                                    str(ADD / "problem.py"), str(ADD / "nearmiss_tail.py"), str(ADD / "answer" / "0")])
     assert bad.exit_code == 1 and "1 of 2 candidates passed (emulated)" in bad.output
+
+
+def test_a_binding_builds_its_output_shape_in_a_loop_of_push_backs(tmp_path):
+    looped = variant(SUITE / "cast" / "correct.json", tmp_path, (
+        "at::Tensor y = at::empty(x.sizes(), x.options().dtype(at::kHalf));",
+        "std::vector<int64_t> shape;\n    for (int64_t i = 0; i < x.dim(); i++) {\n"
+        "        shape.push_back(x.size(i));\n    }\n    at::Tensor y = at::empty(shape, x.options().dtype(at::kHalf));"))
+    r = evaluate(SUITE / "cast" / "problem.py", looped, backend="ascendc-cpu", seed=1, tier="compact")
+    assert r.passed, render_table(r)
