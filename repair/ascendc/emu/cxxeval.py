@@ -147,6 +147,12 @@ class Evaluator:
             name = re.findall(r"[A-Za-z_]\w*", self.text(d.child_by_field_name("declarator")))[-1]
             value = d.child_by_field_name("value")
             if value.type == "argument_list":  # at::Tensor y(at::empty_like(x));
+                parts = [self.text(a) for a in value.named_children]
+                # std::vector<int64_t> v(shape.begin(), shape.end()): a copy of the shape
+                if len(parts) == 2 and parts[0].endswith(".begin()") and parts[1] == parts[0][:-8] + ".end()":
+                    fn = value.named_children[0].child_by_field_name("function")
+                    env[name] = list(self.eval(fn.child_by_field_name("argument"), env))
+                    continue
                 value = value.named_children[0] if len(value.named_children) == 1 else value
             try:
                 v = self.eval(value, env)
@@ -188,9 +194,9 @@ class Evaluator:
             if left.type == "identifier":
                 name = self.text(left)
                 env[name] = value if op == "=" else self.binary(op[:-1], env.get(name), value, e)
-            elif left.type == "subscript_expression":
-                seq = self.eval(left.child_by_field_name("argument"), env)
-                seq[self.index(left, env)] = value
+            elif left.type == "subscript_expression":  # sizes[d] = v, or sizes[d] /= 2 (compound, as C++ does)
+                seq, i = self.eval(left.child_by_field_name("argument"), env), self.index(left, env)
+                seq[i] = value if op == "=" else self.binary(op[:-1], seq[i], value, e)
             else:
                 self.fail(e, "an assignment to something other than a local")
             return

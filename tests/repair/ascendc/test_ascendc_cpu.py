@@ -140,10 +140,14 @@ def test_cli_eval_on_ascendc_cpu_exits_by_the_verdict():
     assert bad.exit_code == 1 and "1 of 2 candidates passed (emulated)" in bad.output
 
 
-def test_a_binding_builds_its_output_shape_in_a_loop_of_push_backs(tmp_path):
+def test_a_binding_builds_its_output_shape_in_a_loop_of_push_backs_and_compound_assignments(tmp_path):
     looped = variant(SUITE / "cast" / "correct.json", tmp_path, (
         "at::Tensor y = at::empty(x.sizes(), x.options().dtype(at::kHalf));",
         "std::vector<int64_t> shape;\n    for (int64_t i = 0; i < x.dim(); i++) {\n"
-        "        shape.push_back(x.size(i));\n    }\n    at::Tensor y = at::empty(shape, x.options().dtype(at::kHalf));"))
+        "        shape.push_back(x.size(i));\n    }\n    shape[x.dim() - 1] *= 6;\n    shape[x.dim() - 1] /= 3;\n"
+        "    shape[x.dim() - 1] /= 2;\n"
+        "    torch::IntArrayRef sizes = x.sizes();\n    std::vector<int64_t> copied(sizes.begin(), sizes.end());\n"
+        "    copied[copied.size() - 1] = shape[copied.size() - 1];\n"
+        "    at::Tensor y = at::empty(copied, x.options().dtype(at::kHalf));"))
     r = evaluate(SUITE / "cast" / "problem.py", looped, backend="ascendc-cpu", seed=1, tier="compact")
     assert r.passed, render_table(r)
