@@ -15,6 +15,7 @@ import os
 import secrets
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -79,8 +80,9 @@ class ModelNew(nn.Module):
 
 
 def _env(tmp_path: Path, **extra) -> dict[str, str]:
-    return {**os.environ, **KEYS, "KB_EMBEDDER": "hash", "REPAIR_SERVER_DIR": str(tmp_path / "servers"),
-            "KB_SERVER_DIR": str(tmp_path / "kbs"), "REPAIR_BACKEND": "triton-cpu", **extra}
+    # server directories short and of their own: a socket's path has 107 bytes, and pytest's tmp_path can be longer
+    return {**os.environ, **KEYS, "KB_EMBEDDER": "hash", "REPAIR_SERVER_DIR": tempfile.mkdtemp(prefix="rsd-"),
+            "KB_SERVER_DIR": tempfile.mkdtemp(prefix="ksd-"), "REPAIR_BACKEND": "triton-cpu", **extra}
 
 
 def _run(*args, env, cwd) -> subprocess.CompletedProcess:
@@ -157,7 +159,7 @@ def test_a_campaigns_runs_and_both_servers_hold_and_show_no_key(tmp_path):
         for args in (("kbstore.cli", "server", "start", "--kb", kb), ("repair", "server", "start")):
             p = _run(*args, env=env, cwd=tmp_path)
             assert p.returncode == 0, p.stdout + p.stderr
-        servers = _server_pids(tmp_path)
+        servers = _server_pids(env)
         assert len(servers) == 2
         camp = _run("repair", "campaign", manifest, "--out", tmp_path / "camp", "--worker", "scripted", "--script",
                     script, "--max-attempts", "1", "--jobs", "2", "--kb", kb, env=env, cwd=tmp_path)
@@ -176,11 +178,11 @@ def test_a_campaigns_runs_and_both_servers_hold_and_show_no_key(tmp_path):
         _run("repair", "server", "stop", env=env, cwd=tmp_path)
 
 
-def _server_pids(tmp_path: Path) -> list[int]:
+def _server_pids(env: dict[str, str]) -> list[int]:
     pids = []
-    for info in (tmp_path / "kbs").glob("kb-*.json"):
+    for info in Path(env["KB_SERVER_DIR"]).glob("kb-*.json"):
         pids.append(int(json.loads(info.read_text())["pid"]))
-    for pid_file in (tmp_path / "servers").glob("*.sock.pid"):
+    for pid_file in Path(env["REPAIR_SERVER_DIR"]).glob("*.sock.pid"):
         pids.append(int(pid_file.read_text()))
     deadline = time.monotonic() + 5
     while len(pids) < 2 and time.monotonic() < deadline:  # noqa: ASYNC — files written as the servers start

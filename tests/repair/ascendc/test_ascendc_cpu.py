@@ -76,7 +76,7 @@ def test_a_compile_error_is_every_case_with_the_compilers_message(tmp_path):
         raise AssertionError("the compiler ran again")
 
     with pytest.MonkeyPatch.context() as mp, pytest.raises(CompileError):  # cached: the answer without compiling again
-        mp.setattr(build, "run", no_compiler)  # every compile and link goes through compiler.run
+        mp.setattr(build, "run", no_compiler)  # every compile and link goes through it
         emulate(broken.resolve())
 
 
