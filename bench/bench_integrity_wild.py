@@ -171,13 +171,20 @@ def _required_params(code: str, name: str = "triton_kernel_wrapper") -> int | No
 
 
 def _model_class(code: str) -> tuple[str, int] | None:
+    """KernelBook's model: the last module class with a concrete forward (an abstract base such as
+    `class Regularizer(nn.Module, ABC)` with an @abstractmethod forward comes first and cannot be built)."""
     tree = ast.parse(code)
+    modules: set[str] = set()
+    found = None
     for n in tree.body:
-        if isinstance(n, ast.ClassDef) and any(ast.unparse(b).endswith("Module") for b in n.bases):
+        if isinstance(n, ast.ClassDef) and any(ast.unparse(b).endswith("Module") or ast.unparse(b) in modules
+                                               for b in n.bases):
+            modules.add(n.name)
             for f in n.body:
-                if isinstance(f, ast.FunctionDef) and f.name == "forward":
-                    return n.name, len(f.args.args) - 1
-    return None
+                if isinstance(f, ast.FunctionDef) and f.name == "forward" and not any(
+                        ast.unparse(d).endswith("abstractmethod") for d in f.decorator_list):
+                    found = n.name, len(f.args.args) - 1
+    return found
 
 
 # KernelBook problems name their module class freely and give init inputs as [args, kwargs]; KernelBench's Model takes
@@ -334,7 +341,7 @@ def independent(problem: str, candidate: str) -> dict:
     return {"status": "pass" if ok else "mismatch", "launches": launches[0], "mutated": mutated}
 
 
-def judge(k: dict, tmp: Path, timeout: float) -> dict:
+def judge(k: dict, tmp: Path, timeout: float, tier: str = "full") -> dict:
     d = tmp / re.sub(r"[^A-Za-z0-9_]+", "_", k["id"])
     d.mkdir(parents=True, exist_ok=True)
     (d / "problem.py").write_text(k["problem"])
@@ -343,7 +350,7 @@ def judge(k: dict, tmp: Path, timeout: float) -> dict:
     rc_c, out_c, t_c = _run([py, "-m", "repair", "check", str(d / "problem.py"), str(d / "candidate.py"), "--json"],
                             timeout)
     rc_e, out_e, t_e = _run([py, "-m", "repair", "eval", str(d / "problem.py"), str(d / "candidate.py"), "--json",
-                             "--tier", "full", "--timeout", str(timeout), "--seed", "7"], timeout * 6)
+                             "--tier", tier, "--timeout", str(timeout), "--seed", "7"], timeout * 6)
     rc_i, out_i, _ = _run([py, __file__, "--independent", str(d / "problem.py"), str(d / "candidate.py")], timeout * 2)
     check, ev, ind = _last_json(out_c), _last_json(out_e), _last_json(out_i)
     return {"id": k["id"], "source": k["source"], "label": k["label"], "check_rc": rc_c, "eval_rc": rc_e,
@@ -426,6 +433,8 @@ def main() -> None:
     ap.add_argument("--manifest", type=Path, default=MANIFEST)
     ap.add_argument("--only", default=None, help="a regular expression over kernel ids")
     ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--tier", choices=("compact", "full"), default="full",
+                    help="repair eval's tier (compact: its first cases, about half the time on a busy machine)")
     ap.add_argument("--json", type=Path, default=None, help="write the per-kernel rows here")
     ap.add_argument("--keep", type=Path, default=None, help="write the generated files here (not a temp dir)")
     ap.add_argument("--independent", nargs=2, metavar=("PROBLEM", "CANDIDATE"), help=argparse.SUPPRESS)
@@ -447,7 +456,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="wild-") as tmp:
         base = a.keep or Path(tmp)
         for k in kernels:
-            r = classify(judge(k, base, a.timeout))
+            r = classify(judge(k, base, a.timeout, a.tier))
             rows.append(r)
             print(detail(r), flush=True)
     c1 = os.times()

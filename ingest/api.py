@@ -7,7 +7,8 @@ rerun completes the ingest:
    and fingerprints of the new records (pool again, with no DuckDB handle open); embed the new entries;
 3. one DuckDB transaction: records, entries, evidence, embeddings, fingerprints, provenance, the batch
    and its events, and the version row last; commit;
-4. bring the chromadb index in line with DuckDB (a cache: a crash here is repaired by the next open).
+4. bring the derived indexes in line with DuckDB (kbstore.index.sync_indexes: the mapped layout appended to, the
+   chromadb index synced; caches: a crash here is repaired by the next reader or writer).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ingest.entry import Pattern, embed_text, lexical_text
-from ingest.gate import DEFAULT_MIN_MATCH
+from ingest.gate import DEFAULT_MIN_MATCH, POLICY_LAXNESS, REQUIRED_POLICY
 from ingest.load import Rejection
 from ingest.prepare import Checked, Derived, check, pmap, pmap_iter
 from kbstore.errors import BadInput
@@ -90,15 +91,25 @@ def collect_files(paths: list[str | Path]) -> list[Path]:
 
 
 def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_match: float = DEFAULT_MIN_MATCH,
-           embedder=None, lock_wait_s: float | None = None) -> IngestReport:
+           embedder=None, lock_wait_s: float | None = None, progress=None,
+           accept_policy: str = REQUIRED_POLICY) -> IngestReport:
+    """progress: called with a line at each stage (`kb ingest` prints them on stderr), else nothing is said.
+    accept_policy: the laxest integrity policy whose verdicts the gate admits (strict, the method's protocol,
+    unless asked); a laxer one is written into each admitted record's evidence gate (`accept_policy`)."""
     from kbstore.lock import write_lock
     from kbstore.store import Store
 
+    say = progress or (lambda text: None)
     t0 = time.monotonic()
     if not 0.0 <= min_match <= 1.0:
         raise BadInput(f"--min-match {min_match} is outside [0, 1]")
+    if accept_policy not in POLICY_LAXNESS:
+        raise BadInput(f"--accept-policy {accept_policy!r} is not one of {', '.join(POLICY_LAXNESS)}")
     started = _now()
-    checked: list[Checked] = pmap(check, [(f, min_match) for f in collect_files(paths)])
+    files = collect_files(paths)
+    say(f"reading and gating {len(files)} records")
+    checked: list[Checked] = pmap(check, [(f, min_match, accept_policy) for f in files])
+    say(f"gated {len(checked)} records: {sum(c.sha256 is None for c in checked)} rejected")
     kill_point("after-validate")
     kb = KBPaths.of(kb_path)
     with write_lock(kb.lock, wait_s=lock_wait_s, what="ingest"):
@@ -108,15 +119,18 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
             entries = store.entry_ids()
             previous = store.head_version()
         fresh = {c.sha256: c.loaded.record for c in checked if c.sha256 and c.sha256 not in known}
-        derived, vectors = _derive_and_embed(fresh, entries, embedder, min_match)
+        say(f"deriving and embedding {len(fresh)} new records ({len(checked) - len(fresh)} known or rejected)")
+        derived, vectors = _derive_and_embed(fresh, entries, embedder, min_match, say, accept_policy)
         plan = _plan(checked, known, entries, derived)
         kill_point("after-embed")
         report = IngestReport(str(kb.root), uuid.uuid4().hex, previous, None, plan.outcomes, len(plan.new_entries),
                               len(plan.admitted))
         with Store.open(kb, write=True) as store:
+            say(f"writing {len(plan.admitted)} admitted records, {len(plan.new_entries)} new entries")
             with store.transaction():
                 _write(store, plan, vectors, embedder, report, started, min_match)
             kill_point("after-commit")
+            say("updating the index")
             report.index = _sync_index(store, kb)
             kill_point("after-index")
     report.seconds = time.monotonic() - t0
@@ -126,7 +140,9 @@ def ingest(paths: list[str | Path], kb_path: str | Path | None = None, *, min_ma
 EMBED_CHUNK = 64  # records per pool task: derived, then their texts embedded as one batch
 
 
-def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float) -> tuple[dict[str, Derived], dict]:
+def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float,
+                      say=lambda text: None,
+                      accept_policy: str = REQUIRED_POLICY) -> tuple[dict[str, Derived], dict]:
     """Derive the new records and embed each new entry's text once, chunk by chunk: over the process pool
     for a big batch (each process deriving its chunk and embedding the chunk's texts: inference is most
     of an ingest's CPU), here for a small one."""
@@ -140,7 +156,7 @@ def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float
     shas = iter(fresh)
     prepare.EMBED_WITH = (embedder, entries)  # a pool's processes fork after this and inherit it
     try:
-        for ds, vecs in pmap_iter(prepare.derive_and_embed_chunk, [(c, min_match) for c in chunks],
+        for ds, vecs in pmap_iter(prepare.derive_and_embed_chunk, [(c, min_match, accept_policy) for c in chunks],
                                   force=pooled, chunksize=1, embedding=True):
             if pooled:
                 kill_point("during-embed-pool")  # the pool's processes alive, the write lock held
@@ -148,6 +164,8 @@ def _derive_and_embed(fresh: dict, entries: set[str], embedder, min_match: float
                 derived[next(shas)] = d
             for eid, vec in vecs.items():
                 vectors.setdefault(eid, vec)
+            if pooled:
+                say(f"derived and embedded {len(derived)}/{len(records)} records")
     finally:
         prepare.EMBED_WITH = None
     return derived, vectors
@@ -263,13 +281,13 @@ def _embedder(store, given):
 
 
 def _sync_index(store, kb: KBPaths) -> str:
-    """chromadb after the commit; a failure here leaves DuckDB (the truth) intact and is reported."""
-    from kbstore.index import sync_index
+    """The derived indexes after the commit; a failure here leaves DuckDB (the truth) intact and is reported."""
+    from kbstore.index import sync_indexes
 
     try:
-        return sync_index(store, kb)
+        return sync_indexes(store, kb)
     except Exception as e:  # chromadb raises many types; the KB itself is committed
-        return f"vector index not updated ({type(e).__name__}: {str(e)[:160]}); run `kb reindex`"
+        return f"indexes not updated ({type(e).__name__}: {str(e)[:160]}); run `kb reindex`"
 
 
 def _now() -> str:

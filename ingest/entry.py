@@ -98,8 +98,11 @@ def _entry_rules(record: RepairRecord) -> list[dict]:
     return rules_for_record(record)
 
 
-def evidence_from_record(record: RepairRecord, *, min_match: float) -> Evidence:
+def evidence_from_record(record: RepairRecord, *, min_match: float, accept_policy: str = "strict") -> Evidence:
+    """The evidence row; its gate names the integrity policy the gate admitted under when laxer than strict (a
+    strict admission's row is as it always was)."""
     s, e, w = record.symptom, record.evidence, record.worker
+    policy = {} if accept_policy == "strict" else {"accept_policy": accept_policy}
     return Evidence(
         record_sha256=record_sha256(record), run_id=record.run_id, operator_id=record.operator.id,
         family=record.operator.family, problem_sha256=record.operator.problem_sha256,
@@ -109,7 +112,7 @@ def evidence_from_record(record: RepairRecord, *, min_match: float) -> Evidence:
         gate={"match": e.match, "min_match": min_match, "full_passed": e.full_passed, "full_total": e.full_total,
               "compact_passed": e.compact_passed, "compact_total": e.compact_total,
               "case_set_sha256": e.case_set_sha256, "seed": e.seed,
-              "integrity_history": [a.model_dump(mode="json") for a in record.integrity_history]},
+              "integrity_history": [a.model_dump(mode="json") for a in record.integrity_history], **policy},
         worker=w.model_dump(mode="json"), retrieval=record.retrieval.model_dump(mode="json"),
         tool_version=record.tool_version, started_at=record.started_at, finished_at=record.finished_at,
     )

@@ -20,7 +20,7 @@ from provenance.canonical import sha256_text
 
 DEFAULT_MIN_MATCH = 0.95
 REQUIRED_POLICY = "strict"
-_LAXNESS = {"strict": 0, "epilogue": 1}
+POLICY_LAXNESS = {"strict": 0, "epilogue": 1}
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -37,10 +37,10 @@ def gate(record: RepairRecord, *, min_match: float = DEFAULT_MIN_MATCH,
 
 
 def _policy(r: RepairRecord, accept: str) -> list[Rejection]:
-    limit = _LAXNESS.get(accept, 0)
+    limit = POLICY_LAXNESS.get(accept, 0)
     return [Rejection("integrity-policy", f"attempt {a.attempt}: integrity verdict made under the {a.policy} policy; "
                       f"this gate requires {REQUIRED_POLICY}" + (f" (or {accept})" if accept != REQUIRED_POLICY else ""))
-            for a in r.integrity_history if _LAXNESS.get(a.policy, 99) > limit]
+            for a in r.integrity_history if POLICY_LAXNESS.get(a.policy, 99) > limit]
 
 
 def _status(r: RepairRecord) -> list[Rejection]:

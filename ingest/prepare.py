@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ingest.entry import Evidence, Pattern, evidence_from_record, pattern_from_record, record_sha256
-from ingest.gate import gate
+from ingest.gate import REQUIRED_POLICY, gate
 from ingest.load import LoadedRecord, RecordRejected, Rejection, load_record
 from ingest.record import RepairRecord
 
@@ -33,16 +33,16 @@ class Derived:
     fingerprints: list[tuple[str, str, str, bytes]]  # (role, language, scheme, pack_fingerprints() bytes)
 
 
-def check(path: Path, min_match: float) -> Checked:
+def check(path: Path, min_match: float, accept_policy: str = REQUIRED_POLICY) -> Checked:
     try:
         loaded = load_record(path)
     except RecordRejected as e:
         return Checked(str(path), None, e.reasons)
-    reasons = gate(loaded.record, min_match=min_match)
+    reasons = gate(loaded.record, min_match=min_match, accept_policy=accept_policy)
     return Checked(str(path), loaded, reasons, None if reasons else record_sha256(loaded.record))
 
 
-def derive(record: RepairRecord, min_match: float) -> Derived:
+def derive(record: RepairRecord, min_match: float, accept_policy: str = REQUIRED_POLICY) -> Derived:
     from ingest.fingerprints import code_fingerprints
 
     fps = []
@@ -50,7 +50,8 @@ def derive(record: RepairRecord, min_match: float) -> Derived:
         fp = code_fingerprints(code, record.language)
         if fp is not None:
             fps.append((role, record.language, *fp))
-    return Derived(pattern_from_record(record), evidence_from_record(record, min_match=min_match), fps)
+    return Derived(pattern_from_record(record), evidence_from_record(record, min_match=min_match,
+                                                                          accept_policy=accept_policy), fps)
 
 
 # (embedder, entry ids the KB already has): set by the parent before the pool forks and inherited, never
@@ -58,14 +59,15 @@ def derive(record: RepairRecord, min_match: float) -> Derived:
 EMBED_WITH: tuple | None = None
 
 
-def derive_and_embed_chunk(records: list[RepairRecord], min_match: float) -> tuple[list[Derived], dict]:
+def derive_and_embed_chunk(records: list[RepairRecord], min_match: float,
+                           accept_policy: str = REQUIRED_POLICY) -> tuple[list[Derived], dict]:
     """derive() each record, then embed the distinct texts of the chunk's new patterns in one batch (in a
     pool process for a big ingest, so the embedder's inference, most of an ingest's CPU time, runs on every
     CPU). Returns (derived, {entry id: vector})."""
     from ingest.entry import embed_text
 
     embedder, known = EMBED_WITH
-    derived = [derive(r, min_match) for r in records]
+    derived = [derive(r, min_match, accept_policy) for r in records]
     texts: dict[str, str] = {}
     for d in derived:
         if d.pattern.id not in known:

@@ -23,6 +23,7 @@ from provenance.fragments import LEGEND
 BINS = 20
 PER_ENTRY = 3  # fragments shown per excluded entry (its strongest matches; the table lists the evidence)
 MAX_ENTRIES = 500  # excluded entries shown side by side (the rest are in the table)
+OPEN = 3  # of those, shown open; the rest collapsed (<details>), so 50 entries do not make a 68,000 px page
 
 
 @dataclass
@@ -39,12 +40,26 @@ class AuditReport:
             ("snapshot", m.id), ("name", m.name), ("created", m.created_at),
             ("cut from", f"{m.kb_path} at version {m.kb_version}"),
             ("cohort", f"{m.cohort['cohort']} ({len(m.cohort['operators'])} operators), sha256 {m.identity.cohort_sha256}"),
-            ("operators", ", ".join(m.operator_ids())), ("frozen_at", m.cohort["frozen_at"]),
+            ("operators", ", ".join(m.operator_ids())), ("frozen_at", self.frozen_at_text()),
             ("entries", f"{m.counts['kb_entries']} in the KB, {m.counts['included']} kept, {m.counts['excluded']} excluded"),
             ("overlap rule", f"{_rule_text(ov)}; fingerprint scheme {m.identity.rules['overlap']['fingerprint_scheme']}"),
             ("embedder", f"{m.embedder.get('name')} {str(m.embedder.get('fingerprint'))[:16]}"),
             ("tool version", m.identity.tool_version),
         ]
+
+    def frozen_at(self) -> str:
+        """The time the temporal rule cut at: the manifest's frozen_at, or the freeze's --frozen-at."""
+        return self.manifest.identity.rules.get("temporal", {}).get("frozen_at") or self.manifest.cohort["frozen_at"]
+
+    def frozen_at_text(self) -> str:
+        t = self.manifest.identity.rules.get("temporal", {})
+        text = self.frozen_at()
+        if t.get("frozen_at_from") == "--frozen-at":
+            text += f" (kb freeze --frozen-at; the cohort manifest says {t.get('manifest_frozen_at')})"
+        if t.get("shipped_origins"):
+            text += (f"; entries with a record shipped with the tool ({t['shipped_origins']['records']} starter "
+                     "records) are dated by that record")
+        return text
 
     def rule_rows(self) -> list[list[str]]:
         return [[r.rule, "on" if r.enabled else "off", str(r.excluded), str(r.only)] for r in self.manifest.rules]
@@ -82,7 +97,7 @@ class AuditReport:
         Buckets are minutes, hours or days (whichever keeps the span short); a bucket that straddles
         frozen_at is split in two rows, so the cut is exact.
         """
-        frozen = _time(self.manifest.cohort["frozen_at"])
+        frozen = _time(self.frozen_at())
         kept = [_time(t) for t in self.included_times]
         gone = [_time(e.first_ingested_at) for e in self.manifest.excluded if e.first_ingested_at]
         times = kept + gone
@@ -131,7 +146,7 @@ class AuditReport:
             for ev in self.overlap().get("near_misses", []):
                 out += ["", f"### {ev['entry_id'][:12]} (not excluded by overlap)"] + self._md_fragment(ev["entry_id"], ev)
         unit, rows = self.timeline()
-        out += ["", f"## Ingestion timeline (by {unit}; frozen_at {m.cohort['frozen_at']})", ""]
+        out += ["", f"## Ingestion timeline (by {unit}; frozen_at {self.frozen_at()})", ""]
         out += _md_table([unit, "kept", "excluded", "vs frozen_at"],
                          [[b, str(k), str(g), "after" if after else "before / at"] for b, k, g, after in rows])
         return "\n".join(out) + "\n"
@@ -150,18 +165,17 @@ class AuditReport:
                  "<h2>Exclusion rules</h2>", _html_table(["rule", "state", "excluded", "by this rule alone"], self.rule_rows()),
                  f"<p>Overlap scan: {ov.get('scanned', 0)} entries scanned, {ov.get('candidates', 0)} scored; "
                  f"{ov.get('not_fingerprinted', 0)} entries had no fingerprints.</p>",
-                 f"<h2>Excluded entries ({len(m.excluded)})</h2>",
-                 _html_table(["entry", "title", "family", "rules", "evidence"], self.exclusion_rows())
-                 if m.excluded else "<p>(none)</p>"]
+                 f"<h2>Excluded entries ({len(m.excluded)}), by rule</h2>", *self._html_groups()]
         shown = self.shown_exclusions()
         if shown:
             parts += ["<h2>Matched fragments of the overlap exclusions</h2>", _LEGEND_HTML]
             parts += [f"<p>{escape(self.cut_note())}</p>"] if self.cut_note() else []
-            for e, ms, more in shown:
-                parts.append(f'<section class="excl"><h3>{escape(e.id[:12])} {escape(e.title or "")}</h3>'
+            for n, (e, ms, more) in enumerate(shown):  # collapsed past the first OPEN: a reviewer opens what they check
+                parts.append(f'<details class="excl"{" open" if n < OPEN else ""}><summary><b>{escape(e.id[:12])}</b> '
+                             f'{escape(e.title or "")} ({len(ms)} matches shown)</summary>'
                              + "".join(self._html_fragment(e.id, ev) for ev in ms)
                              + (f"<p>({more} more overlap matches: see the evidence in the table)</p>" if more else "")
-                             + "</section>")
+                             + "</details>")
         parts.append("<h2>Overlap score distribution</h2><p>Best containment of each KB entry against any cohort file.</p>")
         for rep, counts in (ov.get("histogram") or {}).items():
             th = _histogram_threshold(m.identity.rules["overlap"]["config"], rep)
@@ -170,16 +184,39 @@ class AuditReport:
             parts += ["<p>Closest pairs not excluded by the overlap rule:</p>",
                       _html_table(NEAR_HEAD, self.near_rows()),
                       "<h2>Near misses side by side</h2>", _LEGEND_HTML]
-            parts += [f'<section class="near"><h3>{escape(ev["entry_id"][:12])} (not excluded by overlap)</h3>'
-                      + self._html_fragment(ev["entry_id"], ev) + "</section>"
+            parts += [f'<details class="near"><summary><b>{escape(ev["entry_id"][:12])}</b> (not excluded by overlap, '
+                      f'score {ev.get("score", ev["containment"]):.3f})</summary>'
+                      + self._html_fragment(ev["entry_id"], ev) + "</details>"
                       for ev in self.overlap().get("near_misses", [])]
         unit, rows = self.timeline()
-        parts += [f"<h2>Ingestion timeline (by {unit}; frozen_at {escape(m.cohort['frozen_at'])})</h2>",
+        parts += [f"<h2>Ingestion timeline (by {unit}; frozen_at {escape(self.frozen_at())})</h2>",
                   _svg_timeline(rows),
                   _html_table([unit, "kept", "excluded", "vs frozen_at"],
                               [[b, str(k), str(g), "after" if after else "before / at"] for b, k, g, after in rows])]
-        return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Snapshot audit "
+        return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Snapshot audit '
                 f"{escape(m.id[:12])}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+
+    def _html_groups(self) -> list[str]:
+        """The exclusions grouped by rule, with counts; each entry's evidence collapsed (an entry excluded by several
+        rules is listed under each)."""
+        m = self.manifest
+        if not m.excluded:
+            return ["<p>(none)</p>"]
+        out = []
+        for r in m.rules:
+            mine = [e for e in m.excluded if r.rule in e.rules]
+            if not mine:
+                continue
+            rows = "".join(
+                f"<tr><td>{escape(e.id[:12])}</td><td>{escape(e.title or '')}</td><td>{escape(e.family or '')}</td>"
+                f"<td><details><summary>{len(e.evidence[r.rule])} item(s)</summary>"
+                + "".join(f"<p>{escape(_evidence_text(r.rule, ev))}</p>" for ev in e.evidence[r.rule][:20])
+                + "</details></td></tr>" for e in mine)
+            out.append(f"<h3>{escape(r.rule)}: {len(mine)} excluded ({r.only} by this rule alone)</h3>"
+                       f'<div class="box"><table><thead><tr><th>entry</th><th>title</th><th>family</th>'
+                       f"<th>evidence</th></tr></thead><tbody>{rows}</tbody></table></div>")
+        return out
 
     def _html_fragment(self, entry_id: str, ev: dict) -> str:
         frag = self.fragments.get(match_key(entry_id, ev))
@@ -328,7 +365,7 @@ def _md_bars(counts: list[int], threshold: float, width: int = 40) -> list[str]:
 def _html_table(head: list[str], rows: list[list[str]]) -> str:
     h = "".join(f"<th>{escape(c)}</th>" for c in head)
     body = "".join("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="box"><table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table></div>'  # scrolls in its box
 
 
 def _svg_histogram(counts: list[int], threshold: float, width: int = 640, height: int = 180) -> str:
@@ -337,7 +374,8 @@ def _svg_histogram(counts: list[int], threshold: float, width: int = 640, height
 
     plot_h, bw = height - 40, (width - 60) / BINS
     top = math.log10(max(counts) + 1) or 1
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img">']
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+           'role="img">']
     for i, c in enumerate(counts):
         h = plot_h * math.log10(c + 1) / top
         x = 40 + i * bw
@@ -357,7 +395,8 @@ def _svg_timeline(rows: list[tuple[str, int, int, bool]], width: int = 640, heig
         return "<p>(no entries)</p>"
     plot_h, bw = height - 40, (width - 60) / len(rows)
     top = max(k + g for _, k, g, _ in rows) or 1
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img">']
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+           'role="img">']
     after = [i for i, r in enumerate(rows) if r[3]]
     if after:
         x0 = 40 + after[0] * bw
@@ -387,7 +426,9 @@ table.sbs col.ln{width:3.5em}table.sbs td.ln{text-align:right;color:#757575;font
 table.sbs td.src{font-family:ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
 table.sbs td.src.entry{border-right:2px solid #bdbdbd}td.missing{background:#fbe9e7;color:#b71c1c;white-space:normal}
 mark.shared{background:#fff59d;color:inherit}mark.run{background:#ffab40;color:#000;font-weight:600}
-p.match{font-family:ui-monospace,monospace;font-size:12px;margin:.8em 0 .2em}p.note{font-size:12px;color:#6d4c41;margin:0}"""
+p.match{font-family:ui-monospace,monospace;font-size:12px;margin:.8em 0 .2em}p.note{font-size:12px;color:#6d4c41;margin:0}
+.box{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}details{margin:.4em 0}summary{cursor:pointer}
+body{overflow-wrap:anywhere}@media (max-width:600px){body{margin:1em}}"""
 
 
 NEAR_HEAD = ["entry", "cohort file", "repr", "score", "containment", "ops aligned", "run", "covered"]

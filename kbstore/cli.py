@@ -18,11 +18,39 @@ kb_option = click.option("--kb", "kb_path", type=click.Path(file_okay=False), de
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
+def _iso_time(text: str | None, option: str):
+    """An ISO 8601 time with a zone, or None; anything else is a one-line usage error naming the option."""
+    if text is None:
+        return None
+    from datetime import datetime
+
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not an ISO 8601 time (2026-11-30T00:00:00Z)", param_hint=option) from None
+    if t.tzinfo is None:
+        raise click.BadParameter(f"{text!r} has no time zone (write 2026-11-30T00:00:00Z)", param_hint=option)
+    return t
+
+
+def _progress(prefix: str):
+    """Stage lines on stderr, each stamped with the time so far: a long command is never silent (issue 37)."""
+    import time
+
+    t0 = time.monotonic()
+
+    def say(text: str) -> None:
+        click.echo(f"{prefix} [{time.monotonic() - t0:.0f}s] {text}", err=True)
+
+    return say
+
+
 def _print_json(obj) -> None:
     click.echo(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, default=str))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="nearmiss-repair", message="%(version)s")
 def cli() -> None:
     """Quality-gated, versioned, provenance-stamped knowledge base of kernel repair patterns."""
 
@@ -31,19 +59,24 @@ def cli() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--min-match", type=float, default=0.95, show_default=True, help="Full-tier match a record needs.")
 @click.option("--strict", is_flag=True, help="Exit 1 when any record is rejected.")
+@click.option("--accept-policy", type=click.Choice(["strict", "epilogue"]), default="strict", show_default=True,
+              help="The laxest integrity policy admitted: epilogue also admits records whose verdicts were made "
+                   "under `repair run --policy epilogue` (their evidence says so).")
 @kb_option
 @json_option
-def ingest(paths, min_match, strict, kb_path, as_json) -> None:
+def ingest(paths, min_match, strict, accept_policy, kb_path, as_json) -> None:
     """Gate repair records (files, or directories of *.json) and admit the good ones as a new KB version."""
     from ingest.api import ingest as run_ingest
 
-    report = run_ingest(list(paths), kb_path, min_match=min_match)
+    report = run_ingest(list(paths), kb_path, min_match=min_match, accept_policy=accept_policy,
+                        progress=None if as_json else _progress("kb ingest"))
     if as_json:
         _print_json(report.as_dict())
     else:
         made = f"version {report.version}" if report.version else f"no new version (still {report.previous_version})"
         click.echo(f"{len(report.outcomes)} records: {report.count('admitted')} admitted ({report.entries_added} new entries), "
-                   f"{report.count('duplicate')} duplicate, {report.count('rejected')} rejected -> {made}  [{report.kb_path}]")
+                   f"{report.count('duplicate')} duplicate, {report.count('rejected')} rejected -> {made}")
+        click.echo(f"kb: {report.kb_path}")
         for o in report.outcomes:
             if o.reasons:  # one line per rejected record, every reason on it
                 click.echo(f"  rejected {o.path}: " + "; ".join(f"{r.code}: {r.message}" for r in o.reasons))
@@ -97,7 +130,8 @@ def show(entry_id, kb_path, as_json) -> None:
     for e in d["evidence"]:
         g, w = e["gate"], e["worker"]
         click.echo(f"  evidence v{e['version']}: run {e['run_id']} on {e['operator_id']} by {w['kind']}/{w.get('model')} "
-                   f"match {g['match']} (>= {g['min_match']}), {len(g['integrity_history'])} clean attempts, "
+                   f"match {g['match']} (>= {g['min_match']}), {len(g['integrity_history'])} clean attempts"
+                   f"{' under the ' + g['accept_policy'] + ' policy' if g.get('accept_policy') else ''}, "
                    f"record {e['record_sha256'][:12]}")
     click.echo("  provenance:")
     for s in d["provenance"]:
@@ -254,20 +288,30 @@ allow_outside_option = click.option(
               help=f"Overlap score (provenance.overlap_rules.score) at or above which an entry is excluded "
                    f"(default {THRESHOLD}, the operating point bench/bench_overlap_heldout.py chooses).")
 @click.option("--exclude-family", is_flag=True, help="Also exclude entries of the cohort operators' families.")
+@click.option("--frozen-at", "frozen_at", default=None, metavar="TIME",
+              help="When the cohort really froze (ISO 8601 with a zone, 2026-11-30T00:00:00Z), instead of the "
+                   "manifest's frozen_at; recorded in the snapshot and shown by kb audit.")
 @allow_outside_option
 @kb_option
 @json_option
-def freeze(manifest, name, overlap_threshold, exclude_family, allow_outside, kb_path, as_json) -> None:
-    """Freeze an immutable snapshot of the KB without the entries tied to a cohort (each rule reported with evidence)."""
+def freeze(manifest, name, overlap_threshold, exclude_family, frozen_at, allow_outside, kb_path, as_json) -> None:
+    """Freeze an immutable snapshot of the KB without the entries tied to a cohort (each rule reported with evidence).
+
+    A snapshot that keeps nothing, or that one rule alone empties of most of the KB, says so on stderr."""
     from kbstore.freeze import freeze as run_freeze
 
     r = run_freeze(manifest, kb_path, name=name, overlap_threshold=overlap_threshold, exclude_family=exclude_family,
-                   allow_outside=allow_outside)
+                   allow_outside=allow_outside, frozen_at=_iso_time(frozen_at, "--frozen-at"),
+                   progress=None if as_json else _progress("kb freeze"))
+    for w in r.warnings:
+        click.echo(f"kb freeze: warning: {w}", err=True)
     if as_json:
         return _print_json(r.as_dict())
     made = "frozen" if r.created else "already frozen (nothing written)"
-    click.echo(f"snapshot {r.snapshot_id} {made}: {r.counts['included']} of {r.counts['kb_entries']} entries kept, "
-               f"{r.counts['excluded']} excluded  [cohort {r.cohort}, KB v{r.kb_version}, {r.timings['total_s']:.1f} s]")
+    click.echo(f"snapshot {r.snapshot_id} {made}:")  # the id alone on its line: 100 columns hold the rest
+    click.echo(f"  {r.counts['included']} of {r.counts['kb_entries']} entries kept, {r.counts['excluded']} excluded  "
+               f"[cohort {r.cohort}, KB v{r.kb_version}, {r.timings['total_s']:.1f} s]")
+    click.echo(f"  frozen_at  {r.frozen_at}")
     for rule, x in r.rules.items():
         state = f"{x['excluded']} excluded ({x['only']} by this rule alone)" if x["enabled"] else "off"
         click.echo(f"  {rule:<10} {state}")

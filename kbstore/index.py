@@ -1,4 +1,5 @@
-"""Derived indexes of the live KB: bring chromadb in line with DuckDB after an ingest, or rebuild it (`kb reindex`)."""
+"""Derived indexes of the live KB: after an ingest, the mapped layout caught up (kbstore.layout) and the chromadb
+index synced where it is used; `kb reindex` rebuilds both from DuckDB."""
 from __future__ import annotations
 
 import time
@@ -8,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from kbstore.paths import KBPaths
+from kbstore.layout import rebuild as rebuild_layout
 from kbstore.vector import ChromaIndex, chroma_meta
 
 
@@ -19,8 +21,18 @@ def index_inputs(store) -> tuple[list[str], np.ndarray, list[dict]]:
 
 
 def sync_index(store, kb: KBPaths) -> str:
-    """Caller holds the write lock."""
+    """The chromadb index brought in line with DuckDB (caller holds the write lock)."""
     return ChromaIndex(kb).sync(*index_inputs(store))
+
+
+def sync_indexes(store, kb: KBPaths) -> str:
+    """After a commit (caller holds the write lock; returns chromadb's line): the mapped layout caught up with what the new versions added (an
+    append), and the chromadb index synced (`--index chroma`/`auto` past exact search's size search it). The chromadb
+    sync still copies its index directory, so an ingest's cost keeps a term in the KB's size there."""
+    from kbstore.layout import update
+
+    update(store, kb)
+    return sync_index(store, kb)
 
 
 @dataclass
@@ -36,7 +48,7 @@ class ReindexReport:
 
 
 def reindex(kb_path: str | Path | None = None, *, lock_wait_s: float | None = None) -> ReindexReport:
-    """Rebuild the chromadb index from the vectors stored in DuckDB (no re-embedding)."""
+    """Rebuild the chromadb index and the mapped layout from what DuckDB stores (no re-embedding)."""
     from kbstore.lock import write_lock
     from kbstore.store import Store
 
@@ -45,5 +57,6 @@ def reindex(kb_path: str | Path | None = None, *, lock_wait_s: float | None = No
     with write_lock(kb.lock, wait_s=lock_wait_s, what="reindex"):
         with Store.open(kb) as store:
             ids, matrix, metas = index_inputs(store)
+            rebuild_layout(store, kb)
         path = ChromaIndex(kb).rebuild(ids, matrix, metas)
     return ReindexReport(str(kb.root), str(path), len(ids), time.monotonic() - t0)

@@ -143,6 +143,12 @@ def pending(con) -> list[str]:
     return [fn.__name__ for fn in MIGRATIONS if fn.__name__ not in done]
 
 
+def applied_names(con) -> list[str]:
+    """Names applied, sorted (read-only safe, like pending)."""
+    have = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = '_migrations'").fetchall()[0][0]
+    return sorted(r[0] for r in con.execute("SELECT name FROM _migrations").fetchall()) if have else []
+
+
 def migrate(con) -> list[str]:
     """Apply pending migrations, each in its own transaction; returns the names applied."""
     done = set(applied(con))

@@ -41,17 +41,26 @@ def rederive_problems(path: Path, m, kb) -> list[str]:
     try:
         config = OverlapConfig(**m.identity.rules["overlap"]["config"])
         exclude_family = bool(m.identity.rules["family"]["enabled"])
+        temporal = m.identity.rules["temporal"]
+        frozen_at = _time(temporal["frozen_at"]) if temporal.get("frozen_at_from") == "--frozen-at" else None
+        origins = "shipped_origins" in temporal  # snapshots cut before kbstore.origins dated by ingestion alone
     except (KeyError, TypeError, ValueError) as e:
         return [f"its rule parameters do not read ({e})"]
-    params = rule_params(cohort, config, exclude_family=exclude_family)
+    params = rule_params(cohort, config, exclude_family=exclude_family, frozen_at=frozen_at, origins=origins)
     if params != m.identity.rules:
         changed = sorted(k for k in set(params) | set(m.identity.rules) if params.get(k) != m.identity.rules.get(k))
         return [f"its rule parameters ({', '.join(changed)}) are not the ones these rules would record for its "
                 f"cohort (tool {m.identity.tool_version}): it cannot be re-derived here"]
     data = _at_version(_read_kb(kb, {}), m.kb_version)
     data["scan"] = OverlapIndex.from_manifest(cohort, config).scan(data.pop("parts"))
-    found = rule_findings(data, cohort, exclude_family)
+    found = rule_findings(data, cohort, exclude_family, frozen_at=frozen_at, origins=origins)
     return _compare(m, data, {eid: sorted(r for r in RULES if eid in found[r]) for r in RULES for eid in found[r]})
+
+
+def _time(text: str):
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _at_version(data: dict, version: int) -> dict:

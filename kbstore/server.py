@@ -222,7 +222,7 @@ class _State:
         with Store.open(self.paths) as store:
             identity = (store.meta("kb_id"), store.head_version())
         if self.retriever is None or identity != self.identity:
-            self.retriever = Retriever.open(self.paths, index="auto")
+            self.retriever = Retriever.open(self.paths, index="auto", resident=True)  # warm: vectors in memory
             self.identity = identity
         self.files = files  # read before the identity: a write in between is seen at the next request
         return self.retriever
@@ -243,7 +243,7 @@ def _answer(state: _State, req: dict) -> dict:
     if op == "ping":
         r = state.fresh()
         return {"ok": True, "pid": os.getpid(), "kb": str(state.paths.root), "kb_version": r.source.get("kb_version"),
-                "entries": len(r.ids), "queries": state.queries}
+                "entries": r.n, "queries": state.queries}
     if op == "query":
         r = state.fresh()
         filters = {k: req.get(k) for k in ("family", "language", "backend")}

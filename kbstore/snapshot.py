@@ -7,6 +7,9 @@
     vectors.npy      their stored vectors (float32, same order): dense search is exact numpy, no index to build
     lexical/         a BM25 cache built from entries.jsonl; its digests are recorded, and one that does not
                      match is ignored (rebuilt in memory) on open and reported by verify
+    rows/            where each line of entries.jsonl starts and ends, and each entry's filter and rule codes
+                     (kbstore.snapshot_write), recorded the same way: with both caches a snapshot opens memory-mapped
+                     and a query reads the lines it returns; without (older snapshots) every row is loaded
 
 The id is sha256 of the canonical JSON of Identity: the sorted included entry hashes, the cohort manifest
 hash, the rule parameters (overlap config and fingerprint scheme included), the embedder fingerprint, the
@@ -27,22 +30,21 @@ import json
 import os
 import shutil
 import stat
-import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kbstore.errors import BadInput, ForeignSnapshot, IntegrityFailure, NotFound
 from kbstore.paths import KBPaths
-from provenance.canonical import canonical_json, content_hash, sha256_text
+from provenance.canonical import content_hash, sha256_text
 
 SNAPSHOT_SCHEMA = "kb.snapshot/v1"
 IDENTITY_SCHEMA = "kb.snapshot.identity/v1"
-MANIFEST, ENTRIES, VECTORS, LEXICAL = "manifest.json", "entries.jsonl", "vectors.npy", "lexical"
+MANIFEST, ENTRIES, VECTORS, LEXICAL, ROWS = "manifest.json", "entries.jsonl", "vectors.npy", "lexical", "rows"
 DATA_FILES = (ENTRIES, VECTORS)
+CACHES = (LEXICAL, ROWS)
 
 
 class Identity(BaseModel):
@@ -175,7 +177,8 @@ def list_snapshots(kb_path: str | os.PathLike | None = None) -> list[dict]:
                 out.append({"id": d.name, "path": str(d), "ok": False, "error": str(e)})
                 continue
             out.append({"id": m.id, "path": str(d), "ok": True, "name": m.name, "created_at": m.created_at,
-                        "cohort": m.cohort.get("cohort"), "frozen_at": m.cohort.get("frozen_at"), "kb_version": m.kb_version,
+                        "cohort": m.cohort.get("cohort"), "frozen_at": m.identity.rules.get("temporal", {}).get("frozen_at", m.cohort.get("frozen_at")),
+                        "kb_version": m.kb_version,
                         **{k: m.counts.get(k) for k in ("kb_entries", "included", "excluded")}})
     return sorted(out, key=lambda s: (s.get("created_at") or "", s["id"]))
 
@@ -237,77 +240,6 @@ def check_origin(path: Path, m: SnapshotManifest, store) -> None:
 
 # ---------------------------------------------------------------- writing
 
-def write_snapshot(kb: KBPaths, raw_rows: list[dict], matrix, manifest: SnapshotManifest,
-                   lexical: Callable[[Path], None] | None = None) -> tuple[Path, SnapshotManifest, bool]:
-    """Write entries, vectors and the lexical cache, fill in identity data, id and seal; (path, manifest, created).
-
-    raw_rows: Store.retrieval_rows() rows of the included entries, sorted by id; matrix: their vectors.
-    The manifest comes in with everything but data digests, exclusions digest, id, caches and seal.
-    lexical(directory) writes the BM25 cache of raw_rows there (default: built here, see snapshot_lexical).
-    """
-    import time
-
-    import numpy as np
-
-    root = snapshots_dir(kb)
-    root.mkdir(parents=True, exist_ok=True)
-    _remove_stale(root)
-    with kb_store(kb) as store:
-        kb_id = manifest.kb_id or (store.meta("kb_id") if store else None)
-    entries = "".join(canonical_json(r) + "\n" for r in raw_rows).encode("utf-8")
-    buf = io.BytesIO()
-    np.save(buf, np.ascontiguousarray(matrix, dtype="<f4"), allow_pickle=False)
-    data = {ENTRIES: entries, VECTORS: buf.getvalue()}
-    ident = manifest.identity.model_copy(update={
-        "data": {name: sha256_text(blob) for name, blob in data.items()},
-        "exclusions_sha256": exclusions_sha256(manifest.rules, manifest.excluded)})
-    if (root / ident.snapshot_id()).is_dir():  # frozen before: keep that one (its own labels and time)
-        return root / ident.snapshot_id(), read_manifest(root / ident.snapshot_id()), False
-    tmp = root / f".tmp-{uuid.uuid4().hex[:12]}"
-    tmp.mkdir()
-    try:
-        for name, blob in data.items():
-            _write_file(tmp / name, blob)
-        t0 = time.perf_counter()
-        if lexical is None:
-            from kbstore.snapshot_lexical import LexicalBuilder
-
-            builder = LexicalBuilder([r["lexical_text"] for r in raw_rows], workers=1)
-            lexical = lambda d: builder.build(list(range(len(raw_rows))), d)  # noqa: E731
-        lexical(tmp / LEXICAL)
-        lex_files = {f"{LEXICAL}/{p.name}": _digest_synced(p) for p in sorted((tmp / LEXICAL).iterdir())}
-        _fsync_dir(tmp / LEXICAL)
-        manifest = manifest.model_copy(update={
-            "identity": ident, "id": ident.snapshot_id(), "kb_id": kb_id,
-            "caches": {LEXICAL: {"files": lex_files, "built_from": ident.data[ENTRIES]}},
-            "timings": {**manifest.timings, "lexical_cache_s": round(time.perf_counter() - t0, 3)}})
-        manifest.seal = manifest.compute_seal()
-        _write_file(tmp / MANIFEST, (json.dumps(manifest.dump(), indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode())
-        _fsync_dir(tmp)
-        _make_read_only(tmp)
-        final = root / manifest.id
-        try:
-            os.rename(tmp, final)  # atomic; fails when the same snapshot exists (or another freeze just made it)
-        except OSError:
-            if not final.is_dir():
-                raise
-            _remove(tmp)  # the same content was frozen before: keep that one (its own labels and time)
-            return final, read_manifest(final), False
-        _fsync_dir(root)
-        return final, manifest, True
-    except BaseException:
-        if tmp.exists():
-            _remove(tmp)
-        raise
-
-
-def _write_file(path: Path, blob: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(blob)
-        f.flush()
-        os.fsync(f.fileno())
-
-
 def _digest_synced(path: Path) -> str:
     """sha256 of a file another writer made (bm25s), after making it durable."""
     with open(path, "rb+") as f:
@@ -358,15 +290,13 @@ def _remove(root: Path) -> None:
 
 # ---------------------------------------------------------------- reading
 
-@dataclass
 class Snapshot:
-    """An opened snapshot: manifest, included rows (shaped for retrieval) and vectors; read-only throughout."""
+    """An opened snapshot: manifest, and its rows and vectors read when asked for; read-only throughout."""
 
-    path: Path
-    manifest: SnapshotManifest
-    rows: list[dict]
-    matrix: object  # numpy (n, dim) float32
-    lexical_cache_ok: bool
+    def __init__(self, path: Path, manifest: SnapshotManifest, lexical_cache_ok: bool, rows_cache_ok: bool = False):
+        self.path, self.manifest = path, manifest
+        self.lexical_cache_ok, self.rows_cache_ok = lexical_cache_ok, rows_cache_ok
+        self._rows = self._matrix = None
 
     @property
     def id(self) -> str:
@@ -374,19 +304,17 @@ class Snapshot:
 
     @classmethod
     def open(cls, ref: str | os.PathLike, kb_path: str | os.PathLike | None = None) -> "Snapshot":
-        """Resolve, check the seal, the data digests and the origin (see the module docstring), load; any mismatch is an
-        IntegrityFailure (ForeignSnapshot for the origin), and no KB to check the origin against is NotFound."""
-        from kbstore.retrieve import shape_row
-
+        """Resolve, check the seal, the data digests (the files streamed through sha256) and the origin (see the module
+        docstring); any mismatch is an IntegrityFailure (ForeignSnapshot for the origin), and no KB to check the origin
+        against is NotFound."""
         path = resolve_snapshot(ref, kb_path)
         m = read_manifest(path)
-        blobs = {}
         for name in DATA_FILES:
             try:
-                blobs[name] = (path / name).read_bytes()
+                digest = file_sha256(path / name)
             except OSError as e:
                 raise IntegrityFailure(f"{path / name}: cannot read snapshot data: {e.strerror or e}") from None
-            if sha256_text(blobs[name]) != m.identity.data.get(name):
+            if digest != m.identity.data.get(name):
                 raise IntegrityFailure(f"{path / name}: does not match its recorded sha256 (run `kb verify {m.id[:12]}`)")
         if (m.identity.snapshot_id() != m.id or content_hash(m.cohort) != m.identity.cohort_sha256
                 or exclusions_sha256(m.rules, m.excluded) != m.identity.exclusions_sha256):
@@ -396,24 +324,49 @@ class Snapshot:
             raise NotFound(f"{path}: no knowledge base at {kb.root} to check that the snapshot was cut from it (pass --kb)")
         with kb_store(kb) as store:
             check_origin(path, m, store)
-        rows = [shape_row(json.loads(line), LazyPattern) for line in blobs[ENTRIES].decode("utf-8").splitlines()]
-        matrix = _load_vectors(blobs[VECTORS], path)
-        return cls(path, m, rows, matrix, cache_ok(path, m))
+        return cls(path, m, cache_ok(path, m), cache_ok(path, m, ROWS))
+
+    @property
+    def rows(self) -> list[dict]:
+        """Every included row, shaped for retrieval (read from entries.jsonl on first use; an audit's timeline)."""
+        if self._rows is None:
+            from kbstore.shape import shape_row
+
+            text = (self.path / ENTRIES).read_text(encoding="utf-8")
+            self._rows = [shape_row(json.loads(line), LazyPattern) for line in text.splitlines()]
+        return self._rows
+
+    @property
+    def matrix(self):
+        """The included entries' vectors, (n, dim) float32, memory-mapped."""
+        if self._matrix is None:
+            self._matrix = load_vectors(self.path / VECTORS)
+        return self._matrix
+
+    def source(self) -> dict:
+        return {"snapshot_id": self.id, "kb_version": self.manifest.kb_version, "kb_path": self.manifest.kb_path}
 
     def corpus(self):
+        """The included entries held in memory (kbstore.retrieve.Corpus)."""
         from kbstore.retrieve import Corpus
 
-        source = {"snapshot_id": self.id, "kb_version": self.manifest.kb_version, "kb_path": self.manifest.kb_path}
-        return Corpus(self.rows, self.matrix, self.manifest.embedder.get("fingerprint"), source)
+        return Corpus(self.rows, self.matrix, self.manifest.embedder.get("fingerprint"), self.source())
 
     def retriever(self, embedder=None):
-        """A kbstore.retrieve.Retriever over the included entries only (exact dense search, cached BM25)."""
+        """A kbstore.retrieve.Retriever over the included entries only (exact dense search, the cached BM25): over the
+        mapped files when both caches check out, else over every row loaded."""
         from kbstore.embed import choose_embedder
         from kbstore.lexical import LexicalIndex
         from kbstore.retrieve import Retriever
 
         emb = embedder or choose_embedder(self.manifest.embedder.get("name"), self.manifest.embedder.get("fingerprint"))
-        lexical = LexicalIndex.load(self.path / LEXICAL, len(self.rows)) if self.lexical_cache_ok else None
+        n = len(self.manifest.identity.entries)
+        if self.lexical_cache_ok and self.rows_cache_ok:
+            from kbstore.mapped import open_snapshot_corpus
+
+            lexical = LexicalIndex.load(self.path / LEXICAL, n)
+            return Retriever(open_snapshot_corpus(self.path, self.manifest, self.matrix, lexical, self.source()), emb)
+        lexical = LexicalIndex.load(self.path / LEXICAL, n) if self.lexical_cache_ok else None
         return Retriever(self.corpus(), emb, lexical=lexical)
 
 
@@ -444,15 +397,36 @@ def open_snapshot(ref: str | os.PathLike, kb_path: str | os.PathLike | None = No
     return Snapshot.open(ref, kb_path)
 
 
-def cache_ok(path: Path, m: SnapshotManifest) -> bool:
-    """Does the lexical cache match its recorded digests and the entries it was built from?"""
-    cache = m.caches.get(LEXICAL) or {}
+def cache_ok(path: Path, m: SnapshotManifest, name: str = LEXICAL) -> bool:
+    """Does the cache (lexical/ or rows/) match its recorded digests and the entries it was built from?"""
+    cache = m.caches.get(name) or {}
     if cache.get("built_from") != m.identity.data.get(ENTRIES) or "files" not in cache:  # an empty snapshot has an empty cache
         return False
-    on_disk = {f"{LEXICAL}/{p.name}" for p in (path / LEXICAL).iterdir()} if (path / LEXICAL).is_dir() else set()
+    on_disk = {f"{name}/{p.name}" for p in (path / name).iterdir()} if (path / name).is_dir() else set()
     if on_disk != set(cache["files"]):
         return False
-    return all(sha256_text((path / rel).read_bytes()) == digest for rel, digest in cache["files"].items())
+    return all(file_sha256(path / rel) == digest for rel, digest in cache["files"].items())
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, read a chunk at a time (a 100,000-entry snapshot's entries.jsonl is some hundred MB)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 22), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def load_vectors(path: Path):
+    """vectors.npy memory-mapped; IntegrityFailure when it is not a vector matrix."""
+    import numpy as np
+
+    try:
+        return np.load(path, mmap_mode="r", allow_pickle=False)
+    except (ValueError, OSError) as e:
+        raise IntegrityFailure(f"{path}: not a vector matrix: {e}") from None
 
 
 def _load_vectors(blob: bytes, path: Path):

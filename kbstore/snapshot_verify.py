@@ -3,7 +3,7 @@
 Checks: the manifest's seal; the data files against their recorded digests; every entry's id against the
 sha256 of its canonical JSON, and the sorted ids against the identity; the vectors' shape, dtype and unit
 length; the cohort record against its hash; the exclusion report against its digest; the id against
-the identity; the counts; the lexical cache against its digests; no stray files; its origin: the directory
+the identity; the counts; the lexical and rows caches against their digests; no stray files; its origin: the directory
 carries its id, and it was cut from this KB (kbstore.snapshot.origin_problems; a warning when there is no KB to check);
 and its derivation: freezing the KB at its version against its cohort manifest gives the same exclusions
 (kbstore.rederive; a forged, self-consistent snapshot passes every hash, not this).
@@ -105,7 +105,7 @@ def _check_identity(path: Path, m, report: SnapshotVerifyReport) -> None:
 
 
 def _check_data(path: Path, m, report: SnapshotVerifyReport) -> dict | None:
-    from kbstore.snapshot import DATA_FILES, LEXICAL, MANIFEST
+    from kbstore.snapshot import CACHES, DATA_FILES, MANIFEST
 
     blobs = {}
     for name in DATA_FILES:
@@ -117,7 +117,7 @@ def _check_data(path: Path, m, report: SnapshotVerifyReport) -> dict | None:
         if sha256_text(blobs[name]) != m.identity.data.get(name):
             report.add("data", f"{name}: sha256 {sha256_text(blobs[name])[:12]} differs from the recorded "
                                f"{str(m.identity.data.get(name))[:12]}")
-    stray = sorted(p.name for p in path.iterdir() if p.name not in (*DATA_FILES, MANIFEST, LEXICAL))
+    stray = sorted(p.name for p in path.iterdir() if p.name not in (*DATA_FILES, MANIFEST, *CACHES))
     if stray:
         report.add("files", f"files that are not part of the snapshot: {', '.join(stray[:5])}")
     return blobs if len(blobs) == len(DATA_FILES) else None
@@ -159,7 +159,9 @@ def _check_entries(m, blobs: dict, report: SnapshotVerifyReport) -> None:
 
 
 def _check_cache(path: Path, m, report: SnapshotVerifyReport) -> None:
-    from kbstore.snapshot import LEXICAL, cache_ok
+    from kbstore.snapshot import LEXICAL, ROWS, cache_ok
 
     if not cache_ok(path, m):
         report.add("cache", f"{LEXICAL}/ does not match its recorded digests (queries rebuild BM25 in memory)")
+    if (ROWS in m.caches or (path / ROWS).exists()) and not cache_ok(path, m, ROWS):
+        report.add("cache", f"{ROWS}/ does not match its recorded digests (queries load every row)")

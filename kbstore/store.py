@@ -45,6 +45,22 @@ def _ensure_identity(con) -> None:
         con.execute("INSERT INTO meta VALUES ('kb_id', ?)", [uuid.uuid4().hex])
 
 
+def entry_range(lo: str | None, hi: str | None) -> tuple[str, list]:
+    """A condition on entry_id for lo <= id < hi (None: unbounded), with its parameters."""
+    parts, params = [], []
+    if lo is not None:
+        parts.append("entry_id >= ?")
+        params.append(lo)
+    if hi is not None:
+        parts.append("entry_id < ?")
+        params.append(hi)
+    return " AND ".join(parts), params
+
+
+def _where(cond: str) -> str:
+    return f"WHERE {cond}" if cond else ""
+
+
 class Store:
     def __init__(self, paths: KBPaths, con, *, read_only: bool):
         self.paths, self.con, self.read_only = paths, con, read_only
@@ -211,20 +227,24 @@ class Store:
             row["reasons"] = json.loads(row["reasons"])
         return out
 
-    def embeddings(self) -> tuple[list[str], np.ndarray, set[str]]:
-        """(entry ids sorted, float32 matrix in that order, the set of model fingerprints present)."""
-        rows = self.con.execute("SELECT entry_id, vector, fingerprint, dim FROM embeddings ORDER BY entry_id").fetchall()
+    def embeddings(self, where: str = "", params: Sequence = ()) -> tuple[list[str], np.ndarray, set[str]]:
+        """(entry ids sorted, float32 matrix in that order, the set of model fingerprints present); `where`: a condition
+        on entry_id (see entry_range)."""
+        rows = self.con.execute(f"SELECT entry_id, vector, fingerprint, dim FROM embeddings {_where(where)} "
+                                "ORDER BY entry_id", list(params)).fetchall()
         if not rows:
             return [], np.zeros((0, 0), dtype=np.float32), set()
         dim = rows[0][3]
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), dim)
         return [r[0] for r in rows], matrix, {r[2] for r in rows}
 
-    def retrieval_rows(self) -> list[dict]:
-        """Per entry: what retrieval filters, scores and shows (sorted by id)."""
+    def retrieval_rows(self, where: str = "", params: Sequence = ()) -> list[dict]:
+        """Per entry: what retrieval filters, scores and shows (sorted by id); `where`: a condition on the entry id
+        (entry_range), applied to the entries and to the evidence aggregated for them."""
         # evidence is aggregated before the join: grouping the joined rows by every entry column hashed
         # each entry's JSON and text (measured 8.8 s against 4.1 s at 100k entries); same rows either way
-        return self.rows("""
+        on_entries = where.replace("entry_id", "e.id")
+        return self.rows(f"""
             SELECT e.id, e.title, e.bug_class, e.symptom_label, e.family, e.language, e.backend, e.lexical_text,
                    e.canonical_json, e.first_version, e.first_ingested_at,
                    coalesce(a.n_evidence, 0) AS n_evidence, coalesce(a.runs, [NULL::TEXT]) AS runs,
@@ -236,8 +256,15 @@ class Store:
                        list(DISTINCT operator_id ORDER BY operator_id) AS operators,
                        list(DISTINCT coalesce(worker_model, worker_kind) ORDER BY coalesce(worker_model, worker_kind)) AS models,
                        max(match) AS best_match
-                FROM evidence GROUP BY entry_id) a ON a.entry_id = e.id
-            ORDER BY e.id""")
+                FROM evidence {_where(where)} GROUP BY entry_id) a ON a.entry_id = e.id
+            {_where(on_entries)}
+            ORDER BY e.id""", list(params) * (2 if where else 1))
+
+    def entry_chunks(self, size: int) -> list[tuple[str, str | None]]:
+        """[lo, hi) id bounds of chunks of about `size` entries (hi None: to the end), in id order."""
+        ids = [r[0] for r in self.con.execute("SELECT id FROM entries ORDER BY id").fetchall()]
+        starts = ids[::size]
+        return [(lo, starts[n + 1] if n + 1 < len(starts) else None) for n, lo in enumerate(starts)]
 
     def prov(self) -> tuple[list[dict], list[dict]]:
         nodes = self.rows("SELECT * FROM prov_nodes ORDER BY id")

@@ -36,6 +36,13 @@ _PROBES = 64
 # HNSW is approximate: a healthy index can miss a few stored vectors; a broken one (truncated files)
 # measured 0.49. Below this share of probes finding themselves, the index is rebuilt.
 MIN_SELF_RECALL = 0.8
+# `--index auto`: exact search up to this many entries, the chromadb HNSW index above ($KB_EXACT_MAX). Exact dense
+# search reads every vector (384 float32) per query: see README "The KB at scale" for where it stops (bench_kb.py).
+EXACT_MAX = 150_000
+
+
+def exact_max() -> int:
+    return int(os.environ.get("KB_EXACT_MAX") or EXACT_MAX)
 
 
 class ExactIndex:

@@ -88,9 +88,9 @@ class Explanation:
         s, cfg = self.subject, self.config
         verdict = ("EXCLUDED: the overlap rule fires" if self.excluded
                    else "not excluded: no overlap rule fires")
-        out = [f"{s.path} ({s.kind}, {s.language}; parts {', '.join(sorted(s.parts))}) vs cohort {self.cohort} "
-               f"({len({p.cohort_file for p in self.pairs})} files): {verdict}",
-               f"rule: {RULE_TEXT.format(cfg=cfg)}", ""]
+        out = [*_fold(f"{s.path} ({s.kind}, {s.language}; parts {', '.join(sorted(s.parts))}) vs cohort {self.cohort} "
+                      f"({len({p.cohort_file for p in self.pairs})} files): {verdict}"),
+               *_fold(f"rule: {RULE_TEXT.format(cfg=cfg)}"), ""]
         head = ("cohort file", "repr", "part", "containment", "covered", "aligned", "weight", "score", "decision")
         rows = [(p.cohort_file + (f"::{p.match.cohort_unit}" if p.match.cohort_unit else ""), p.representation,
                  p.match.entry_part, f"{p.match.containment:.3f}", str(p.match.covered), f"{p.match.aligned:.3f}",
@@ -98,7 +98,11 @@ class Explanation:
                 for p in self.pairs if p.match]
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head[:-1])]
         for r in [head, *rows] if rows else []:
-            out.append("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+            left = "  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  "
+            if len(left) + len(r[-1]) <= WIDTH:
+                out.append(left + r[-1])
+            else:  # the decision, whole, under its row: a terminal is 100 columns
+                out += [left.rstrip(), *_fold(r[-1], indent="    ")]
         rest = len(self.pairs) - len(rows)
         if rest:
             out.append(f"({rest} {'other ' if rows else ''}cohort file / representation pairs: no shared fingerprints)")
@@ -112,6 +116,17 @@ class Explanation:
             out += ["", f"(no pair reaches the report floor, containment {cfg.report_floor}: nothing to show side by side)"]
         out += [f"note: {n}" for n in self.notes]
         return out
+
+
+WIDTH = 100
+
+
+def _fold(text: str, indent: str = "") -> list[str]:
+    """text in lines of at most WIDTH columns (continuations indented), nothing cut."""
+    import textwrap
+
+    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "    ",
+                         break_long_words=False, break_on_hyphens=False) or [indent]
 
 
 def read_subject(path: str | os.PathLike) -> Subject:

@@ -1,4 +1,6 @@
-"""OverlapIndex.scan over a whole KB, vectorised: stored hashes as flat numpy arrays, a batch of entries at a time.
+"""OverlapIndex.scan over a whole KB, vectorised: stored hashes as flat numpy arrays, a batch of entries at a time;
+scan_postings gives the same result from an index of the stored hashes (kb freeze: kbstore.layout keeps one), reading
+only the entries that share hashes with the cohort.
 
 A 100,000-entry KB holds about 22 million stored hashes; a Python set operation per fingerprint spent
 30 s of a freeze here. The passes, rules and results are provenance.overlap's (see its docstring):
@@ -96,8 +98,14 @@ def scan(index, entries: Iterable[tuple[str, object]]):
     if batch:
         _first_pass(targets, flat_hashes(batch, check_key, languages), len(batch), len(items) - len(batch),
                     need, df, segs, cand)
-    n = len(items)
-    cand = np.concatenate(cand) if cand else np.zeros(0, dtype=bool)
+    return _second_pass(index, targets, items, segs, cand, df, languages, len(items))
+
+
+def _second_pass(index, targets, items, segs, cand, df, languages, n: int):
+    """Pass two over pass one's candidates (items: the entries pass one saw, in order; n: the entries scanned)."""
+    import numpy as np
+
+    cand = np.concatenate(cand) if cand else np.zeros(0, dtype=bool)  # one flag per item
     seg = {k: np.concatenate([s[k] for s in segs]) if segs else np.zeros(0, dtype=np.int64)
            for k in ("owner", "slot", "repr", "lang", "base", "pair_seg", "pair_key")}
 
@@ -106,7 +114,7 @@ def scan(index, entries: Iterable[tuple[str, object]]):
     kb_boiler = df > limit
     ignored = {r: index._static[r] | set(targets.key_hash[kb_boiler & (targets.key_repr == ri)].tolist())
                for ri, r in enumerate(REPRS)}
-    top, worth = _containment(index, targets, seg, kb_boiler, ignored, languages, n)
+    top, worth = _containment(index, targets, seg, kb_boiler, ignored, languages, len(cand))
 
     hist = {r: [0] * 20 for r in REPRS}
     matches = []
@@ -120,6 +128,44 @@ def scan(index, entries: Iterable[tuple[str, object]]):
         hist[r][0] += n - int(cand.sum())
     return OverlapScan(n_entries=n, n_candidates=int(cand.sum()), matches=matches, histogram=hist,
                        boilerplate={r: len(ignored[r] & set(index._inv[r])) for r in REPRS})
+
+
+def scan_postings(index, lookup, fetch, n_entries: int, keys: Iterable[tuple]):
+    """OverlapIndex.scan over a KB whose stored fingerprint hashes are indexed by hash, with the same result as scan()
+    over all its entries: the work grows with the entries that share hashes with the cohort (or its boilerplate), not
+    with the KB.
+
+    lookup(hashes) -> (i, entry, representation): one posting per distinct (hashes[i], entry, representation code)
+    stored; fetch(entries) -> [(entry id, parts)] of those entries (scan()'s items), in entry id order; n_entries: the
+    entries with stored fingerprints; keys: every (scheme, representation, k, w) stored (each is checked).
+    From the postings alone: each cohort hash's entry count (the KB's boilerplate) and the candidates (entries
+    holding enough distinct cohort hashes); only the candidates' blobs are read, and pass one and two run over them.
+    """
+    import numpy as np
+
+    for key in keys:
+        check_key(*key)
+    targets = _Targets(index)
+    need = np.array([index._min_hits()[r] for r in REPRS])
+    n_keys = len(targets.key_hash)
+    nk = max(1, n_keys)
+    i, entry, rep = lookup(targets.values) if len(targets.values) else (np.zeros(0, dtype=np.int64),) * 3
+    key = targets.key[i, rep] if len(i) else np.zeros(0, dtype=np.int64)
+    entry = np.asarray(entry, dtype=np.int64)[key >= 0]
+    key = key[key >= 0]
+    owned = _unique(entry * nk + key)[0]  # distinct (entry, key)
+    df = np.bincount(owned % nk, minlength=n_keys)
+    ent, per = np.unique(owned // nk * 2 + targets.key_repr[owned % nk], return_counts=True) if len(owned) else (owned, owned)
+    cand_rows = np.unique(ent[per >= need[ent % 2]] // 2)
+    items = list(fetch(cand_rows))
+    languages = language_codes()
+    segs: list[dict] = []
+    cand: list = []
+    for start in range(0, len(items), BATCH):
+        batch = [parts for _, parts in items[start:start + BATCH]]
+        _first_pass(targets, flat_hashes(batch, check_key, languages), len(batch), start, need,
+                    np.zeros(n_keys, dtype=np.int64), segs, cand)
+    return _second_pass(index, targets, items, segs, cand, df, languages, n_entries)
 
 
 def _first_pass(t: _Targets, flat, n_items: int, first: int, need, df, segs: list, cand: list) -> None:

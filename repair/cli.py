@@ -28,7 +28,7 @@ class RepairGroup(click.Group):
             ctx.exit(code)
 
 
-@click.group(cls=RepairGroup)
+@click.group(cls=RepairGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="nearmiss-repair", message="%(version)s")
 def cli() -> None:
     """Evaluate and repair near-miss accelerator kernels."""
@@ -48,12 +48,73 @@ def _backend_option():
                         show_default=True, help="triton-cpu, cuda, npu or ascendc-cpu.")
 
 
+class CodeDefault(click.Option):
+    """An option whose default is a constant of the code (`value_from="module:NAME.attr"`), read when the command
+    runs or its help is shown: help never states a stale default, and `repair --help` imports nothing heavy.
+    In `help`, "{default}" is replaced by the value; `as_default=False` only states it (the option's own default
+    stays None, e.g. a budget that depends on the backend)."""
+
+    def __init__(self, *args, value_from: str, as_default: bool = True, **kwargs):
+        self._value_from, self._as_default = value_from, as_default
+        super().__init__(*args, default=None, **kwargs)
+
+    def code_value(self):
+        from importlib import import_module
+
+        module, _, path = self._value_from.partition(":")
+        value = import_module(module)
+        for part in path.split("."):
+            value = getattr(value, part)
+        return value
+
+    def get_default(self, ctx, call=True):
+        return self.code_value() if self._as_default else None
+
+    def get_help_record(self, ctx):
+        value = self.code_value()
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        if self.help and "{default}" in self.help:
+            self.help = self.help.replace("{default}", text)
+        elif self._as_default and "[default: " not in (self.help or ""):
+            self.help = f"{self.help or ''}  [default: {text}]".strip()
+        return super().get_help_record(ctx)
+
+
+class IsoTime(click.ParamType):
+    """An ISO 8601 time with a zone (2026-11-30T00:00:00Z); anything else is a usage error naming the option."""
+
+    name = "TIME"
+
+    def convert(self, value, param, ctx):
+        from datetime import datetime
+
+        if not isinstance(value, str):
+            return value
+        try:
+            t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            self.fail(f"{value!r} is not an ISO 8601 time (2026-11-30T00:00:00Z)", param, ctx)
+        if t.tzinfo is None:
+            self.fail(f"{value!r} has no time zone (write 2026-11-30T00:00:00Z)", param, ctx)
+        return t
+
+
+_frozen_at_option = click.option(
+    "--frozen-at", "frozen_at", type=IsoTime(), default=None,
+    help="The cohort manifest's frozen_at: when the cohort really froze [default: now]. kb freeze excludes what "
+         "was first ingested after it (the starter patterns shipped with the tool are dated by their records).")
+
+
+_AUTO_BACKEND_HELP = ("triton-cpu, cuda, npu or ascendc-cpu (default: $REPAIR_BACKEND, else triton-cpu; an AscendC "
+                      "candidate: ascendc-cpu, the CPU emulation, unless $REPAIR_BACKEND names an AscendC backend).")
+
+
 @cli.command("eval")
 @click.argument("problem", type=click.Path(dir_okay=False))
 @click.argument("candidates", metavar="CANDIDATE...", nargs=-1, required=True, type=click.Path())
 @click.option("--tier", type=click.Choice(["compact", "full"]), default="full", show_default=True,
               help="compact: the cases marked compact; full: every case.")
-@_backend_option()
+@click.option("--backend", default=None, help=_AUTO_BACKEND_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the EvalResult as JSON.")
 @click.option("--seed", type=int, default=None, help="Evaluation seed (default: fresh and random).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
@@ -77,10 +138,15 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     2 for bad input (any file; nothing is evaluated then), 3 when the backend is missing or cannot run what a
     candidate uses (`unsupported`: an AscendC API ascendc-cpu does not emulate) and nothing else failed.
     """
-    from repair.engine import prestart
-
-    prestart(backend)  # torch and triton import in the fork server while the engine imports its own modules
     from pathlib import Path
+
+    from repair.engine import prestart
+    from repair.loop import backend_for
+
+    if backend is None:  # the rule `repair run` and `repair campaign` follow: AscendC candidates run on AscendC
+        picked = {backend_for(Path(c)) for c in candidates if Path(c).resolve() != Path(problem).resolve()}
+        backend = picked.pop() if len(picked) == 1 else backend_for(Path(problem))
+    prestart(backend)  # torch and triton import in the fork server while the engine imports its own modules
 
     from repair.engine import check_candidate_file, check_problem_file, evaluate_many, render_summary, render_table
 
@@ -153,17 +219,16 @@ def check_cmd(problem, candidate, as_json, rules_off, policy):
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Write final.py (AscendC: final.bundle and the candidate in its own format), trajectory.jsonl "
                    "and record.json here.")
-@click.option("--max-attempts", type=click.IntRange(min=1), default=8, show_default=True,
+@click.option("--max-attempts", cls=CodeDefault, value_from="repair.loop.bounds:Bounds.attempts", type=click.IntRange(min=1),
               help="Candidates judged (patch check, gate, evaluation) before the run stops.")
-@click.option("--max-turns", type=click.IntRange(min=1), default=8, show_default=True,
+@click.option("--max-turns", cls=CodeDefault, value_from="repair.loop.bounds:Bounds.turns", type=click.IntRange(min=1),
               help="Worker model calls before the run stops.")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=200_000, show_default=True,
+@click.option("--max-tokens", cls=CodeDefault, value_from="repair.loop.bounds:Bounds.tokens", type=click.IntRange(min=1),
               help="Prompt + completion tokens before the run stops (checked before each call).")
-@click.option("--max-wall", "max_wall_s", type=click.FloatRange(min=0.1), default=1800.0, show_default=True,
+@click.option("--max-wall", "max_wall_s", cls=CodeDefault, value_from="repair.loop.bounds:Bounds.wall_s",
+              type=click.FloatRange(min=0.1),
               help="Seconds of wall clock for the whole run.")
-@click.option("--backend", default=None,
-              help="triton-cpu, cuda, npu or ascendc-cpu (default: $REPAIR_BACKEND, else triton-cpu; an AscendC "
-                   "candidate: ascendc-cpu, the CPU emulation, unless $REPAIR_BACKEND names an AscendC backend).")
+@click.option("--backend", default=None, help=_AUTO_BACKEND_HELP)
 @click.option("--seed", type=int, default=None, help="Evaluation seed for the whole run (default: random, recorded).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds per case before the candidate is killed.")
@@ -187,20 +252,27 @@ def run_cmd(problem, candidate, kb, snapshot, eval_mode, worker, model, script, 
     backend = backend_for(Path(candidate), backend)
     prestart(backend)
     from repair.loop import repair_run, summary
+    from repair.loop import ending_lines, run_progress
 
-    outcome = repair_run(Path(problem), Path(candidate), worker=worker, model=model,
-                         script=Path(script) if script else None, kb=Path(kb) if kb else None, snapshot=snapshot,
-                         eval_mode=eval_mode, out=Path(out) if out else None,
-                         bounds=Bounds(attempts=max_attempts, turns=max_turns, tokens=max_tokens, wall_s=max_wall_s),
-                         backend=backend, seed=seed, k=k, timeout_s=timeout_s, rules_off=rules_off, policy=policy)
+    with run_progress(enabled=not as_json):  # each step on stderr: the loop is never silent for a minute
+        outcome = repair_run(Path(problem), Path(candidate), worker=worker, model=model,
+                             script=Path(script) if script else None, kb=Path(kb) if kb else None, snapshot=snapshot,
+                             eval_mode=eval_mode, out=Path(out) if out else None,
+                             bounds=Bounds(attempts=max_attempts, turns=max_turns, tokens=max_tokens,
+                                           wall_s=max_wall_s),
+                             backend=backend, seed=seed, k=k, timeout_s=timeout_s, rules_off=rules_off, policy=policy)
     info = summary(outcome)
     if as_json:
         click.echo(json.dumps(info, indent=2, sort_keys=True))
     else:
-        click.echo(f"{info['status']}: {info['attempts']} attempts ({', '.join(info['outcomes']) or 'none'}), "
-                   f"{info['tokens']['total_tokens']} tokens, best attempt {info['best_attempt']}"
-                   + (f"; outputs in {info['out']}" if info["out"] else "")
-                   + (f" [AscendC on {backend}, emulated]" if info["emulated"] else ""))
+        from repair.progress import fold
+
+        head = (f"{info['status']}: {info['attempts']} attempts ({', '.join(info['outcomes']) or 'none'}), "
+                f"{info['tokens']['total_tokens']} tokens, best attempt {info['best_attempt']}"
+                + (f"; outputs in {info['out']}" if info["out"] else "")
+                + (f" [AscendC on {backend}, emulated]" if info["emulated"] else ""))
+        for line in [head, *ending_lines(outcome, worker)]:
+            click.echo("\n".join(fold(line)))
     sys.exit(outcome.exit_code)
 
 
@@ -350,8 +422,9 @@ def import_group() -> None:
               help="Another solution (op_host/, op_kernel/) instead of the task's answer/0 (one TASK_DIR only).")
 @click.option("--family", default=None, help="Operator family for every task (default: the task's category directory).")
 @click.option("--cohort", default="npukernelbench", show_default=True, help="The cohort manifest's name.")
+@_frozen_at_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per imported task.")
-def import_npukernelbench_cmd(tasks, out, candidate, family, cohort, as_json):
+def import_npukernelbench_cmd(tasks, out, candidate, family, cohort, frozen_at, as_json):
     """Import NPUKernelBench task directories (validation/{module.py, pybind.cpp, prepare_inputs.py,
     test_cases.csv} beside answer/<n>/{op_host,op_kernel}) as problems of this tool.
 
@@ -365,7 +438,7 @@ def import_npukernelbench_cmd(tasks, out, candidate, family, cohort, as_json):
     from repair.ascendc import import_tasks
 
     done, manifest = import_tasks([Path(t) for t in tasks], Path(out), candidate=Path(candidate) if candidate else None,
-                                  family=family, cohort=cohort)
+                                  family=family, cohort=cohort, frozen_at=frozen_at)
     for t in done:
         if as_json:
             click.echo(json.dumps(t.as_dict(), sort_keys=True))
@@ -386,21 +459,23 @@ def import_npukernelbench_cmd(tasks, out, candidate, family, cohort, as_json):
 @click.option("--full-cases", type=click.IntRange(min=0), default=8, show_default=True,
               help="At most this many full-tier cases (odd sizes, past a power of two, strided, a size of 1).")
 @_backend_option()
-@click.option("--budget", "elements", type=click.IntRange(min=1), default=None,
-              help="Elements (inputs + outputs) a compact case may have [default: 4194304 on triton-cpu, "
+@click.option("--budget", "elements", cls=CodeDefault, value_from="repair.kernelbench.model:CPU_BUDGET.elements",
+              as_default=False, type=click.IntRange(min=1),
+              help="Elements (inputs + outputs) a compact case may have [default: {default} on triton-cpu, "
                    "upstream's shape on cuda/npu].")
-@click.option("--flops", type=click.IntRange(min=1), default=None,
-              help="Reference FLOPs a compact case may take [default: 67108864 on triton-cpu].")
+@click.option("--flops", cls=CodeDefault, value_from="repair.kernelbench.model:CPU_BUDGET.flops", as_default=False,
+              type=click.IntRange(min=1), help="Reference FLOPs a compact case may take [default: {default} on triton-cpu].")
 @click.option("--family", default=None, help="Operator family for every problem (default: kernelbench-<level dir>).")
 @click.option("--cohort", default="kernelbench", show_default=True, help="The cohort manifest's name.")
+@_frozen_at_option
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=300.0, show_default=True,
               help="Seconds to derive and check one problem's cases (its code runs in a probe process).")
 @click.option("--mem-limit", "mem_limit_mb", type=click.IntRange(min=512), default=8192, show_default=True,
               help="MB of address space the probe process may take.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Problems probed at a time.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per problem (imported or refused).")
-def import_kernelbench_cmd(files, out, scale, full_cases, backend, elements, flops, family, cohort, timeout_s,
-                           mem_limit_mb, jobs, as_json):
+def import_kernelbench_cmd(files, out, scale, full_cases, backend, elements, flops, family, cohort, frozen_at,
+                           timeout_s, mem_limit_mb, jobs, as_json):
     """Import KernelBench problem files (Model, get_inputs, get_init_inputs, size constants) with derived tiers.
 
     Each file becomes OUT/<name>/problem.py: the file unchanged, then CASES that set its size constants, found by
@@ -420,12 +495,18 @@ def import_kernelbench_cmd(files, out, scale, full_cases, backend, elements, flo
     except ValueError:
         raise BadInput(f"--scale must be auto or a number, got {scale!r}") from None
     options = Options(backend=backend, scale=factor, elements=elements, flops=flops, full_cases=full_cases,
-                      family=family, cohort=cohort, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb, jobs=jobs)
-    done, refused, manifest = import_problems([Path(f) for f in files], Path(out), options)
+                      family=family, cohort=cohort, timeout_s=timeout_s, mem_limit_mb=mem_limit_mb, jobs=jobs,
+                      frozen_at=frozen_at)
+    from repair.progress import Lines
+
+    done, refused, manifest = import_problems([Path(f) for f in files], Path(out), options,
+                                              progress=None if as_json else Lines("repair import"))
+    from repair.progress import fold
+
     for p in done:
-        click.echo(p.to_json() if as_json else p.line())
+        click.echo(p.to_json() if as_json else "\n".join(fold(p.line())))
     for r in refused:
-        click.echo(r.to_json() if as_json else r.line())
+        click.echo(r.to_json() if as_json else "\n".join(fold(r.line())))
     if not as_json:
         click.echo(f"imported {len(done)}, refused {len(refused)}" + (f"; cohort manifest: {manifest}" if manifest else ""))
     if refused:
@@ -444,7 +525,8 @@ def server_group() -> None:
 
 @server_group.command("start")
 @_backend_option()
-@click.option("--idle", "idle_s", type=click.FloatRange(min=1), default=1800, show_default=True,  # = DEFAULT_IDLE_S
+@click.option("--idle", "idle_s", cls=CodeDefault, value_from="repair.engine.shared_server:DEFAULT_IDLE_S",
+              type=click.FloatRange(min=1),
               help="Seconds without an engine before it exits.")
 def server_start_cmd(backend, idle_s):
     """Start a shared fork server (or report the one running); returns once it accepts engines."""

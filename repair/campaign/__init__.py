@@ -3,7 +3,7 @@ from repair._lazy import exports
 
 __all__, __getattr__ = exports(__name__, {
     "ledger": ["CampaignBusy", "Ledger"],
-    "outcome": ["FINISHED", "RunOutcome"],
+    "outcome": ["FINISHED", "RunOutcome", "integrity_level"],
     "runner": ["CampaignSummary", "debug_config", "make_executor", "run_campaign"],
     "spec": ["ABLATIONS", "CampaignConfig", "RunSpec"],
     "regenerate": ["regenerate_config"],

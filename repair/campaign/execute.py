@@ -30,7 +30,7 @@ def execute_run(spec: RunSpec, config: CampaignConfig, out_dir: Path) -> RunOutc
     environment = None
     try:
         if spec.candidate is None:
-            run_trial(spec, config, run_dir, make_judge(spec, config, run_dir), make_worker_for(spec, config))
+            run_trial(spec, config, run_dir, make_judge(spec, config, run_dir), make_worker_for(spec, config, run_dir))
         else:
             _run_debug(spec, config, run_dir)
     except EnvironmentMissing as e:
@@ -48,7 +48,7 @@ def execute_run(spec: RunSpec, config: CampaignConfig, out_dir: Path) -> RunOutc
 def _run_debug(spec: RunSpec, config: CampaignConfig, run_dir: Path) -> None:
     from repair.loop import RunConfig, run_and_record
 
-    worker = make_worker_for(spec, config)
+    worker = make_worker_for(spec, config, run_dir)
     judge = make_judge(spec, config, run_dir)
     run_and_record(
         RunConfig(problem=spec.problem, candidate=spec.candidate, bounds=make_bounds(config), k=config.k, out=run_dir),

@@ -98,7 +98,7 @@ def _summary(result: EvalResult) -> dict:
 
 
 def _findings(verdict: IntegrityVerdict) -> list[dict]:
-    return [{"rule": f.rule, "phase": f.phase, "message": f.message} for f in verdict.findings]
+    return [{"rule": f.rule, "phase": f.phase, "message": f.message, "level": f.level} for f in verdict.findings]
 
 
 def read_gate_log(path: Path) -> list[dict]:

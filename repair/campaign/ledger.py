@@ -59,7 +59,12 @@ def _m001_core(con) -> None:
     )
 
 
-MIGRATIONS = [("m001_core", _m001_core)]
+def _m002_finding_levels(con) -> None:
+    """Findings carry their level (cheat, policy, note): the report tells a policy finding from a cheat."""
+    con.execute("ALTER TABLE integrity_findings ADD COLUMN level VARCHAR")
+
+
+MIGRATIONS = [("m001_core", _m001_core), ("m002_finding_levels", _m002_finding_levels)]
 
 _RUN_COLS = [
     "status", "stop_reason", "attempts", "turns", "prompt_tokens", "completion_tokens", "cached_tokens", "wall_s",
@@ -194,6 +199,12 @@ class Ledger:
             raise BadInput(f"{self.dir}: the ledger holds no campaign settings")
         return CampaignConfig.model_validate_json(row[0])
 
+    def created_at(self) -> str | None:
+        """When the campaign was first started (its ledger created; a resumed campaign keeps it)."""
+        with self.connect() as con:
+            row = con.execute("SELECT value FROM meta WHERE key = 'created_at'").fetchone()
+        return row[0] if row else None
+
     def generation_costs(self) -> dict[str, GenerationCost]:
         """Run key -> what generating its near-miss cost, for the runs whose manifest said."""
         with self.connect() as con:
@@ -243,8 +254,9 @@ def _write_outcome(con, o: RunOutcome) -> None:
               a.full_total, a.prompt_tokens, a.completion_tokens, a.cached_tokens) for a in o.attempt_rows],
         )
     if o.findings:
-        con.executemany("INSERT INTO integrity_findings VALUES (?, ?, ?, ?, ?)",
-                        [(o.key, f.attempt, f.rule, f.phase, f.message) for f in o.findings])
+        con.executemany("INSERT INTO integrity_findings (run_key, attempt, rule, phase, message, level) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        [(o.key, f.attempt, f.rule, f.phase, f.message, f.level) for f in o.findings])
     if o.patterns:
         con.executemany("INSERT INTO patterns VALUES (?, ?, ?, ?, ?)",
                         [(o.key, p.entry_id, p.rank, p.score, p.cited) for p in o.patterns])

@@ -30,6 +30,17 @@ class FindingRow(BaseModel):
     rule: str
     phase: str = "static"
     message: str = ""
+    level: str | None = None  # cheat, policy, note; None in ledgers written before findings had levels
+
+
+LEVEL_ORDER = ("cheat", "policy", "note")
+
+
+def integrity_level(findings: list[FindingRow]) -> str:
+    """A run's worst integrity finding level over its attempts: cheat, policy, note or clean (a finding recorded
+    before levels existed failed whatever it was: a cheat)."""
+    levels = {f.level or "cheat" for f in findings}
+    return next((lv for lv in LEVEL_ORDER if lv in levels), "clean")
 
 
 class PatternRow(BaseModel):

@@ -14,13 +14,15 @@ def make_bounds(config: CampaignConfig):
     return Bounds(**config.bounds)
 
 
-def make_worker_for(spec: RunSpec, config: CampaignConfig):
+def make_worker_for(spec: RunSpec, config: CampaignConfig, run_dir: Path | None = None):
+    """run_dir: a model's exchanges are kept in run_dir/exchanges (as `repair run --out` keeps them)."""
     from repair.workers import WorkerOptions, make_worker
 
     script = script_for(spec, Path(config.script)) if config.script else None
     if config.worker == "scripted" and config.script and script is None:
         raise BadInput(f"{config.script}: no script for {spec.key}")
-    return make_worker(config.worker, WorkerOptions(model=config.model, script=script))
+    extra = {"exchanges_dir": Path(run_dir) / "exchanges"} if run_dir is not None else {}
+    return make_worker(config.worker, WorkerOptions(model=config.model, script=script, extra=extra))
 
 
 def preflight(config: CampaignConfig, specs: list[RunSpec]) -> None:

@@ -41,18 +41,26 @@ class Tally:
 
 
 class ProgressBar:
-    """rich.progress on stderr; a no-op when disabled (--json, tests)."""
+    """rich.progress on stderr when it is a terminal (with the time left); plain lines otherwise, one per finished
+    run with its ETA, so a log keeps each (repair.progress); a no-op when disabled (--json)."""
 
     def __init__(self, tally: Tally, *, enabled: bool, title: str = "campaign"):
+        from repair.progress import Lines, is_terminal
+
         self.tally = tally
         self._progress = None
-        if enabled:
+        self._lines = None
+        self._start_done = tally.done  # runs finished before this session (a resumed campaign)
+        if enabled and not is_terminal():
+            self._lines = Lines("repair campaign" if title == "debug" else f"repair {title}")
+        elif enabled:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
 
             self._progress = Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("runs"),
-                TextColumn("{task.fields[line]}"), TimeElapsedColumn(),
+                TextColumn("{task.fields[line]}"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                 console=Console(stderr=True), transient=False,
             )
             self._task = self._progress.add_task(title, total=tally.runs_total, completed=tally.done, line=tally.line())
@@ -67,5 +75,11 @@ class ProgressBar:
             self._progress.stop()
 
     def update(self) -> None:
+        if self._lines is not None:
+            from repair.progress import duration, eta
+
+            t = self.tally
+            left = eta(t.done - self._start_done, t.runs_total - self._start_done, self._lines.elapsed())
+            self._lines(f"{t.done}/{t.runs_total} runs  {t.line()}  eta {duration(left)}")
         if self._progress is not None:
             self._progress.update(self._task, completed=self.tally.done, line=self.tally.line())

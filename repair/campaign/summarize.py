@@ -102,7 +102,7 @@ def _findings(gates: list[dict], events: list[dict]) -> list[FindingRow]:
             if key not in seen:
                 seen.add(key)
                 out.append(FindingRow(attempt=n, rule=f["rule"], phase=f.get("phase", "static"),
-                                      message=f.get("message", "")))
+                                      message=f.get("message", ""), level=f.get("level")))
     if not gates:
         for e in events:
             if e.get("event") == "gate":

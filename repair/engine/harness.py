@@ -318,7 +318,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         numerics_passed=numerics, integrity=verdict, passed=numerics and verdict.verdict == "clean" and not load_error,
         load_error=load_error,
         confined=confine, landlock=landlock.abi() if confine else 0,  # each confined itself before its code ran
-        emulated=be.emulated,
+        emulated=be.emulated, tolerance=spec.tolerance,
         wall_seconds=time.perf_counter() - t0, kernel_seconds=session.candidate_seconds + ref_seconds)
 
 

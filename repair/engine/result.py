@@ -67,6 +67,7 @@ class EvalResult(BaseModel):
     confined: bool = False
     landlock: int = 0  # ... under this Landlock ABI (0: no Landlock on this kernel, or not confined)
     emulated: bool = False  # the kernels ran on an emulation of their hardware (ascendc-cpu), not on it
+    tolerance: dict | None = None  # the problem's TOLERANCE as written (None: the defaults by dtype, engine.tolerance)
     wall_seconds: float = 0.0
     kernel_seconds: float = 0.0  # time inside candidate and reference forwards
 

@@ -10,10 +10,12 @@ from repair.integrity.kernels import launches
 from repair.integrity.model import Func, ModuleModel
 from repair.integrity.names import (AMBIGUOUS_METHODS, BUILTIN_REDUCERS, COMPILE_JIT, CONCURRENCY, CTYPES,
                                     DYNAMIC_EXEC, ENV_CHECK, FILE_READ, HOST_METHODS, HOST_NUMPY_ALLOWED,
-                                    INTROSPECTION, INTROSPECTION_ATTRS, REFERENCE_NAMES, TENSOR_ALLOWED_METHODS,
-                                    TENSOR_COMPUTE_METHODS, TENSOR_INIT_METHODS, TENSOR_META_ATTRS,
-                                    TENSOR_VIEW_ATTRS, TORCH_PLUMBING, TORCH_PLUMBING_NAMES, matches, torch_compute)
+                                    INTROSPECTION, INTROSPECTION_ATTRS, RANDOM_CREATION, REFERENCE_NAMES,
+                                    TENSOR_ALLOWED_METHODS, TENSOR_COMPUTE_METHODS, TENSOR_INIT_METHODS,
+                                    TENSOR_META_ATTRS, TENSOR_VIEW_ATTRS, TORCH_PLUMBING, TORCH_PLUMBING_NAMES,
+                                    matches, torch_compute)
 from repair.integrity.reach import INIT, KERNEL, STRICT
+from repair.integrity.prologue import kernel_input_only, kernel_prologue, scalar_use
 from repair.integrity.verdict import IntegrityFinding
 
 # exploit tables checked in this order: the first that matches names the rule
@@ -43,14 +45,24 @@ class Checker:
         line = getattr(node, "lineno", None)
         ev = self.lines[line - 1].strip()[:160] if line and line <= len(self.lines) else ""
         level = None
-        if rule == "static.framework-compute" and self.ctx == STRICT and line:
+        if rule in ("static.framework-compute", "static.host-compute") and self.ctx == STRICT and line:
             call = next((c for c in reversed(self._calls) if any(n is node for n in walk(c.func))), node)
             over = sorted({n.id for n in walk(call) if isinstance(n, ast.Name)
                            and self.kernel_outs.get(n.id, line) < line})
+            judged = self.func is not None and rule == "static.framework-compute"
+            scalar = scalar_use(self.model, self.func, node) if judged else None
             if over:  # whether it is a small epilogue or the answer, the runtime guard measures
                 level = "policy"
                 message += (f" over {', '.join(over)}, written by a kernel launch earlier in "
                             f"{self.func.key if self.func else 'the module'}: a framework epilogue (policy)")
+            elif scalar:  # host-side setup: the runtime guard measures its share beside the kernels'
+                level = "policy"
+                message += (f" whose value ends in {scalar}, never in a tensor returned or launched: a scalar "
+                            "prologue (policy)")
+            elif judged and kernel_prologue(self.model, self.func, node):
+                level = "policy"
+                message += (" whose tensor goes only to a launch that also reads an input this op does not: a "
+                            "framework prologue (policy; the runtime guard measures its share)")
         if self.func is not None and self.ctx != KERNEL:
             message += f" [reached from ModelNew as {self.func.key}, {self.ctx}]"
         self.findings.append(IntegrityFinding(rule=rule, message=message, line=line, evidence=ev, phase="static",
@@ -347,6 +359,9 @@ class Checker:
             self.add("static.host-compute", node, f"host computation with {q}")
         elif q.startswith("torch") and not imported:
             why = torch_compute(q, self.ctx)
+            if why and q.split(".")[-1] in RANDOM_CREATION and self.func is not None \
+                    and kernel_input_only(self.model, self.func, node):
+                return
             if why:
                 self.add("static.framework-compute", node, why)
 

@@ -7,8 +7,8 @@ import builtins
 from dataclasses import dataclass, field
 
 from repair.integrity.astutil import FuncNode, assignments, fold_str, module_level_stmts, params, walk
-from repair.integrity.names import (NN_CONTAINERS, TENSOR_META_ATTRS, TENSOR_VIEW_ATTRS, TORCH_PLUMBING,
-                                    TORCH_VALUES, TRITON_KERNEL_DECORATORS)
+from repair.integrity.names import (HOST_METHODS, NN_CONTAINERS, TENSOR_META_ATTRS, TENSOR_VIEW_ATTRS,
+                                    TORCH_PLUMBING, TORCH_VALUES, TRITON_KERNEL_DECORATORS)
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -290,8 +290,8 @@ class ModuleModel:
                     return False
                 return not (q.startswith("torch.nn.") and last[:1].isupper() and last not in ("Parameter", "Buffer"))
             if isinstance(node.func, ast.Attribute):
-                if node.func.attr in TENSOR_META_ATTRS:
-                    return False
+                if node.func.attr in TENSOR_META_ATTRS or node.func.attr in HOST_METHODS:
+                    return False  # metadata, or a host value (`.item()`, `.tolist()`): a Python number or list
                 if self.nn_module_attr(node.func, func):
                     return True
                 return self.is_tensor(node.func.value, func, depth + 1)

@@ -4,6 +4,10 @@ from __future__ import annotations
 _w = str.split
 
 # torch.<name> callables a wrapper may use anywhere: allocation, views, copies, metadata, device plumbing.
+# random draws of a shape (`torch.randn(n, m)`, `rand_like(x)`) read no tensor's values: handed only to launches
+# (weights an LLM-written wrapper draws because it cannot see the model's) they are an allocation filled from the
+# generator, and the numerics judge them; as the output, or computed on, they are still framework compute
+RANDOM_CREATION = frozenset(_w("randn rand randint randperm randn_like rand_like randint_like"))
 TORCH_ALLOWED = frozenset(_w("""
 empty empty_like empty_strided zeros zeros_like ones ones_like full full_like arange tensor as_tensor scalar_tensor
 reshape permute transpose swapaxes flatten unflatten squeeze unsqueeze narrow select split chunk unbind

@@ -44,6 +44,10 @@ RULES: dict[str, str] = {
 # a framework epilogue over kernel outputs is policy while its ops read at most this share of the elements the
 # forward touched (kernel launch arguments + the framework ops' inputs); past it, the framework computed the answer
 EPILOGUE_MAX_SHARE = 0.25
+# a framework prologue whose tensor a kernel combines with inputs no framework op read (a softmax in torch, then a
+# kernel reducing it against a second input) is policy while its ops read at most half the elements: the kernel
+# computes most of the answer. A prologue only a copying kernel reads stays a cheat at any share.
+PROLOGUE_MAX_SHARE = 0.5
 
 
 def check_policy(policy: str) -> str:

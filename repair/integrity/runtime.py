@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from repair.integrity.rules import EPILOGUE_MAX_SHARE, resolve_rules_off
+from repair.integrity.rules import EPILOGUE_MAX_SHARE, PROLOGUE_MAX_SHARE, resolve_rules_off
 
 
 @dataclass
@@ -35,7 +35,8 @@ class RuntimeFinding:
 ALLOCATION_OPS = frozenset("""
 empty empty_like empty_strided empty_permuted new_empty new_empty_strided zeros zeros_like new_zeros
 ones ones_like new_ones full full_like new_full scalar_tensor arange fill fill_ zero_ resize_ resize_as_
-""".split())
+randn rand randint randperm randn_like rand_like randint_like normal_ uniform_ random_
+""".split())  # the random creators fill a fresh tensor of a shape (normal_/uniform_/random_ are how they do it)
 VIEW_OPS = frozenset("""
 view _unsafe_view reshape _reshape_alias permute transpose transpose_ t t_ expand expand_as squeeze squeeze_
 unsqueeze unsqueeze_ flatten unflatten as_strided as_strided_ select slice narrow split split_with_sizes
@@ -223,6 +224,9 @@ class RuntimeGuard:
             return  # inside a launch: the interpreter's own host copies
         name = op_name(func)
         self.ops[name] += 1
+        if name == "aten::_local_scalar_dense":  # a number read back to the host (.item(), float(), an if)
+            self._events.append(("scalar", self._ptrs((args, kwargs))))
+            return
         if not is_allowed_op(name):
             self.compute_ops[name] += 1
             self.compute_elements[name] += sum(t.numel() for t in iter_tensors((args, kwargs)))
@@ -244,31 +248,58 @@ class RuntimeGuard:
         input_ptrs = {t.untyped_storage().data_ptr() for t in iter_tensors(inputs)}
         return self._taint(inputs)[0]
 
-    def _taint(self, inputs) -> tuple[set[int], set[int], set[str]]:
-        """(storages a launch wrote, closed over copies; storages framework ops computed from those; the names of
-        framework ops that read only what no launch wrote)."""
+    def _taint(self, inputs) -> tuple[set[int], set[int], set[str], set[str], set[str]]:
+        """Storages a launch wrote (closed over copies) and storages framework ops computed from those; then the
+        names of framework ops that read only what no launch wrote, in three kinds by where their results went
+        (through later ops and copies): to a launch that read nothing else of the inputs (the framework computed
+        what the kernel only moves: a cheat); to a launch that also read an input no framework op had read (a
+        framework prologue the kernel combines with data of its own: policy); to no launch (a scalar prologue,
+        read back as host numbers by `.item()` or an assert, or not at all)."""
         input_ptrs = {t.untyped_storage().data_ptr() for t in iter_tensors(inputs)}
         tainted: set[int] = set()
         derived: set[int] = set()
         foreign: set[str] = set()
+        upstream: dict[int, set[str]] = {}  # storage a foreign op wrote -> the foreign ops it came from
+        read_by_foreign: set[int] = set()  # input storages a foreign op read
+        fed: set[str] = set()
+        combined: set[str] = set()
         for ev in self._events:
+            src_ops = set().union(*(upstream[p] for p in ev[1] if p in upstream))
             if ev[0] == "launch":
                 tainted |= ev[1] - input_ptrs
+                (combined if ev[1] & (input_ptrs - read_by_foreign) else fed).update(src_ops)
             elif ev[0] == "copy" and ev[1] & (tainted | derived):
                 (tainted if ev[1] & tainted else derived).update(ev[2])
+            elif ev[0] == "copy" and src_ops:
+                upstream.update({p: src_ops for p in ev[2]})
             elif ev[0] == "compute":
                 if ev[1] & (tainted | derived):
                     derived |= ev[2]
                 else:
                     foreign.add(ev[3])
-        return tainted, derived - tainted, foreign
+                    read_by_foreign |= ev[1] & input_ptrs
+                    upstream.update({p: src_ops | {ev[3]} for p in ev[2]})
+        fed &= foreign
+        combined = (combined & foreign) - fed
+        return tainted, derived - tainted, fed, combined, foreign - fed - combined
 
-    def epilogue(self, inputs) -> tuple[bool, float]:
+    def epilogue(self, inputs) -> tuple[bool, float, float, set[str], set[str]]:
         """Whether every framework op of the forward read kernel-written storage (an epilogue over kernel
-        outputs), and the share of elements the framework ops read among all the forward touched."""
+        outputs), made a tensor a kernel combined with inputs of its own (a framework prologue) or made host
+        scalars no launch read (a scalar prologue); the share of elements the framework ops read among all the
+        forward touched; the share it may reach and stay policy; the prologue's and the scalar prologue's ops."""
         fw = sum(self.compute_elements.values())
         share = fw / (fw + self.kernel_elements) if fw + self.kernel_elements else 1.0
-        return not self._taint(inputs)[2] and self.launches > 0, share
+        _, _, fed, prologue, scalar = self._taint(inputs)
+        bound = PROLOGUE_MAX_SHARE if prologue else EPILOGUE_MAX_SHARE
+        return not fed and self.launches > 0, share, bound, prologue, scalar
+
+    def host_rebuilt(self, inputs) -> bool:
+        """Whether the forward read numbers back to the host only from storage a launch wrote or an epilogue
+        computed from it (an output then built from host numbers is a host epilogue, not data from elsewhere)."""
+        tainted, derived = self._taint(inputs)[:2]
+        reads = [ev[1] for ev in self._events if ev[0] == "scalar"]
+        return bool(reads) and all(r and r <= tainted | derived for r in reads)
 
     def log(self) -> dict:
         """What the guard saw, for the candidate's guard log."""
@@ -278,19 +309,24 @@ class RuntimeGuard:
     def findings(self, inputs_before, inputs_after, outputs) -> list[RuntimeFinding]:
         """Judge the recorded forward; inputs_before are clones taken before it ran."""
         out: list[RuntimeFinding] = []
-        small = False
+        small = not self.compute_ops  # no framework op: host arithmetic alone, if anything, made the rest
         if self.compute_ops:
-            epilogue, share = self.epilogue(inputs_after)
-            small = epilogue and share <= EPILOGUE_MAX_SHARE
+            epilogue, share, bound, prologue, scalar = self.epilogue(inputs_after)
+            small = epilogue and share <= bound
         if self.active("runtime.framework-compute") and self.compute_ops:
             ops = ", ".join(f"{k} x{v}" for k, v in sorted(self.compute_ops.items()))
+            parts = ["a framework epilogue over kernel outputs"] if set(self.compute_ops) - prologue - scalar else []
+            parts += [f"a framework prologue whose result a kernel combined with inputs no framework op read "
+                      f"({', '.join(sorted(prologue))})"] if prologue else []
+            parts += [f"a scalar prologue read back as host numbers ({', '.join(sorted(scalar))})"] if scalar else []
+            what = "; ".join(parts)
             if small:
-                f = _finding("runtime.framework-compute", f"a framework epilogue over kernel outputs ({share:.1%} of the "
+                f = _finding("runtime.framework-compute", f"{what} ({share:.1%} of the "
                              f"elements the forward touched)", ops)
                 f.level, f.share = "policy", round(share, 4)
             else:
-                why = (f"over kernel outputs, but {share:.1%} of the elements the forward touched" if epilogue
-                       else "on data no kernel wrote")
+                why = (f"({what}), but {share:.1%} of the elements the forward touched (policy up to {bound:.0%})"
+                       if epilogue else "on data no kernel wrote")
                 f = _finding("runtime.framework-compute", f"forward executed framework compute ops {why}", ops)
                 f.share = round(share, 4)
             out.append(f)
@@ -365,6 +401,10 @@ def output_findings(inputs, outputs, guard: RuntimeGuard | None = None, epilogue
             if ptr in derived and epilogue_ok:
                 f = _finding("runtime.output-not-from-kernel", f"output {i} was computed by a framework epilogue over "
                              "kernel outputs", f"{guard.launches} launches")
+                f.level = "policy"
+            elif epilogue_ok and guard.host_rebuilt(inputs):
+                f = _finding("runtime.output-not-from-kernel", f"output {i} was built from host numbers read back "
+                             "only from kernel outputs (a host epilogue)", f"{guard.launches} launches")
                 f.level = "policy"
             else:
                 f = _finding("runtime.output-not-from-kernel", f"output {i} was never passed to a kernel launch",

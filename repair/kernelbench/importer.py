@@ -50,9 +50,10 @@ class _Source:
     has_get_init_inputs: bool
 
 
-def import_problems(files: list[Path], out: Path, options: Options = Options()
+def import_problems(files: list[Path], out: Path, options: Options = Options(), progress=None
                     ) -> tuple[list[ImportedProblem], list[Refusal], Path | None]:
-    """Import what can be imported; (imported, refused, the manifest path or None when nothing was imported)."""
+    """Import what can be imported; (imported, refused, the manifest path or None when nothing was imported).
+    progress: called with a line as each problem's probe ends (`repair import` prints them on stderr)."""
     if options.scale is not None and not 0 < options.scale <= 1:
         raise BadInput(f"--scale must be auto or a factor in (0, 1], got {options.scale}")
     if options.full_cases < 0:
@@ -69,9 +70,15 @@ def import_problems(files: list[Path], out: Path, options: Options = Options()
                              budget=budget, full_budget=full_budget, scale=options.scale,
                              full_cases=options.full_cases) for s in sources]
 
+    finished = iter(range(1, len(requests) + 1))
+
     def probe(request: ProbeRequest) -> dict:
-        return run_probe(request.model_dump_json(by_alias=True), timeout_s=options.timeout_s,
-                         mem_limit_mb=options.mem_limit_mb)
+        answer = run_probe(request.model_dump_json(by_alias=True), timeout_s=options.timeout_s,
+                           mem_limit_mb=options.mem_limit_mb)
+        if progress is not None:
+            progress(f"{next(finished)}/{len(requests)} probed: {request.operator_id} "
+                     f"({'cases derived' if answer['status'] == 'ok' else 'refused'})")
+        return answer
 
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         answers = list(pool.map(probe, requests))

@@ -9,7 +9,11 @@ from repair.kernelbench.source import Assignment
 BEGIN = "# ---- upstream file, unchanged: "
 END = "# ---- written by `repair import kernelbench` "
 HELPERS = ("_kb_torch", "_kb_upstream_get_inputs", "_kb_upstream_get_init_inputs", "_kb_recompute", "_kb_build",
-           "_kb_strided", "_KB_TUPLES", "_KB_DERIVED", "UPSTREAM", "OPERATOR", "CASES")
+           "_kb_strided", "_KB_TUPLES", "_KB_DERIVED", "UPSTREAM", "OPERATOR", "CASES", "TOLERANCE")
+# KernelBench's own check (src/eval.py): torch.allclose(output, output_new, atol=1e-02, rtol=1e-02). The engine's
+# rule (an element fails when its error exceeds atol AND rtol*|ref|) with these values is at most twice as strict
+# as allclose's (atol + rtol*|ref|): what passes here passes KernelBench's check.
+TOLERANCE = {"atol": 1e-2, "rtol": 1e-2}
 
 _BUILDERS = '''
 
@@ -76,6 +80,7 @@ def render_problem(*, upstream_text: str, file: str, sha256: str, operator_id: s
             f"OPERATOR = {{'id': {operator_id!r}, 'family': {family!r}}}\n"
             f"UPSTREAM = {_pretty(upstream)}\n"
             "CASES = [\n" + "".join(f"    {c!r},\n" for c in cases) + "]\n"
+            f"TOLERANCE = {TOLERANCE!r}  # KernelBench's check: torch.allclose(atol=1e-02, rtol=1e-02)\n"
             f"_KB_TUPLES = {tuples!r}  # upstream writes these as tuples, a case as lists\n"
             f"_KB_DERIVED = {derived!r}  # upstream computes these from the sizes\n"
             "_kb_upstream_get_inputs = get_inputs\n" + init +

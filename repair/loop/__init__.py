@@ -5,6 +5,7 @@ __all__, __getattr__ = exports(__name__, {
     "algorithm": ["RunConfig", "RunOutcome", "run_repair"],
     "bounds": ["BoundExceeded", "Bounds", "Budget"],
     "judge": ["HarnessJudge", "Judge"],
+    "progress": ["ending_lines", "run_progress"],
     "record": ["RECORD", "build_record", "run_and_record"],
     "retrieve": ["FixedRetriever", "NoRetriever", "Retriever", "open_retriever"],
     "run": ["backend_for", "default_ascendc_backend", "repair_run", "summary"],

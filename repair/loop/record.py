@@ -99,12 +99,16 @@ def _cited(outcome: RunOutcome) -> list[str]:
 
 
 def _diagnosis(outcome: RunOutcome, cited: list[str]) -> Diagnosis:
-    """The worker's own diagnosis of the accepted (or last) attempt, else the top cited pattern's, else the symptom."""
+    """The worker's own diagnosis of the accepted (or last) attempt, else the top cited pattern's, else the symptom;
+    a model's explanation (its prose, when it ignored the TITLE:/ROOT_CAUSE: lines) is the root cause then."""
+    said = next((a.diagnosis["explanation"] for a in reversed(outcome.attempts)
+                 if a.diagnosis and a.diagnosis.get("explanation")), None)
     for attempt in reversed(outcome.attempts):
         d = attempt.diagnosis or {}
         if d.get("bug_class") and d.get("fix"):
             return Diagnosis(title=str(d.get("title") or d["bug_class"]), bug_class=str(d["bug_class"]),
-                             root_cause=str(d.get("root_cause") or "not stated"), fix=str(d["fix"]))
+                             root_cause=str(d.get("root_cause") or d.get("explanation") or "not stated"),
+                             fix=str(d["fix"]))
         if attempt.outcome == "accepted":
             break
     patterns: dict[str, Pattern] = {p.id: p for p in outcome.retrieved}
@@ -112,10 +116,10 @@ def _diagnosis(outcome: RunOutcome, cited: list[str]) -> Diagnosis:
         p = patterns.get(pid)
         if p is not None and p.bug_class:
             return Diagnosis(title=p.title or p.bug_class, bug_class=p.bug_class,
-                             root_cause=f"as in pattern {p.id}", fix=p.fix or "see diff")
+                             root_cause=said or f"as in pattern {p.id}", fix=p.fix or "see diff")
     label = forensics.symptom(outcome.source.compact, outcome.source.full)["label"]
     return Diagnosis(title=f"{label} in {outcome.source.compact.operator_id}", bug_class="unclassified",
-                     root_cause=f"not stated by the worker; the evaluation showed {label}", fix="see diff")
+                     root_cause=said or f"not stated by the worker; the evaluation showed {label}", fix="see diff")
 
 
 def _evidence(final: EvalResult, compact: EvalResult, backend: str) -> Evidence:

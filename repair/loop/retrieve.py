@@ -85,13 +85,14 @@ class KBRetriever:
         return [_pattern(h) for h in self._kb.query(q.text, k=k, code=q.code or code, language=self.language)]
 
     def rule_patterns(self, result: EvalResult, code: str) -> list[Pattern]:
-        """Every entry that carries rules, in the order the same query ranks them (rules cost no tokens)."""
+        """Every distinct set of rules the KB holds, from its best-ranked entry, in the order the same query ranks
+        every entry (rules cost no tokens). An entry whose rules equal a better-ranked one's is left out: the rules
+        worker would drop its applications as programs already proposed (kbstore.retrieve.Retriever.rule_hits), and
+        only the returned entries are read."""
         from repair.loop.symptom import symptom_query
 
         q = symptom_query(result)
-        n = len(self._kb.rows)
-        return [_pattern(h) for h in self._kb.query(q.text, k=n, code=q.code or code, depth=n, language=self.language)
-                if h.rules]
+        return [_pattern(h) for h in self._kb.rule_hits(q.text, code=q.code or code, language=self.language)]
 
 
 def _pattern(h) -> Pattern:

@@ -35,7 +35,11 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
         raise BadInput(f"{candidate}: no such file")
     retriever = open_retriever(kb, snapshot, eval_mode=eval_mode, operator_id=static_operator_id(problem),
                                language="ascendc" if ascendc else None)
-    the_worker = make_worker(worker, WorkerOptions(model=model, script=script))
+    if worker == "rules":
+        check_rule_patterns(retriever)
+    # a model's prompts and replies are kept beside the trajectory (redacted, with token counts)
+    extra = {"exchanges_dir": Path(out) / "exchanges"} if out is not None else {}
+    the_worker = make_worker(worker, WorkerOptions(model=model, script=script, extra=extra))
     # one seed for the whole run, so every candidate meets the same inputs and scores compare; it is recorded
     seed = secrets.randbits(31) if seed is None else seed
     judge = HarnessJudge(problem, backend=backend, seed=seed, timeout_s=timeout_s, rules_off=tuple(rules_off),
@@ -47,6 +51,33 @@ def repair_run(problem: Path, candidate: Path, *, worker: str = "scripted", mode
 
     return run_and_record(RunConfig(problem, candidate, bounds=bounds or Bounds(), k=k, out=out),
                           the_worker, retriever, judge, backend=backend)
+
+
+STARTER_HINT = ("get the starter patterns with `kb ingest repair/rules/starter --kb DIR` and pass --kb DIR (or a "
+                "snapshot of it with --snapshot ID)")
+
+
+def check_rule_patterns(retriever) -> None:
+    """The rules worker only applies the rules of KB patterns: with none to retrieve it can do nothing, so say so
+    before any evaluation (BadInput, exit 2) and how to get them."""
+    from repair.loop.retrieve import NoRetriever
+
+    if isinstance(retriever, NoRetriever):
+        raise BadInput(f"--worker rules has no patterns to apply (no --kb or --snapshot given): {STARTER_HINT}")
+    rows = getattr(getattr(retriever, "_kb", None), "rows", None)
+    if rows is not None and not any(_has_rules(r) for r in rows):
+        where = retriever.source.kb_path or "the KB"
+        raise BadInput(f"--worker rules has no patterns to apply: {where} holds {len(rows)} entries, none with "
+                       f"rules; {STARTER_HINT}")
+
+
+def _has_rules(row: dict) -> bool:
+    """A retrieval row (kbstore.retrieve: the parsed pattern, else its canonical JSON) carries executable rules."""
+    pattern = row.get("pattern")
+    if isinstance(pattern, dict):
+        return bool(pattern.get("rules"))
+    text = row.get("canonical_json") or ""
+    return '"rules":[' in text and '"rules":[]' not in text
 
 
 def backend_for(candidate: Path, backend: str | None = None) -> str:

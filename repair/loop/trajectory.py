@@ -10,6 +10,9 @@ from typing import Any, Callable
 from provenance.redact import redact_tree
 
 TRAJECTORY_SCHEMA = "repair.loop.trajectory/v1"
+# Called with every event as it is logged (`repair run`'s progress on stderr: repair.loop.progress); a listener's
+# failure is its own, never the run's.
+LISTENERS: list[Callable[[dict], None]] = []
 
 
 class Trajectory:
@@ -33,6 +36,11 @@ class Trajectory:
             self._fh.write(json.dumps(entry, sort_keys=True, default=str) + "\n")
             self._fh.flush()
             os.fsync(self._fh.fileno())
+        for listener in list(LISTENERS):
+            try:
+                listener(entry)
+            except Exception:  # noqa: BLE001 - progress output must not end a repair
+                pass
         return entry
 
     def close(self) -> None:

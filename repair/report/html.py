@@ -6,8 +6,9 @@ from html import escape
 from provenance.version import tool_version
 from repair.report import svg
 from repair.report.build import Report, outcome_rows
-from repair.report.markdown import (CAMPAIGN_HEAD, COST_HEAD, NOTES, OUTCOME_NOTE, TASK_WORDS, campaign_row, cost_row,
-                                    generation_note, pairing_lines, run_marks, token_lines)
+from repair.report.markdown import (CAMPAIGN_HEAD, COST_HEAD, INTEGRITY_NOTE, NOTES, OUTCOME_NOTE, REPRO_HEAD,
+                                    SEEDS_NOTE, TASK_WORDS, backend_text, campaign_row, cost_row, generation_note,
+                                    pairing_lines, repro_rows, run_marks, token_lines, tool_line)
 from repair.report.pairing import Comparison
 
 # Every table and figure scrolls inside its own box, so the page itself never runs off the right edge.
@@ -31,6 +32,11 @@ def render_html(report: Report) -> str:
     body = [
         "<h1>Campaign report</h1>",
         f'<p class="muted">{len(cs)} campaign(s); nearmiss-repair {escape(tool_version())}.</p>',
+        "<p>Ran on:</p><ul>" + "".join(f"<li><b>{escape(c.name)}</b>: backend {escape(backend_text(c))}</li>"
+                                      for c in cs) + "</ul>",
+        "<h2>Reproducibility</h2>", f'<p class="note">Report made by {escape(tool_line())}.</p>',
+        _table(REPRO_HEAD, [[(cell, False) for cell in row] for row in repro_rows(report)]),
+        f'<p class="note">{escape(SEEDS_NOTE)}</p>',
         "<h2>Campaigns</h2>", _table(CAMPAIGN_HEAD, [_cells(campaign_row(c), 4, 8) for c in cs]),
         f'<p class="note">{escape(NOTES[0])}</p>',
         "<h2>Cost and gates</h2>", _table(COST_HEAD, [_cells(cost_row(c), 1, len(COST_HEAD)) for c in cs]),
@@ -56,7 +62,12 @@ def render_html(report: Report) -> str:
     body += ["<h2>Outcomes per operator</h2>",
              _figure(svg.outcome_grid(report), "One square per run; hover for its key. Right: the tasks only one "
                      "campaign recovered."),
-             outcome_table(report)]
+             outcome_table(report),
+             "<h2>Integrity per run</h2>",
+             _table(["campaign", "policy", "run", "level", "rules"],
+                    [[(x, False) for x in (c.name, c.policy, u.key, u.integrity, ", ".join(u.integrity_rules))]
+                     for c in cs for u in c.units if u.integrity not in (None, "clean")]),
+             f'<p class="note">{escape(INTEGRITY_NOTE)}</p>']
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>Campaign report</title><style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")

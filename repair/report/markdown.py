@@ -85,9 +85,40 @@ def cost_row(c: CampaignMetrics) -> list[str]:
     ]
 
 
+def backend_text(c: CampaignMetrics) -> str:
+    return c.backend + (" (emulated: the kernels ran on a CPU emulation of the hardware, not on it)" if c.emulated
+                        else "")
+
+
+def run_on_lines(report: Report) -> list[str]:
+    """Which backend each campaign's evaluations ran on, and whether it was an emulation (issue 37)."""
+    return [f"- **{c.name}**: backend {backend_text(c)}" for c in report.campaigns]
+
+
+REPRO_HEAD = ["campaign", "started", "cohort manifest sha256", "snapshot", "backend", "worker", "policy"]
+SEEDS_NOTE = ("Seeds: each run draws one evaluation seed for all its evaluations and records it (`seed` in "
+              "runs/<operator>/<near-miss>/record.json), so an evaluation can be rerun with `repair eval --seed`.")
+
+
+def repro_rows(report: Report) -> list[list[str]]:
+    """What makes each campaign reproducible: when, against which cohort and snapshot, on what, by which worker."""
+    return [[c.name, c.created_at or "–", c.cohort_sha256 or "– (a single problem)", c.snapshot or "– (live KB or none)",
+             c.backend + (" (emulated)" if c.emulated else ""), c.worker + (f" ({c.model})" if c.model else ""),
+             c.policy] for c in report.campaigns]
+
+
+def tool_line() -> str:
+    from provenance.version import tool_commit, tool_version
+
+    commit = tool_commit()
+    return f"nearmiss-repair {tool_version()}" + (f", commit {commit[:12]}" if commit else ", not a git checkout")
+
+
 def render_markdown(report: Report) -> str:
     cs = report.campaigns
-    out = ["# Campaign report", "", "## Campaigns", "", *_rows([CAMPAIGN_HEAD] + [campaign_row(c) for c in cs]), "",
+    out = ["# Campaign report", "", "Ran on:", "", *run_on_lines(report), "", "## Reproducibility", "",
+           f"Report made by {tool_line()}.", "", *_rows([REPRO_HEAD] + repro_rows(report)), "", SEEDS_NOTE, "",
+           "## Campaigns", "", *_rows([CAMPAIGN_HEAD] + [campaign_row(c) for c in cs]), "",
            NOTES[0], "", "## Cost and gates", "", *_rows([COST_HEAD] + [cost_row(c) for c in cs]), ""]
     for note in NOTES[1:]:
         out += [note, ""]
@@ -97,7 +128,28 @@ def render_markdown(report: Report) -> str:
     for name in report.unpaired:
         out += ["", f"_{name} shares no task with {cs[0].name}: no paired test._"]
     out += ["", "## Outcomes per operator", "", *outcome_grid(report), "", OUTCOME_NOTE]
+    out += ["", "## Integrity per run", "", *integrity_lines(report)]
     return "\n".join(out) + "\n"
+
+
+INTEGRITY_NOTE = ("Each finished run's worst integrity finding over its attempts: cheat (always fails), policy (fails "
+                  "under the strict policy only: a framework epilogue, an in-place update), note (never fails), clean.")
+
+
+def integrity_lines(report: Report) -> list[str]:
+    """Per campaign its policy and how many runs ended at each level; a row for every run with a finding."""
+    out = []
+    rows = [["campaign", "policy", "run", "level", "rules"]]
+    for c in report.campaigns:
+        done = [u for u in c.units if u.integrity is not None]
+        counts = ", ".join(f"{lv} {n}" for lv in ("cheat", "policy", "note", "clean")
+                           if (n := sum(u.integrity == lv for u in done)))
+        out.append(f"- **{c.name}** ({c.policy} policy): {counts or 'no finished run'}")
+        rows += [[c.name, c.policy, u.key, u.integrity, ", ".join(u.integrity_rules)]
+                 for u in done if u.integrity != "clean"]
+    if len(rows) > 1:
+        out += ["", *_rows(rows)]
+    return out + ["", INTEGRITY_NOTE]
 
 
 OUTCOME_NOTE = ("Per campaign: the task's outcome, then each run (✓ repaired, ✗ not repaired, ! crashed, … running, "

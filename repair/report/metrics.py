@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from repair.campaign import FINISHED, Ledger
+from repair.campaign import FINISHED, Ledger, integrity_level
 from repair.report.stats import pass_at_k, wilson_interval
 
 # How each kind of campaign gives one outcome per task (operator): stated in every report that pairs them.
@@ -40,6 +40,8 @@ class Unit(BaseModel):
     status: str  # repaired, failed, crashed, unsupported, pending, running
     tokens: int = 0  # prompt + completion tokens of the run
     generation_tokens: int | None = None  # debug: what generating the near-miss cost, when the manifest said
+    integrity: str | None = None  # worst finding level over its attempts (cheat, policy, note, clean); None unfinished
+    integrity_rules: list[str] = Field(default_factory=list)  # the rules of its findings at that level
 
     @property
     def finished(self) -> bool:
@@ -71,6 +73,10 @@ class CampaignMetrics(BaseModel):
     ablations: list[str] = Field(default_factory=list)
     snapshot: str | None = None
     cohort_sha256: str | None = None  # the cohort manifest's hash (None: a single problem)
+    backend: str = "triton-cpu"  # what every run's evaluations ran on (the campaign's config)
+    emulated: bool = False  # that backend emulates its hardware (ascendc-cpu): the figures are not the NPU's
+    created_at: str | None = None  # when the campaign was first started
+    policy: str = "strict"  # the integrity policy its runs were judged under
     trials: int = 1
     operators: int
     runs: int
@@ -139,7 +145,8 @@ def load_campaign(path: Path) -> CampaignMetrics:
     units = [Unit(key=r.key, operator_id=r.operator_id, label=r.key.split("/", 1)[-1],
                   status=r.outcome.status if r.outcome else ("running" if r.starts else "pending"),
                   tokens=r.outcome.total_tokens if r.outcome else 0,
-                  generation_tokens=costs[r.key].tokens if r.key in costs else None) for r in rows]
+                  generation_tokens=costs[r.key].tokens if r.key in costs else None,
+                  **_integrity(r.outcome)) for r in rows]
     units.sort(key=lambda u: (u.operator_id, natural_key(u.label)))
     given = [costs[o.key] for o in finished if o.key in costs]
     generation = sum(g.tokens for g in given) if finished and len(given) == len(finished) else None
@@ -150,6 +157,8 @@ def load_campaign(path: Path) -> CampaignMetrics:
     return CampaignMetrics(
         name=Path(path).resolve().name, path=str(path), kind=config.kind, worker=config.worker, model=config.model,
         ablations=config.ablations, snapshot=config.snapshot, trials=config.trials,
+        backend=config.backend, emulated=_emulated(config.backend), created_at=ledger.created_at(),
+        policy=config.policy,
         cohort_sha256=config.manifest_sha256 if config.manifest else None,
         operators=len({r.operator_id for r in rows}), runs=len(rows), finished=len(finished),
         repaired=len(successes), crashed=sum(o.status == "crashed" for o in finished),
@@ -170,6 +179,20 @@ def load_campaign(path: Path) -> CampaignMetrics:
         stop_reasons=dict(sorted(Counter(o.stop_reason for o in finished).items())),
         units=units, tasks=tasks,
     )
+
+
+def _integrity(outcome) -> dict:
+    if outcome is None:
+        return {}
+    level = integrity_level(outcome.findings)
+    rules = sorted({f.rule for f in outcome.findings if (f.level or "cheat") == level})
+    return {"integrity": level, "integrity_rules": rules}
+
+
+def _emulated(backend: str) -> bool:
+    from repair.engine import BACKENDS
+
+    return bool(getattr(BACKENDS.get(backend), "emulated", False))
 
 
 def task_outcomes(kind: str, trials: int, units: list[Unit]) -> list[Task]:

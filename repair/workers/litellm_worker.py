@@ -67,7 +67,42 @@ def parse_reply(text: str, language: str = "python") -> Reply:
     cited = tuple(c.strip().strip("`[]") for c in re.split(r"[,\s]+", fields.get("CITED", "")) if c.strip())
     cited = tuple(c for c in cited if c.lower() not in ("none", "n/a", "-"))
     diagnosis = {k.lower(): fields[k] for k in ("TITLE", "BUG_CLASS", "ROOT_CAUSE", "FIX") if fields.get(k)} or None
+    prose = redact(explanation(text, language))  # it may reach a published record: never a key
+    if prose:  # kept even when the model ignores the TITLE:/ROOT_CAUSE: lines (the record falls back to it)
+        diagnosis = {**(diagnosis or {}), "explanation": prose}
     return Reply(python[-1] if python else None, None if python or not diffs else diffs[-1], cited, diagnosis)
+
+
+EXPLANATION_CHARS = 4000
+
+
+def explanation(text: str, language: str = "python") -> str:
+    """The reply's prose: what is left without its code blocks and its CITED/TITLE/... lines (bounded)."""
+    rest = _FIELD.sub("", (_ANY_CODE if language == "ascendc" else _CODE).sub("", text or ""))
+    return " ".join(rest.split())[:EXPLANATION_CHARS]
+
+
+def save_exchange(directory: Path, attempt: int, model: str, messages: list[dict], reply: str, usage: Usage,
+                  parsed: Reply) -> Path:
+    """One model call of a run, redacted (provenance.redact: keys, tokens, secret-named values), with its token
+    counts: DIR/attempt-NN.json (a retried call overwrites nothing: -2, -3, ...)."""
+    import json
+
+    from provenance.redact import redact_tree
+
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"attempt-{attempt:02d}.json"
+    n = 2
+    while path.exists():
+        path, n = directory / f"attempt-{attempt:02d}-{n}.json", n + 1
+    record = {"schema": "repair.llm.exchange/v1", "attempt": attempt, "model": model,
+              "messages": redact_tree(messages), "reply": redact(reply),
+              "usage": {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+                        "cached_tokens": usage.cached_tokens},
+              "parsed": redact_tree({"cited": list(parsed.cited), "diagnosis": parsed.diagnosis,
+                                     "code": "file" if parsed.candidate else "diff" if parsed.diff else None})}
+    path.write_text(json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
 
 
 def render_patterns(patterns: tuple[Pattern, ...]) -> str:
@@ -122,7 +157,8 @@ def check_credentials(model: str) -> None:
 
 class LiteLLMWorker:
     def __init__(self, model: str, *, temperature: float = 0.0, max_retries: int = 3, backoff_s: float = 2.0,
-                 timeout_s: float = 600.0, sleep: Callable[[float], None] = time.sleep):
+                 timeout_s: float = 600.0, sleep: Callable[[float], None] = time.sleep,
+                 exchanges_dir: Path | None = None):
         if not model:
             raise BadInput("the litellm worker needs --model (any model string litellm accepts)")
         self.model, self.temperature, self.timeout_s = model, temperature, timeout_s
@@ -130,6 +166,7 @@ class LiteLLMWorker:
         self.templates = {"python": load_templates()}
         self.info = WorkerInfo(kind="litellm", model=model, prompt_template_sha256=template_sha256(self.templates["python"]))
         self.retries = 0  # transient failures retried over the run
+        self.exchanges_dir = exchanges_dir  # where each call's prompt and reply are kept (a run's out/exchanges)
         check_credentials(model)
 
     def propose(self, ctx: WorkerContext) -> Proposal:
@@ -138,11 +175,15 @@ class LiteLLMWorker:
             templates = self.templates[ctx.language] = load_templates(ctx.language)
         # the record names the templates the run's prompts came from (a run repairs one language)
         self.info = WorkerInfo(kind="litellm", model=self.model, prompt_template_sha256=template_sha256(templates))
-        response = self._complete(build_messages(ctx, templates))
+        messages = build_messages(ctx, templates)
+        response = self._complete(messages)
         text = response.choices[0].message.content or ""
         reply = parse_reply(text, ctx.language)
+        usage = usage_of(response)
+        if self.exchanges_dir is not None:
+            save_exchange(Path(self.exchanges_dir), ctx.attempt, self.model, messages, text, usage, reply)
         note = "" if reply.candidate or reply.diff else "the reply had no code block"
-        return Proposal(candidate=reply.candidate, diff=reply.diff, cited=reply.cited, usage=usage_of(response),
+        return Proposal(candidate=reply.candidate, diff=reply.diff, cited=reply.cited, usage=usage,
                         turns=1, diagnosis=reply.diagnosis, note=note)
 
     def _complete(self, messages: list[dict]):
@@ -181,4 +222,4 @@ def from_options(options) -> LiteLLMWorker:
     elif options.script is not None:
         raise BadInput("--script is for the scripted worker (or a fakellm/ model)")
     return LiteLLMWorker(model, temperature=options.temperature, max_retries=options.max_retries,
-                         timeout_s=options.timeout_s)
+                         timeout_s=options.timeout_s, exchanges_dir=options.extra.get("exchanges_dir"))

@@ -61,7 +61,9 @@ def _resolve_cited(cited: tuple[str, ...] | str, ctx: WorkerContext) -> tuple[st
 
 def from_options(options) -> ScriptedWorker:
     if options.script is None:
-        raise BadInput("the scripted worker needs --script FILE|DIR")
+        raise BadInput("the scripted worker (the default) replays --script FILE|DIR, and none was given; to repair "
+                       "without a script: --worker rules --kb DIR (starter patterns: `kb ingest repair/rules/starter "
+                       "--kb DIR`), or --worker litellm --model MODEL")
     return ScriptedWorker(load_script(Path(options.script)), name=Path(options.script).name)
 
 

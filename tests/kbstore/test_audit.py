@@ -155,11 +155,21 @@ def test_audit_page_renders_the_copied_line_highlighted_on_both_sides_in_chromiu
     path = tmp_path / "audit.html"
     path.write_text(page, encoding="utf-8")
     with Browser(tmp_path) as browser:
+        browser.open(path.as_uri(), width=390)  # a phone: the body does not overflow, the evidence is collapsed
+        phone = browser.evaluate(LAYOUT)
+        collapsed = browser.evaluate("[...document.querySelectorAll('details')].filter(d => !d.open).length")
+        browser.screenshot(tmp_path / "audit-390.png")
         browser.open(path.as_uri(), width=1280)
+        short = browser.evaluate("document.documentElement.scrollHeight")
+        browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")  # a reviewer opens all
+        tall = browser.evaluate("document.documentElement.scrollHeight")
         layout = browser.evaluate(LAYOUT)
         marks = browser.evaluate(MARKS)
         tables = browser.evaluate("document.querySelectorAll('table.sbs').length")
         browser.screenshot(tmp_path / "audit.png")
+    assert phone["scroll_width"] <= phone["viewport"] == 390, phone
+    assert short < 0.8 * tall, (short, tall)  # collapsed evidence: a shorter page (here 2,848 px against 4,066)
+    assert collapsed > 0 and "excluded (" in page and "by this rule alone)</h3>" in page  # grouped by rule
     assert layout["scroll_width"] <= layout["viewport"] == 1280, layout  # no horizontal overflow of the page
     assert layout["svgs"] and all(s["width"] > 0 and s["height"] > 0 and s["right"] <= 1280 for s in layout["svgs"])
     assert tables >= 2 and (tmp_path / "audit.png").stat().st_size > 0
@@ -198,10 +208,12 @@ def test_kb_overlap_gives_the_freezes_verdict_and_scores(audited, capsys):
         mine = [{k: v for k, v in d.items() if k != "flagged"} for d in recorded]
         assert sorted(map(json.dumps, mine)) == sorted(map(json.dumps, same)), name
     assert _kb(["overlap", str(a["paths"]["copy"]), "--cohort", str(a["manifest"])]) == 1
-    text = capsys.readouterr().out
-    assert "EXCLUDED: the overlap rule fires" in text and "FIRES: T " in text and "-> score" in text and COPIED in text
+    out = capsys.readouterr().out
+    text = " ".join(out.split())  # lines fold at 100 columns (issue 37)
+    assert "EXCLUDED: the overlap rule fires" in text and "FIRES: T " in text and "-> score" in text and COPIED in out
+    assert all(len(ln) <= 100 for ln in out.splitlines()[:12]), out  # the verdict, the rule and the score table
     assert _kb(["overlap", str(a["paths"]["near"]), "--cohort", str(a["manifest"])]) == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())
     assert "not excluded" in text and f"under {OverlapConfig().threshold}" in text
 
 

@@ -93,3 +93,21 @@ def test_export_jsonl_and_prov_json(tmp_path):
     assert {"nm:kb-version/1", "nm:kb-version/2"} <= set(doc["entity"])
     assert sum(k.startswith("nm:entry/") for k in doc["entity"]) == 3
     assert all(v["prov:type"] == "nm:Ingest" for k, v in doc["activity"].items() if k.startswith("nm:ingest/"))
+
+
+def test_ingest_admits_a_policy_level_record_only_when_asked_and_records_the_policy(tmp_path):
+    r = make_record(4)
+    lax = r.model_copy(update={"integrity_history": [a.model_copy(update={"policy": "epilogue"})
+                                                     for a in r.integrity_history]})
+    write_record(lax, tmp_path / "lax.json")
+    refused = json.loads(CliRunner().invoke(cli, ["ingest", str(tmp_path / "lax.json"), "--json"]).output)
+    assert (refused["admitted"], refused["rejected"]) == (0, 1)
+    assert refused["outcomes"][0]["reasons"][0]["code"] == "integrity-policy"
+    res = CliRunner().invoke(cli, ["ingest", str(tmp_path / "lax.json"), "--accept-policy", "epilogue", "--json"])
+    rep = json.loads(res.output)
+    assert (rep["admitted"], rep["version"]) == (1, 1), res.output
+    shown = json.loads(CliRunner().invoke(cli, ["show", rep["outcomes"][0]["entry_id"][:10], "--json"]).output)
+    gates = [e["gate"] for e in shown["evidence"]]
+    assert [g.get("accept_policy") for g in gates] == ["epilogue"]
+    assert {a["policy"] for g in gates for a in g["integrity_history"]} == {"epilogue"}
+    assert CliRunner().invoke(cli, ["ingest", str(tmp_path / "lax.json"), "--accept-policy", "lax"]).exit_code == 2

@@ -11,7 +11,8 @@ from kbstore.cli import cli
 from kbstore.errors import IntegrityFailure
 from kbstore.freeze import freeze
 from kbstore.paths import KBPaths
-from kbstore.snapshot import read_manifest, write_snapshot
+from kbstore.snapshot import read_manifest
+from kbstore.snapshot_write import RowsSource, write_snapshot
 from kbstore.snapshot_verify import verify_snapshot
 from kbstore.store import Store
 from repair.loop.retrieve import open_retriever
@@ -35,7 +36,7 @@ def _forge(kb: Path, genuine: Path) -> Path:
         "name": "forged", "excluded": [], "rules": rules,
         "identity": m.identity.model_copy(update={"entries": [r["id"] for r in rows]}),
         "counts": {"kb_entries": len(rows), "included": len(rows), "excluded": 0}})
-    path, _, created = write_snapshot(KBPaths.of(kb), rows, matrix, forged)
+    path, _, created = write_snapshot(KBPaths.of(kb), RowsSource(rows, matrix), forged)
     assert created
     return path
 

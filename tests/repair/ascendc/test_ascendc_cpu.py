@@ -135,9 +135,12 @@ def test_cli_eval_on_ascendc_cpu_exits_by_the_verdict():
                                   str(ADD / "problem.py"), str(ADD / "answer" / "0")])
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.output)["emulated"] is True
-    bad = CliRunner().invoke(cli, ["eval", "--backend", "ascendc-cpu", "--tier", "compact", "--seed", "1",
-                                   str(ADD / "problem.py"), str(ADD / "nearmiss_tail.py"), str(ADD / "answer" / "0")])
+    # no --backend (and REPAIR_BACKEND=triton-cpu): AscendC candidates run on the emulation, as in run and campaign
+    bad = CliRunner().invoke(cli, ["eval", "--tier", "compact", "--seed", "1", str(ADD / "problem.py"),
+                                   str(ADD / "nearmiss_tail.py"), str(ADD / "answer" / "0")],
+                             env={"REPAIR_BACKEND": "triton-cpu"})
     assert bad.exit_code == 1 and "1 of 2 candidates passed (emulated)" in bad.output
+    assert "backend ascendc-cpu (emulated: not the hardware)" in bad.output
 
 
 def test_a_binding_builds_its_output_shape_in_a_loop_of_push_backs_and_compound_assignments(tmp_path):

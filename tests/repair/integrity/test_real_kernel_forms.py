@@ -91,7 +91,8 @@ def test_ints_from_a_helper_returning_a_tuple_are_host_numbers(tmp_path):
     v = _scan(tmp_path, launch_tail="if block > 256:\n    warps = 8\n")
     assert v.verdict == "clean"
     v = _scan(tmp_path, launch_tail="if (x > 0).all():\n    warps = 8\n")  # a comparison of tensor data still counts
-    assert "static.framework-compute" in _cheats(v)
+    assert v.verdict == "violation"  # as a branch test on the host: a scalar prologue, failing the strict policy
+    assert {f.level for f in v.findings if f.rule == "static.framework-compute"} == {"policy"}
 
 
 def test_version_check_through_importlib_is_not_dynamic_exec(tmp_path):
@@ -114,8 +115,34 @@ def test_item_that_feeds_a_launch_is_a_host_sync(tmp_path):
     v = _scan(tmp_path, forward_tail="g = x.abs().max().item() if gain is not None else 1.0\nlaunch(out, g)",
               call="KFunction.apply(x, y)")
     assert "static.host-compute" not in {f.rule for f in v.findings}
+    v = _scan(tmp_path, launch_tail="s = x.sum().item()\nout = torch.full_like(out, s)")
+    assert "static.host-compute" in _cheats(v)  # the inputs' sum, through the host, is the output
+    # the same over the kernel's output is a host epilogue: policy, its share the runtime guard's to measure
     v = _scan(tmp_path, launch_tail="s = out.sum().item()\nout = torch.full_like(out, s)")
-    assert "static.host-compute" in _cheats(v)
+    assert {f.level for f in v.findings if f.rule == "static.host-compute"} == {"policy"}
+
+
+def test_a_scalar_prologue_is_policy(tmp_path):
+    """Host-side checks and counts before the launch (Liger's cross entropy): their values end in asserts,
+    branch tests and `.item()` syncs, never in a tensor the wrapper returns or launches."""
+    tail = """
+    valid = x[:, 0] != -100
+    n = valid.sum().item()
+    assert (x * valid[:, None]).max() < 1e6, f"out of range: {x.max()}"
+    if (x < -1e6).any():
+        raise ValueError("out of range")
+    out = launch(x, 1.0 / n)
+    """
+    v = _scan(tmp_path, forward_tail=tail)
+    found = [f for f in v.findings if f.rule == "static.framework-compute"]
+    assert found and not _cheats(v) and all("scalar prologue" in f.message for f in found)
+    assert _scan(tmp_path, forward_tail=tail, policy="epilogue").verdict == "clean"
+    # a framework op whose tensor the kernel reads, or the wrapper returns, is not a prologue of scalars
+    assert "static.framework-compute" in _cheats(_scan(tmp_path, forward_tail="z = torch.relu(x)\nout = launch(z)"))
+    assert "static.framework-compute" in _cheats(_scan(tmp_path, forward_tail="out = (x > 0).float()\nn = out.sum().item()"))
+    # an op writing a tensor inside an assert (out=, an in-place method) is not a check
+    for line in ("assert torch.relu(x, out=y) is not None", "assert y.add_(x) is not None"):
+        assert "static.framework-compute" in _cheats(_scan(tmp_path, forward_tail="y = torch.empty_like(x)\n" + line))
 
 
 def test_a_branch_no_call_site_takes_is_not_walked(tmp_path):
@@ -185,3 +212,39 @@ def test_an_optional_subclass_defined_in_a_try_is_not_a_fallback(tmp_path):
     '''
     v = _scan(tmp_path, extra=fallback, call="guarded(x)")
     assert "static.fallback-except" in _cheats(v)
+
+
+def test_a_framework_prologue_a_launch_combines_with_its_own_input_is_policy(tmp_path):
+    """torch does one step on x, the kernel the rest against y (an LLM-written surface loss's form)."""
+    two = """
+    @triton.jit
+    def k2(p_ptr, d_ptr, o_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(o_ptr + offs, tl.load(p_ptr + offs, mask=offs < n) * tl.load(d_ptr + offs, mask=offs < n),
+                 mask=offs < n)
+
+
+    def wrapper(x, d):
+        p = torch.softmax(x, dim=1).contiguous()
+        out = torch.empty_like(x)
+        k2[(1,)](p, d.flatten().contiguous(), out, x.numel(), BLOCK=1024)
+        return out
+    """
+    v = _scan(tmp_path, call="wrapper(x, y)", extra=two)
+    found = [f for f in v.findings if f.rule == "static.framework-compute"]
+    assert found and not _cheats(v) and "framework prologue" in found[0].message
+    # the launch reads the framework's result and nothing else of the inputs: the kernel only moves it
+    moved = two.replace("d.flatten().contiguous()", "p")
+    assert "static.framework-compute" in _cheats(_scan(tmp_path, call="wrapper(x, y)", extra=moved))
+    # the second input is the framework op's too
+    both = two.replace("torch.softmax(x, dim=1)", "torch.softmax(x * d, dim=1)")
+    assert "static.framework-compute" in _cheats(_scan(tmp_path, call="wrapper(x, y)", extra=both))
+
+
+def test_random_draws_in_forward_are_allocations(tmp_path):
+    """An LLM-written RNN draws its weights with torch.randn in forward (it cannot see the model's): data from no
+    input, like torch.full; its output fails the numerics, not the integrity verdict."""
+    v = _scan(tmp_path, forward_tail="w = torch.randn(x.shape[1], 4, dtype=x.dtype)\nout = launch(x) + 0 * launch(w)[0, 0]")
+    assert "torch.randn" not in " ".join(f.message for f in v.findings)
+    v = _scan(tmp_path, forward_tail="out = torch.randn_like(x).sigmoid()")
+    assert "static.framework-compute" in _cheats(v)  # computing on the draw is compute

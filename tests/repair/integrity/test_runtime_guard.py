@@ -212,3 +212,147 @@ def test_an_in_place_kernel_is_policy_and_a_passthrough_alias_a_cheat():
 
     _, found = _run(passthrough)
     assert _levels(found)["runtime.output-alias"] == "cheat"
+
+
+# -- a scalar prologue (issue 31): host-side counts and checks before the launch, not the kernel's compute --------
+
+@triton.jit
+def scaled_row_sum_kernel(x_ptr, p_ptr, n_cols, inv, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + row * n_cols + offs, mask=offs < n_cols, other=0.0)
+    tl.store(p_ptr + row, tl.sum(v, axis=0) * inv)
+
+
+@triton.jit
+def fill_kernel(o_ptr, value):
+    tl.store(o_ptr, value)
+
+
+def counted_rows(x):
+    """A count of the valid rows made on the host and handed to the kernel; an assert on the inputs' first column
+    (an assert over every element would be most of the forward's elements: a cheat's share)."""
+    valid = x[:, 0] > -100.0
+    n = valid.sum().item()
+    assert (x[:, 0] < 1e6).all(), "inputs out of range"
+    out = torch.empty(x.shape[0])
+    scaled_row_sum_kernel[(x.shape[0],)](x, out, x.shape[1], 1.0 / n, BLOCK=32)
+    return out
+
+
+def answer_through_a_host_scalar(x):
+    """The answer computed by torch, read back as a number and written by a kernel that only stores it."""
+    s = x.sum().item()
+    out = torch.empty(1)
+    fill_kernel[(1,)](out, s)
+    return out
+
+
+def framework_input_for_the_kernel(x):
+    """A framework op whose tensor the kernel reads: not a scalar prologue."""
+    y = torch.relu(x)
+    out = torch.empty(x.shape[0])
+    scaled_row_sum_kernel[(x.shape[0],)](y, out, x.shape[1], 1.0, BLOCK=32)
+    return out
+
+
+def test_a_scalar_prologue_is_policy_and_names_its_ops():
+    _, found = _run(counted_rows)
+    assert _levels(found) == {"runtime.framework-compute": "policy"}  # the output is the kernel's
+    f = found[0]
+    assert "scalar prologue" in f.message and "gt" in f.message and 0 < f.share < 0.25
+
+
+def test_an_answer_through_a_host_scalar_and_a_framework_kernel_input_stay_cheats():
+    _, found = _run(answer_through_a_host_scalar)  # torch read every element; the kernel one
+    assert _levels(found)["runtime.framework-compute"] == "cheat"
+    assert found[0].share > 0.25
+    _, found = _run(framework_input_for_the_kernel)
+    assert _levels(found)["runtime.framework-compute"] == "cheat"
+
+
+@triton.jit
+def weighted_row_mean_kernel(p_ptr, d_ptr, o_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    m = offs < n_cols
+    p = tl.load(p_ptr + row * n_cols + offs, mask=m, other=0.0)
+    d = tl.load(d_ptr + row * n_cols + offs, mask=m, other=0.0)
+    tl.store(o_ptr + row, tl.sum(p * d, axis=0) / n_cols)
+
+
+def _run_two(fn, a, b):
+    before = [a.clone(), b.clone()]
+    guard = RuntimeGuard(())
+    with guard:
+        out = fn(a, b)
+    return guard.findings(before, [a, b], out)
+
+
+def test_a_framework_prologue_a_kernel_combines_with_its_own_input_is_policy():
+    def surface(x, d):
+        p = torch.softmax(x, dim=1).contiguous()
+        out = torch.empty(x.shape[0])
+        weighted_row_mean_kernel[(x.shape[0],)](p, d, out, x.shape[1], BLOCK=32)
+        return out
+
+    found = _run_two(surface, torch.randn(4, 32), torch.rand(4, 32))
+    assert _levels(found) == {"runtime.framework-compute": "policy"}
+    assert "framework prologue" in found[0].message and "_softmax" in found[0].message
+    assert 0.25 < found[0].share <= 0.5
+
+    def copied(x, d):  # the framework computed it all; the kernel reads nothing else of the inputs
+        p = torch.softmax(x, dim=1) * d
+        out = torch.empty_like(p)
+        _launch(p, out)  # the copying kernel (relu of a positive product: the product itself)
+        return out
+
+    found = _run_two(copied, torch.randn(4, 32), torch.rand(4, 32))
+    assert _levels(found)["runtime.framework-compute"] == "cheat"
+
+    def second_input_read_by_torch_too(x, d):  # d was read by a framework op as well: not the kernel's own data
+        p = torch.softmax(x, dim=1) + d.sum()
+        out = torch.empty(x.shape[0])
+        weighted_row_mean_kernel[(x.shape[0],)](p, d, out, x.shape[1], BLOCK=32)
+        return out
+
+    found = _run_two(second_input_read_by_torch_too, torch.randn(4, 32), torch.rand(4, 32))
+    assert _levels(found)["runtime.framework-compute"] == "cheat"
+
+
+def test_an_output_built_from_numbers_read_back_from_kernel_outputs_is_a_host_epilogue():
+    def host_sum(x):  # kernel partial sums, added up on the host, wrapped as the output (an LLM-written N3 norm)
+        partial = torch.empty(x.shape[0])
+        row_sum_kernel[(x.shape[0],)](x, partial, x.shape[1], BLOCK=32)
+        return torch.tensor(sum(partial[i].item() for i in range(x.shape[0])) / x.numel())
+
+    _, found = _run(host_sum)
+    assert _levels(found) == {"runtime.output-not-from-kernel": "policy"}
+    assert "host numbers" in found[0].message
+
+    def host_from_the_input(x):  # a number of the input itself: not the kernel's
+        partial = torch.empty(x.shape[0])
+        row_sum_kernel[(x.shape[0],)](x, partial, x.shape[1], BLOCK=32)
+        return torch.tensor(partial[0].item() + x[0, 0].item())
+
+    _, found = _run(host_from_the_input)
+    assert _levels(found)["runtime.output-not-from-kernel"] == "cheat"
+
+
+def test_random_draws_are_allocations_and_compute_on_them_is_not():
+    def drawn(x):
+        noise = torch.randn(x.shape)
+        y = torch.empty_like(x)
+        _launch(noise, y)
+        return y
+
+    _, found = _run(drawn)
+    assert found == []
+
+    def computed(x):
+        y = torch.empty_like(x)
+        _launch(x, y)
+        return y + torch.rand_like(x).sigmoid()
+
+    _, found = _run(computed)
+    assert "aten::sigmoid" in next(f.evidence for f in found if f.rule == "runtime.framework-compute")

@@ -30,6 +30,7 @@ def test_a_correct_candidate_passes_every_case(imported):
 
 
 def test_a_tail_bug_passes_the_compact_tier_and_fails_the_full_tier(imported):
+    from repair.engine import render_table
     from repair.harness import evaluate_many
 
     out = imported[0]
@@ -37,6 +38,11 @@ def test_a_tail_bug_passes_the_compact_tier_and_fails_the_full_tier(imported):
     assert len(pairs) == 5
     for (problem, cand), r in zip(pairs, evaluate_many(pairs, tier="full", backend="triton-cpu", seed=1)):
         name = problem.parent.name
+        assert r.tolerance == {"atol": 1e-2, "rtol": 1e-2}, name  # KernelBench's own check, carried by the import
+        text = render_table(r)
+        assert "tolerance atol=0.01 rtol=0.01 (its TOLERANCE)" in text
+        # 100 columns, but for a path longer than that, which stays whole on a line of its own
+        assert all(len(ln) <= 100 for ln in text.splitlines() if not ln.startswith("  candidate ")), text
         assert r.summary["compact"].passed == r.summary["compact"].total == 1, name
         failed = {c.params["variant"] for c in r.failing_cases()}
         assert "odd" in failed and "past-pow2" in failed and "strided" not in failed, (name, failed)

@@ -57,6 +57,7 @@ def test_every_problem_imports_beside_the_file_unchanged(imported):
         entry = meta["candidates"][src.name]
         assert entry["kind"] == "upstream" and entry["sha256"] == sha
         assert p.operator_id == src.stem and p.family == f"kernelbench-{src.parent.name}"
+        assert "TOLERANCE = {'atol': 0.01, 'rtol': 0.01}  # KernelBench's check" in text
 
 
 def test_the_compact_case_is_upstream_scaled_down_and_every_case_fits_the_budget(imported):
@@ -174,13 +175,19 @@ def test_the_command(tmp_path):
     res = runner.invoke(cli, ["import", "kernelbench", str(DATA / "level1" / "1_ReLU.py"),
                               str(DATA / "refused" / "literal_shapes.py"), "--out", str(tmp_path / "o"), "--jobs", "2"])
     assert res.exit_code == 1, res.output
-    lines = res.output.splitlines()
-    assert lines[0].startswith("1_ReLU: ") and "batch_size 2048->64, dim 524288->16384" in lines[0]
-    assert lines[1].startswith(f"refused: {DATA / 'refused' / 'literal_shapes.py'}: no module constant")
-    assert lines[2].startswith("imported 1, refused 1; cohort manifest: ")
+    lines = res.stdout.splitlines()
+    assert max(map(len, lines)) <= 100 or all(" " not in ln.strip() for ln in lines if len(ln) > 100)
+    starts = [ln for ln in lines if not ln.startswith(" ")]  # a line of more than 100 columns folds, indented
+    assert starts[0].startswith("1_ReLU: ") and "batch_size 2048->64, dim 524288->16384" in " ".join(lines)
+    assert starts[1].startswith("refused: ") and (f"{DATA / 'refused' / 'literal_shapes.py'}: no module constant"
+                                                  in " ".join(res.stdout.split()))
+    assert starts[2].startswith("imported 1, refused 1; cohort manifest: ")
+    probed = {ln.split(" probed: ", 1)[1] for ln in res.stderr.splitlines() if ln.startswith("repair import [")}
+    assert probed == {"1_ReLU (cases derived)", "literal_shapes (refused)"}  # on stderr as each probe ends
     res = runner.invoke(cli, ["import", "kernelbench", str(DATA / "level1" / "1_ReLU.py"), "--out", str(tmp_path / "j"),
-                              "--json", "--full-cases", "2", "--budget", "65536"])
+                              "--json", "--full-cases", "2", "--budget", "65536", "--frozen-at", "2026-11-30T00:00:00Z"])
     assert res.exit_code == 0, res.output
+    assert yaml.safe_load((tmp_path / "j" / "cohort.yaml").read_text())["frozen_at"] == "2026-11-30T00:00:00Z"
     rec = json.loads(res.output)
     assert rec["schema"] == "repair.kernelbench.import/v1" and rec["compact"] == 1 and rec["full"] == 3
     assert rec["derivation"]["compact"]["elements"] <= 65536
@@ -195,7 +202,8 @@ def test_bad_input_writes_nothing(tmp_path):
     runner = CliRunner()
     for args, what in [([str(not_kb)], "defines no get_inputs"), ([str(ours)], "already defines CASES"),
                        ([str(DATA / "level1" / "1_ReLU.py")] * 2, "two problem files are named 1_ReLU"),
-                       ([str(DATA / "level1" / "1_ReLU.py"), "--scale", "2"], "--scale must be auto or a factor")]:
+                       ([str(DATA / "level1" / "1_ReLU.py"), "--scale", "2"], "--scale must be auto or a factor"),
+                       ([str(DATA / "level1" / "1_ReLU.py"), "--frozen-at", "2026-11-30"], "has no time zone")]:
         res = runner.invoke(cli, ["import", "kernelbench", *args, "--out", str(tmp_path / "out")])
         assert res.exit_code == 2 and what in res.output, res.output
     assert not (tmp_path / "out").exists()

@@ -395,3 +395,39 @@ def test_litellm_worker_through_the_custom_provider_drives_the_loop(files, tmp_p
     assert record.worker.cached_tokens > 0 and record.worker.model == "fakellm/demo"
     assert record.worker.prompt_template_sha256 == worker.info.prompt_template_sha256
     assert record.retrieval.cited == ["kb-a", "kb-b"] and record.diagnosis.bug_class == "mask-off-by-one"
+
+
+@pytest.mark.slow  # importing litellm takes 5-10 s here
+def test_each_model_exchange_is_kept_redacted_with_its_explanation(files, tmp_path, monkeypatch):
+    """Issue 37: the prompts and replies are saved in the run directory, redacted, with token counts, and the
+    model's explanation survives a reply without TITLE:/ROOT_CAUSE: lines."""
+    from provenance.offline import OFFLINE_ENV
+
+    for k, v in OFFLINE_ENV.items():
+        monkeypatch.setenv(k, v)
+    import litellm
+
+    from repair.workers import fake_llm
+    from repair.workers.litellm_worker import LiteLLMWorker
+
+    secret = "sk-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
+    prose = f"The mask lets one element past the row end, so the tail reads padding. My key is {secret}."
+    saved = list(litellm.custom_provider_map)
+    try:
+        fake_llm.register([f"{prose}\n```python\n{kernel(c=2, f=4, e=0.0)}```\n"])
+        worker = LiteLLMWorker("fakellm/demo", sleep=lambda s: None, exchanges_dir=tmp_path / "out" / "exchanges")
+        outcome, out, _ = run(files, tmp_path, [], worker=worker)
+    finally:
+        litellm.custom_provider_map = saved
+    assert outcome.status == "repaired"
+    saved_files = sorted((out / "exchanges").iterdir())
+    assert [p.name for p in saved_files] == ["attempt-01.json"]
+    text = saved_files[0].read_text()
+    ex = json.loads(text)
+    assert ex["schema"] == "repair.llm.exchange/v1" and ex["model"] == "fakellm/demo"
+    assert [m["role"] for m in ex["messages"]] == ["system", "user"] and "```python" in ex["reply"]
+    assert ex["usage"]["prompt_tokens"] > 0 and ex["usage"]["completion_tokens"] > 0
+    assert secret not in text and "The mask lets one element past the row end" in ex["parsed"]["diagnosis"]["explanation"]
+    record = build_record(outcome, worker.info, backend="fake")
+    assert record.diagnosis.root_cause.startswith("The mask lets one element past the row end")
+    assert secret not in record.diagnosis.root_cause

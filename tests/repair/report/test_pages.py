@@ -64,3 +64,21 @@ def test_report_fits_1280_px_and_draws_every_chart(tmp_path):
     assert layout["boxes"] and all(b["right"] <= layout["viewport"] and b["scrolls"] == "auto" for b in layout["boxes"])
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24])[0] == 1280
+
+
+@needs_chromium
+def test_report_reads_on_a_phone_and_says_what_makes_it_reproducible(tmp_path):
+    """Issue 37: at 390 px the body does not overflow (tables scroll in their boxes); the page opens with the
+    reproducibility table (cohort hash, snapshot, backend and emulation, tool version and commit, seeds)."""
+    page = tmp_path / "report.html"
+    write_report(campaigns(tmp_path, LONG), html=page)
+    html = page.read_text()
+    assert "<h2>Reproducibility</h2>" in html and "Report made by nearmiss-repair " in html
+    assert html.index("Reproducibility") < html.index("<h2>Campaigns</h2>") and "record.json" in html
+    with Browser(tmp_path) as browser:
+        for width in (1280, 390):
+            browser.open(page.as_uri(), width=width)
+            layout = browser.evaluate(LAYOUT)
+            browser.screenshot(tmp_path / f"report-{width}.png")
+            assert layout["viewport"] == width and layout["scroll_width"] <= width, (width, layout)
+            assert all(b["right"] <= width for b in layout["boxes"]), (width, layout["boxes"])

@@ -184,3 +184,39 @@ def test_an_unsupported_near_miss_is_in_no_rate(tmp_path):
     assert (m.pass_at_1.successes, m.pass_at_1.n) == (1, 2)
     assert [(t.operator_id, t.recovered) for t in m.tasks] == [("a", True), ("b", None), ("c", False)]
     assert "~nearmiss_1" in render_markdown(build_report([ledger]))
+
+
+def test_report_shows_each_runs_integrity_policy_and_level(tmp_path):
+    path = make_ledger(tmp_path / "lax", "debug", {
+        "a/nearmiss_1": dict(status="repaired", rules=[("runtime.framework-compute", "policy"),
+                                                        ("static.kernel-not-launched", "note")]),
+        "b/nearmiss_1": dict(status="failed", rules=[("static.no-kernel", "cheat"), ("runtime.input-mutated", "policy")]),
+        "c/nearmiss_1": dict(status="failed", rules=["static.framework-compute"]),  # recorded before levels: failed
+        "d/nearmiss_1": dict(status="repaired"),
+    }, policy="epilogue")
+    m = load_campaign(path)
+    assert m.policy == "epilogue"
+    got = {u.key: (u.integrity, u.integrity_rules) for u in m.units}
+    assert got == {"a/nearmiss_1": ("policy", ["runtime.framework-compute"]),
+                   "b/nearmiss_1": ("cheat", ["static.no-kernel"]),
+                   "c/nearmiss_1": ("cheat", ["static.framework-compute"]), "d/nearmiss_1": ("clean", [])}
+    md = render_markdown(build_report([path]))
+    assert "| triton-cpu | scripted | epilogue |" in md  # the reproducibility table names the policy
+    assert "- **lax** (epilogue policy): cheat 2, policy 1, clean 1" in md
+    assert "| lax | epilogue | a/nearmiss_1 | policy | runtime.framework-compute |" in md
+    assert "d/nearmiss_1 | clean" not in md
+    assert "a/nearmiss_1</td><td>policy" in render_html(build_report([path]))
+
+
+def test_every_format_says_which_backend_ran_and_whether_emulated(tmp_path):
+    """Issue 37: a report of an AscendC campaign on ascendc-cpu says the figures come from an emulation."""
+    a = make_ledger(tmp_path / "asc", "debug", {"op/n1": dict(status="repaired")}, backend="ascendc-cpu")
+    b = make_ledger(tmp_path / "tri", "debug", {"op/n1": dict(status="failed")})
+    report = build_report([a, b])
+    md, page, data = render_markdown(report), render_html(report), json.loads(report.to_json())
+    assert "- **asc**: backend ascendc-cpu (emulated: the kernels ran on a CPU emulation" in md
+    assert "- **tri**: backend triton-cpu\n" in md
+    assert "<li><b>asc</b>: backend ascendc-cpu (emulated: " in page and "<li><b>tri</b>: backend triton-cpu</li>" in page
+    assert [(c["backend"], c["emulated"]) for c in data["campaigns"]] == [("ascendc-cpu", True), ("triton-cpu", False)]
+    assert "## Reproducibility" in md and "| asc | " in md and "| ascendc-cpu (emulated) | scripted | strict |" in md
+    assert all(c["created_at"] for c in data["campaigns"])

@@ -122,7 +122,8 @@ def test_parse_reply_takes_the_last_python_block_and_the_fields():
     assert reply.candidate.strip().endswith("return x + 1") and reply.diff is None
     assert reply.cited == ("kb-mask", "kb-other")
     assert reply.diagnosis == {"title": "Off-by-one load mask", "bug_class": "mask-off-by-one",
-                               "root_cause": "the mask uses <= instead of <", "fix": "compare with <"}
+                               "root_cause": "the mask uses <= instead of <", "fix": "compare with <",
+                               "explanation": "The mask lets one element past the row through."}  # its prose
     assert parse_reply("```diff\n@@ -1 +1 @@\n-a\n+b\n```\nCITED: none").diff.startswith("@@")
     assert parse_reply("no code at all").candidate is None and parse_reply("CITED: none").cited == ()
 
