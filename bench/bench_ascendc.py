@@ -159,8 +159,7 @@ def main() -> int:
 
     apply_offline_env()
     from repair.ascendc import EmulatedLoader, build_library, load_candidate, plan_emu_build, prepare_pch
-    from repair.ascendc.emu.binding import binding_plan
-    from repair.ascendc.emu.forward import forward_call
+    from repair.ascendc.emu.binding import launch_function
     from repair.engine import evaluate
 
     print(f"load average {load_average()}; cache {os.environ['REPAIR_ASCENDC_CACHE']}")
@@ -173,7 +172,7 @@ def main() -> int:
         cand = (SUITE / op / FORMATS[args.format]).resolve()
         t0 = time.perf_counter()
         c = load_candidate(cand)
-        build_library(plan_emu_build(c, launch_fn=binding_plan(c, forward_call(c).function).launch_fn))
+        build_library(plan_emu_build(c, launch_fn=launch_function(c)))
         cold = time.perf_counter() - t0
         t0 = time.perf_counter()
         EmulatedLoader(cand).build()

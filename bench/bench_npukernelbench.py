@@ -111,8 +111,7 @@ def first_reason(result) -> str:
 
 def run_task(category: str, task: Path, out: Path, tier: str) -> Row:
     from repair.ascendc import build_library, load_candidate, plan_emu_build
-    from repair.ascendc.emu.binding import binding_plan
-    from repair.ascendc.emu.forward import forward_call
+    from repair.ascendc.emu.binding import launch_function
     from repair.ascendc.importer import import_tasks
     from repair.engine.harness import evaluate
     from repair.errors import RepairError
@@ -128,7 +127,7 @@ def run_task(category: str, task: Path, out: Path, tier: str) -> Row:
     t0 = time.perf_counter()
     try:
         c = load_candidate(Path(imported.candidate))
-        build_library(plan_emu_build(c, launch_fn=binding_plan(c, forward_call(c).function).launch_fn))
+        build_library(plan_emu_build(c, launch_fn=launch_function(c)))
     except RepairError:
         pass  # the evaluation reports it, per case
     row.build_s = time.perf_counter() - t0

@@ -108,7 +108,8 @@ def freeze(manifest_path: str | Path, kb_path: str | Path | None = None, *, name
     kb = KBPaths.of(kb_path)
     kb_data = _read_kb_mapped(kb, index, timings)
     if kb_data is not None:
-        return _apply(kb, cohort, manifest_path, config, exclude_family, kb_data, None, name, timings, t_all)
+        return _apply(kb, cohort, manifest_path, config, exclude_family, kb_data, None, name, timings, t_all,
+                      frozen_at)
     kb_data = _read_kb(kb, timings)
     rows = kb_data["rows"]
     # the BM25 cache is tokenised in a forked child while this process scans (the DuckDB handle is closed)

@@ -139,11 +139,19 @@ def _find(rule: Rule, root) -> list:
 _TOKEN = re.compile(r"(\$\$\$[A-Z_][A-Z0-9_]*|\$[A-Z_][A-Z0-9_]*)")
 
 
-def _expand(template: str, match, source: str, indent: str, derived: dict[str, str] | None = None) -> str:
-    """Fill the rewrite template from the match (and derived metavariables); later lines get the site's indentation."""
+def _expand(template: str, match, source: str, indent: str, derived: dict[str, str] | None = None,
+            spell=None) -> str:
+    """Fill the rewrite template from the match (and derived metavariables); later lines get the site's indentation.
+
+    A match's text is read from `source` (a C++ rule matches a view with AscendC's qualifiers blanked:
+    ingest.rules.cpp_view); with `spell` (C++), AscendC names the template's own text brings in are qualified as the
+    file qualifies its others."""
+    from ingest.rules.cpp_view import qualified_before, qualify_literal
+
     out = []
     derived = derived or {}
-    for piece in _TOKEN.split(template):
+    first_qualified = spell is not None and qualified_before(source, match.range().start.index)
+    for n, piece in enumerate(_TOKEN.split(template)):
         if piece.startswith("$$$"):
             nodes = match.get_multiple_matches(piece[3:])
             text = source[nodes[0].range().start.index:nodes[-1].range().end.index] if nodes else ""
@@ -154,11 +162,27 @@ def _expand(template: str, match, source: str, indent: str, derived: dict[str, s
             out.append(derived[piece[1:]])
         elif piece.startswith("$"):
             node = match.get_match(piece[1:])
-            out.append(node.text() if node is not None else "")
+            out.append(_node_source(node, source, spell is not None) if node is not None else "")
+        elif spell is not None:
+            out.append(qualify_literal(piece, spell, first_is_qualified=first_qualified and n == 0))
         else:
             out.append(piece)
     lines = "".join(out).split("\n")
     return "\n".join([lines[0], *[(indent + ln) if ln else ln for ln in lines[1:]]])
+
+
+_ADDRESS_SPACE = re.compile(r"\b__(?:gm|ubuf)__\s+$")
+
+
+def _node_source(node, source: str, cpp: bool) -> str:
+    """A bound node's text as the source writes it; in C++ with the address-space qualifier before it, which
+    tree-sitter leaves out of the type it qualifies (`(__gm__ T *)x` binds T * to a cast's type)."""
+    start, end = node.range().start.index, node.range().end.index
+    if cpp:
+        m = _ADDRESS_SPACE.search(source[max(0, start - 40):start])
+        if m:
+            start -= len(m.group(0))
+    return source[start:end]
 
 
 _OPERAND_OF = {"binary_operator", "unary_operator", "comparison_operator", "boolean_operator", "not_operator",
@@ -222,11 +246,12 @@ def _splice(source: str, edits: list[tuple[int, int, str]]) -> str | None:
     return "".join(out + [source[pos:]])
 
 
-def apply_rule(rule: Rule, source: str, *, reference: str | None = None) -> list[RuleApplication]:
+def apply_rule(rule: Rule, source: str, *, reference: str | None = None,
+               companions: tuple[str, ...] = ()) -> list[RuleApplication]:
     """Every candidate patch the rule yields on source: one per site (and way to fire there), then one with all sites.
 
     `reference` is the problem's source, for rules that say what the reference must (not) do; None skips
-    those checks.
+    those checks. `companions`: the candidate's other sources, which some facts read (ingest.rules.facts).
     """
     from ast_grep_py import SgRoot
 
@@ -237,7 +262,13 @@ def apply_rule(rule: Rule, source: str, *, reference: str | None = None) -> list
         raise BadSource(f"rule {rule.id}: source must be text, got {type(source).__name__}")
     if not reference_fits(rule, reference):
         return []
-    root = SgRoot(source, rule.language).root()
+    spell = None
+    if rule.language == "cpp":
+        from ingest.rules.cpp_view import spelling, view
+
+        root, spell = SgRoot(view(source), rule.language).root(), spelling(source)
+    else:
+        root = SgRoot(source, rule.language).root()
     matches = _find(rule, root)
     if not matches:
         return []
@@ -252,9 +283,9 @@ def apply_rule(rule: Rule, source: str, *, reference: str | None = None) -> list
         r = m.range()
         line_start = source.rfind("\n", 0, r.start.index) + 1
         indent = re.match(r"[ \t]*", source[line_start:]).group(0)
-        ways = options_at(rule, m, source, root, module) if rule.uses_v2() else [({}, ())]
+        ways = options_at(rule, m, source, root, module, companions) if rule.uses_v2() else [({}, ())]
         for derived, extra in ways:
-            text = _parenthesise(m, _expand(rule.rewrite, m, source, indent, derived), rule.language)
+            text = _parenthesise(m, _expand(rule.rewrite, m, source, indent, derived, spell), rule.language)
             edits = ([(r.start.index, r.end.index, text)] if text != source[r.start.index:r.end.index] else [])
             edits += list(extra)
             if edits:
@@ -275,16 +306,28 @@ def apply_rule(rule: Rule, source: str, *, reference: str | None = None) -> list
 
     for edits, line, col, _plain in sorted(sites, key=lambda s: (s[1], s[2])):
         add(edits, f"{line}:{col}")
-    chosen, last_end, lines = [], -1, []
-    for edits, line, _col, _plain in sorted((s for s in sites if s[3]), key=lambda s: (s[0][0][0], -s[0][0][1])):
-        start, end, _text = edits[0]
-        if start >= last_end:  # outermost of overlapping matches wins (and the first way to fire there)
-            chosen.append(edits[0])
-            lines.append(line)
-            last_end = end
-    if len(chosen) > 1:
-        add(chosen, "all:" + ",".join(map(str, lines)))
+    # every site at once, each with its first way to fire and the edits elsewhere its facts need (a statement moved
+    # at two sites): the outermost of overlapping matches wins, and a site whose edits overlap the chosen ones waits
+    chosen, lines, taken = [], [], []
+    for edits, line, _col, _plain in sorted(sites, key=lambda s: (s[0][0][0], -s[0][0][1])):
+        if (line, _col) in {(ln, c) for ln, c in lines}:
+            continue  # another way to fire at a site already taken
+        if any(_overlap(e, t) for e in edits for t in taken):
+            continue
+        chosen += edits
+        taken += edits
+        lines.append((line, _col))
+    if len(lines) > 1:
+        add(chosen, "all:" + ",".join(str(ln) for ln, _c in lines))
     return out
+
+
+def _overlap(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
+    """Two edits touch the same text (an insertion at another edit's boundary does not)."""
+    (s1, e1, _), (s2, e2, _) = a, b
+    if s1 == e1 or s2 == e2:  # an insertion overlaps only a replacement it falls strictly inside
+        return (s1 == e1 and s2 < s1 < e2) or (s2 == e2 and s1 < s2 < e1) or (s1 == e1 == s2 == e2)
+    return s1 < e2 and s2 < e1
 
 
 def apply_rules(rules: list[Rule], source: str, *, reference: str | None = None) -> list[RuleApplication]:

@@ -32,6 +32,9 @@ class FactContext:
     module: Module
     match: object
     env: dict[str, str] = field(default_factory=dict)  # metavariables derived so far
+    # the other sources of the same candidate (an AscendC bundle's other C++ files: the host beside the kernel, the
+    # tiling header beside the host), for facts that follow a value from one file into another
+    companions: tuple[str, ...] = ()
 
     def node(self, name: str | None):
         if not name:

@@ -9,13 +9,13 @@ import re
 from itertools import product
 
 from ingest.rules.errors import BadRule
-from ingest.rules import facts_cpp, facts_program
+from ingest.rules import facts_cpp, facts_cpp_flow, facts_program
 from ingest.rules.facts import FACTS, FactContext, Option
 from ingest.rules.flow import reaches, scope_of, span
 from ingest.rules.model import Flow, Rule
 
 assert facts_program.FACTS is FACTS  # importing it registered the launch and constructor facts
-assert facts_cpp.CPP_FACTS <= set(FACTS)  # and the C++ facts
+assert facts_cpp.CPP_FACTS <= set(FACTS) and "cpp-quotient" in facts_cpp.CPP_FACTS  # and the C++ facts (both modules)
 MAX_OPTIONS = 8  # ways one match may fire (the product of its facts' options, first ones kept)
 
 
@@ -86,7 +86,8 @@ def _through_launch(flow: Flow, match, scope, sources, module) -> bool:
     return False
 
 
-def options_at(rule: Rule, match, source: str, root, module) -> list[tuple[dict[str, str], tuple]]:
+def options_at(rule: Rule, match, source: str, root, module,
+               companions: tuple[str, ...] = ()) -> list[tuple[dict[str, str], tuple]]:
     """(derived metavariables, extra edits) for each way the rule fires at this match; [] where it does not."""
     if not all(flow_holds(f, match, module) for f in rule.flows):
         return []
@@ -98,7 +99,7 @@ def options_at(rule: Rule, match, source: str, root, module) -> list[tuple[dict[
         fn = FACTS.get(spec.fact)
         if fn is None:
             raise BadRule(f"rule {rule.id}: unknown fact {spec.fact!r} (known: {', '.join(sorted(FACTS))})")
-        ctx = FactContext(source, root, module, match, dict(env))
+        ctx = FactContext(source, root, module, match, dict(env), companions)
         opts = fn(ctx, {"of": spec.of, **spec.args})
         if not opts:
             return []

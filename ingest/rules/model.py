@@ -21,7 +21,7 @@ from ingest.rules.errors import BadRule
 
 RULE_SCHEMA = "repair.rule/v1"
 RULE_SCHEMA_V2 = "repair.rule/v2"
-_V2_FIELDS = ("flows", "derive", "reference", "not_inside", "symptoms")
+_V2_FIELDS = ("flows", "derive", "reference", "not_inside", "symptoms", "explains")
 
 #: record/backend language -> the ast-grep language the rule is written in
 LANGUAGES = {
@@ -100,6 +100,37 @@ class Reference(BaseModel):
         return v
 
 
+class Signature(BaseModel):
+    """One way a rule's bug shows in an evaluation: which cases fail and how (ingest.rules.evidence reads it).
+
+    Every condition given must hold of the evaluated tier's cases. Cues are the diagnosis labels and locations of a
+    failing case (`tail-localized`, `last-block`, `everywhere`, ...), `nan` (a NaN or Inf where the reference is
+    finite), `unwritten` (NaN in an output: on the emulations every output starts as NaN, so elements nobody wrote),
+    and the faults an emulator reports (`queue`, `datacopy-align`, `local-bounds`, `gm-bounds`).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    backends: list[str] = Field(default_factory=list)  # where this is how it shows ([]: every backend)
+    statuses: list[str] = Field(default_factory=list)  # every failing case has one of these statuses
+    cues: list[str] = Field(default_factory=list)  # some failing case shows one of these cues
+    every_case: list[str] = Field(default_factory=list)  # every failing case shows one of these cues
+    absent: list[str] = Field(default_factory=list)  # no failing case shows any of these
+    faults: list[str] = Field(default_factory=list)  # a failing case's message matches one of these regexes
+    low_precision_only: bool = False  # only half/bfloat16 cases fail, and some case of another dtype passes
+    some_pass: bool = False  # some case of the tier passes (the bug depends on the case)
+
+    @field_validator("faults")
+    @classmethod
+    def _compiles(cls, v: list[str]) -> list[str]:
+        for rx in v:
+            try:
+                re.compile(rx)
+            except re.error as e:
+                raise ValueError(f"regex {rx!r}: {e}") from None
+        return v
+
+
 class Rule(BaseModel):
     """One structural rewrite: `pattern` -> `rewrite`, where constraints hold."""
 
@@ -131,6 +162,9 @@ class Rule(BaseModel):
     # the failure cues its bug class shows (diagnosis labels and locations, `nan`, `layout`, `param`): a worker
     # tries first the rules whose cues the failing evaluation shows
     symptoms: list[str] = Field(default_factory=list)
+    # what the evaluation looks like when this rule's bug is the cause (any one signature): a worker that knows the
+    # evaluated cases tries the rules whose explanation fits first and never one whose explanation it contradicts
+    explains: list[Signature] = Field(default_factory=list)
 
     @field_validator("id")
     @classmethod
@@ -164,7 +198,8 @@ class Rule(BaseModel):
         return self
 
     def uses_v2(self) -> bool:
-        return bool(self.flows or self.derive or self.reference is not None or self.not_inside or self.symptoms)
+        return bool(self.flows or self.derive or self.reference is not None or self.not_inside or self.symptoms
+                    or self.explains)
 
     def to_dict(self) -> dict:
         """The JSON form stored in a record's `rules` list (a rule without version 2 fields: exactly version 1's)."""

@@ -87,6 +87,8 @@ def _attempt_rows(events: list[dict]) -> list[AttemptRow]:
             row["outcome"] = "accepted"
         elif kind == "checkpoint" and row["outcome"] == "not-improved":
             row["outcome"] = "improved"
+        elif kind == "stepping-stone" and row["outcome"] == "not-improved":
+            row["outcome"] = "changed"
     return [AttemptRow(**rows[n]) for n in sorted(rows)]
 
 

@@ -281,13 +281,14 @@ class AscendCCPU(Backend):
 
     def check_available(self) -> None:
         _need("torch", "backend ascendc-cpu needs torch")
-        from repair.ascendc import compiler, platform_config
+        from repair.ascendc import auto_sync, compiler, platform_config
 
         compiler()  # EnvironmentMissing when there is no g++
         from repair.ascendc import checked_root
 
         checked_root()  # CacheRefused (exit 3) when the build cache is not safely this user's
         platform_config()  # BadInput for a malformed $REPAIR_ASCENDC_CORES or $REPAIR_ASCENDC_UB_KB
+        auto_sync()  # and for $REPAIR_ASCENDC_AUTO_SYNC other than on/off
 
     def prepare_server(self) -> None:
         from repair.ascendc import prepare_pch

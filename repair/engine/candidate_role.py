@@ -20,6 +20,7 @@ class CandidateRole(Role):
     """Runs ModelNew on the inputs the reference built (confined first, where it is asked to be)."""
 
     accept_shared = True  # its case's inputs, from the reference
+    loader = None  # an AscendC candidate's loader (ascendc-cpu, npu); None for a Python file
 
     def start(self) -> bool:
         import tempfile
@@ -31,6 +32,7 @@ class CandidateRole(Role):
             loader = self.backend.candidate_loader(path)
         except BaseException as e:  # noqa: BLE001
             return self._failed("reading the candidate failed", e)
+        self.loader = loader
         writable = loader.writable if loader is not None else []
         if confine and not self._confine(lambda: self._restrict_files(cwd, writable)):
             return False
@@ -99,8 +101,8 @@ class CandidateRole(Role):
         return False
 
     def _notes(self) -> list[str]:
-        """What the backend noticed during the forward (ascendc-cpu's loaded module offers case_notes)."""
-        take = getattr(self.module, "case_notes", None) if self.backend.emulated else None
+        """What the backend noticed during the forward (ascendc-cpu's loader offers take_notes)."""
+        take = getattr(self.loader, "take_notes", None) if self.backend.emulated else None
         return [str(n)[:500] for n in take()][:16] if callable(take) else []
 
     def op_run(self, header: dict) -> tuple:
@@ -121,6 +123,8 @@ class CandidateRole(Role):
         # what the mutation check compares the inputs with after the forward (a copy: memory the size of the inputs)
         before = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] \
             if guard is not None and guard.active("runtime.input-mutated") else None
+        if hasattr(self.loader, "take_fault"):
+            self.loader.take_fault()  # a fault of an earlier case's forward is that case's
         with torch.no_grad():
             seed_all(header["seed"], device)
             model = self.module.ModelNew(*init)  # outside the guard: weight init is not the forward's compute
@@ -132,6 +136,9 @@ class CandidateRole(Role):
                 out = model(*inputs)
                 self.backend.synchronize()
                 seconds = time.perf_counter() - t0
+        fault = self.loader.take_fault() if hasattr(self.loader, "take_fault") else None
+        if fault is not None:  # an emulated kernel's fault fails the case even where forward caught it
+            raise fault
         outs = as_output_list(out)
         findings, log = [], None
         if guard is not None:

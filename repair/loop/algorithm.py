@@ -15,7 +15,7 @@ from typing import Callable
 
 from repair.loop import forensics
 from repair.loop.bounds import BoundExceeded, Bounds, Budget
-from repair.loop.checkpoint import Checkpoint, Score, compact_passes
+from repair.loop.checkpoint import Checkpoint, Score, compact_passes, stepping_stone
 from repair.errors import BadInput, CandidateLoadError
 from repair.loop.judge import Judge
 from repair.loop.form import Form, make_form
@@ -24,7 +24,7 @@ from repair.engine import EvalResult
 from repair.integrity import IntegrityFinding
 from repair.loop.retrieve import RetrievalSource, Retriever, rule_patterns
 from repair.loop.trajectory import Trajectory
-from repair.workers import AttemptNote, Pattern, Proposal, Usage, Worker, WorkerContext, WorkerExhausted, WorkerFailed
+from repair.workers import AttemptNote, CaseView, Pattern, Proposal, Usage, Worker, WorkerContext, WorkerExhausted, WorkerFailed
 
 STALL_LIMIT = 2  # consecutive non-improving attempts before the best checkpoint is restored
 
@@ -43,7 +43,7 @@ class AttemptLog:
     """What happened to one proposal; the run record's integrity history is built from these."""
 
     attempt: int
-    outcome: str  # accepted, improved, not-improved, patch-rejected, integrity-violation
+    outcome: str  # accepted, improved, changed (a stepping stone), not-improved, patch-rejected, integrity-violation
     verdict: str  # clean, violation, not-run
     rules: tuple[str, ...] = ()
     cited: tuple[str, ...] = ()
@@ -182,6 +182,8 @@ class _Run:
             tokens_left=self.budget.tokens_left(),
             rule_patterns=tuple(free),
             language=self.form.language,
+            cases=self.case_views(),
+            backend=forensics.failing_view(self.current.compact, self.current.full)[1].backend,
         )
         proposal = self.worker.propose(ctx)
         self.budget.charge(proposal.turns, proposal.usage)
@@ -229,11 +231,15 @@ class _Run:
             self.trajectory.log("accept", attempt=n, score=checkpoint.score.as_dict())
             return self.settle(AttemptLog(outcome="accepted", verdict="clean", **log))
         improved = checkpoint.score > self.best.score
+        changed = not improved and stepping_stone(checkpoint, self.best)
         self.current = checkpoint
         if improved:
             self.best = checkpoint
             self.trajectory.log("checkpoint", attempt=n, score=checkpoint.score.as_dict())
-        return self.settle(AttemptLog(outcome="improved" if improved else "not-improved", verdict="clean", **log))
+        elif changed:  # no better, but fails otherwise: a part of a fix another change may complete
+            self.trajectory.log("stepping-stone", attempt=n, score=checkpoint.score.as_dict())
+        outcome = "improved" if improved else "changed" if changed else "not-improved"
+        return self.settle(AttemptLog(outcome=outcome, verdict="clean", **log))
 
     def settle(self, entry: AttemptLog) -> bool:
         """Count the attempt; two non-improving ones in a row restore the best checkpoint."""
@@ -272,6 +278,10 @@ class _Run:
                 and bool(full.cases) and not full.failing_cases())
 
     # -- helpers ----------------------------------------------------------------------------
+    def case_views(self) -> tuple[CaseView, ...]:
+        tier, result = forensics.failing_view(self.current.compact, self.current.full)
+        return tuple(CaseView.of(c) for c in ([c for c in result.cases if c.tier == tier] or result.cases))
+
     def forensics_text(self) -> str:
         return forensics.render(self.current.compact, self.current.full)
 

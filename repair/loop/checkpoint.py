@@ -67,3 +67,25 @@ class Checkpoint:
     score: Score
     compact: EvalResult
     full: EvalResult | None = None
+
+
+def failure_signature(checkpoint: Checkpoint) -> tuple:
+    """Which cases fail and how: status, diagnosis, unwritten elements and a coarse mismatch fraction per case."""
+    out = []
+    for result in (checkpoint.compact, checkpoint.full):
+        for c in (result.cases if result is not None else []):
+            if c.status == "pass":
+                continue
+            d = c.diagnostics
+            frac = round(c.mismatch_frac, 1) if c.mismatch_frac is not None else None
+            out.append((c.tier, str(c.case_id), c.status, d.symptom if d else "", d.location if d else "",
+                        bool(c.nan_count), frac))
+    return tuple(sorted(out, key=repr))
+
+
+def stepping_stone(checkpoint: Checkpoint, best: Checkpoint) -> bool:
+    """A candidate no better than the best, passing as many cases, that fails otherwise: a part of a fix (one site of
+    a bug at two) that the next change may complete, so a worker may build on it (both languages)."""
+    same = (checkpoint.score.full_passed, checkpoint.score.compact_passed) == (best.score.full_passed,
+                                                                              best.score.compact_passed)
+    return same and checkpoint.score <= best.score and failure_signature(checkpoint) != failure_signature(best)

@@ -25,6 +25,8 @@ _HIGHEST = "3.40282347e+38f"
 
 def rule(id: str, bug_class: str, pattern: str, rewrite: str, **kw) -> Rule:
     """An AscendC starter rule, named starter/<bug class>/ascendc-<id>."""
+    if bug_class == "reduction-init":
+        kw.setdefault("context", "kernel")  # an accumulator is the kernel's (a host's `n += 1` is arithmetic)
     return Rule(id=f"starter/{bug_class}/ascendc-{id}", bug_class=bug_class, language=LANG, pattern=pattern,
                 rewrite=rewrite, **kw)
 
@@ -74,9 +76,10 @@ def tail_tile_dropped() -> tuple:
     ]
     for launch in _LAUNCHED:
         tag = "ptr" if "->" in launch else "ref"
+        # a share whose remainder the tiling hands out itself (`tail = n % d`: big and small cores) is right
         out.append(rule(f"floor-share-{tag}", c, "$TY $S = $N / $D;", "$TY $S = ($N + $D - 1) / $D;",
-                        requires=[launch], where={"D": MetaConstraint(kind="identifier"),
-                                                  "N": MetaConstraint(not_regex=r"-\s*1\s*\)$")},
+                        requires=[launch], forbids=["$N % $D", "($N) % $D"],
+                        where={"D": MetaConstraint(kind="identifier"), "N": MetaConstraint(not_regex=r"-\s*1\s*\)$")},
                         title="each core's share rounds down, so the remainder of the division is never processed"))
     return tuple(out)
 

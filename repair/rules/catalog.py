@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ingest.rules.model import Rule
-from repair.rules import ascendc, bounds, layout, masking, numerics, params
+from ingest.rules.model import Rule, Signature
+from repair.rules import ascendc, ascendc_split, bounds, layout, masking, numerics, params
 
 # symptom cues: diagnosis labels and locations (repair.engine.diagnose), `nan`, `layout`, `param`
 TAIL = ("tail-localized", "tail-columns", "tail-rows", "last-block")
@@ -51,9 +51,11 @@ def pattern_key(bug_class: str, language: str) -> str:
     return bug_class if language == "triton" else f"{language}-{bug_class}"
 
 
-def _pattern(bug_class, title, root_cause, fix, rules, examples, symptoms, language="triton") -> StarterPattern:
-    """The pattern, each of its rules carrying the cues (symptoms) its class shows."""
-    tagged = tuple(Rule.model_validate({**r.to_dict(), "symptoms": list(symptoms)}) for r in rules)
+def _pattern(bug_class, title, root_cause, fix, rules, examples, symptoms, language="triton",
+             explains=()) -> StarterPattern:
+    """The pattern, each of its rules carrying the cues (symptoms) its class shows and the evaluations it explains."""
+    extra = {"explains": [e.model_dump(exclude_defaults=True) for e in explains]} if explains else {}
+    tagged = tuple(Rule.model_validate({**r.to_dict(), "symptoms": list(symptoms), **extra}) for r in rules)
     return StarterPattern(bug_class, title, root_cause, fix, tagged, tuple(examples), language)
 
 
@@ -195,8 +197,26 @@ ASC = "examples/ascendc"
 DEV_ASC = "tests/repair/rules/data/dev_ascendc"
 
 
-def _ascendc(bug_class, title, root_cause, fix, rules, examples, symptoms) -> StarterPattern:
-    return _pattern(bug_class, title, root_cause, fix, rules, examples, symptoms, language="ascendc")
+def _ascendc(bug_class, title, root_cause, fix, rules, examples, symptoms, explains=()) -> StarterPattern:
+    return _pattern(bug_class, title, root_cause, fix, rules, examples, symptoms, language="ascendc",
+                    explains=explains)
+
+
+def _on_cpu(**kw) -> Signature:
+    """How a bug shows on ascendc-cpu, the emulation (an NPU shows it otherwise: no fault, wrong values)."""
+    return Signature(backends=["ascendc-cpu"], **kw)
+
+
+# What ascendc-cpu shows. Every output starts as NaN there, so elements no core writes stay NaN (`unwritten`); the
+# protocol faults are named in the case's message (repair.workers.rules_worker's FAULT_CUES).
+LOST = _on_cpu(statuses=["mismatch"], cues=["unwritten", "zero-output"])  # some elements never written
+GM_FAULT = _on_cpu(cues=["gm-bounds"])  # an access outside every GM tensor, or past one's end
+UB_FAULT = _on_cpu(cues=["local-bounds"])  # past a LocalTensor's or a TBuf's end, or the UB's
+ALIGN_FAULT = _on_cpu(cues=["datacopy-align"])
+QUEUE_FAULT = _on_cpu(cues=["queue"])
+MISMATCH = _on_cpu(statuses=["mismatch"])  # values wrong (written or not), no fault
+WRONG_VALUES = _on_cpu(statuses=["mismatch"], absent=["unwritten"])  # every element written, some wrong
+NONFINITE = _on_cpu(statuses=["mismatch"], cues=["nan"])
 
 
 # AscendC: what ascendc-cpu's forensics show. An output element no core writes stays at the emulator's poison
@@ -217,7 +237,8 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              ascendc.tail_tile_dropped(),
              [f"{ASC}/add/nearmiss_tail.py", f"{ASC}/add/npukb/nearmiss_tail", f"{DEV_ASC}/axpb/nearmiss_tail.py",
               f"{DEV_ASC}/axpb/nearmiss_floor_share.py"],
-             ASC_TAIL_LOST),
+             ASC_TAIL_LOST,
+             explains=(LOST,)),
     _ascendc("tile-loop-bound", "The tile loop stops early",
              "The loop over a core's tiles is capped at a constant (only the first tile runs), or counts the tiles "
              "before the double-buffer split (tileNum where tileNum * BUFFER_NUM tiles were cut), so the rest of "
@@ -226,7 +247,8 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              ascendc.tile_loop_bound(),
              [f"{ASC}/add/nearmiss_first_tile.py", f"{ASC}/add/npukb/nearmiss_first_tile",
               f"{DEV_ASC}/axpb/nearmiss_first_tile.py", f"{DEV_ASC}/relu_tiles/nearmiss_buffer_num.py"],
-             ASC_TILES_LOST),
+             ASC_TILES_LOST,
+             explains=(LOST,)),
     _ascendc("wrong-core-count", "The share's divisor is not the number of blocks launched",
              "The tiling splits the work over every core of the chip (GetCoreNumAiv) while SetBlockDim launches "
              "fewer blocks, so the shares of the cores never launched are never computed.",
@@ -235,7 +257,8 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              [f"{ASC}/add/nearmiss_core_count.py", f"{ASC}/add/npukb/nearmiss_core_count",
               f"{ASC}/bias_add/nearmiss_core_count.py", f"{ASC}/bias_add/npukb/nearmiss_core_count",
               f"{DEV_ASC}/axpb/nearmiss_core_count.py", f"{DEV_ASC}/row_max/nearmiss_core_count.py"],
-             ASC_SHARES_LOST),
+             ASC_SHARES_LOST,
+             explains=(LOST, GM_FAULT)),
     _ascendc("unaligned-datacopy", "DataCopy with a length that is not a multiple of 32 bytes",
              "DataCopy between global and local memory moves whole 32-byte blocks: a row or tail whose byte length "
              "is not a multiple of 32 reads the next row's elements or writes past its own.",
@@ -245,7 +268,8 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              [f"{ASC}/cast/nearmiss_unaligned.py", f"{ASC}/cast/npukb/nearmiss_unaligned",
               f"{ASC}/softmax/nearmiss_unaligned.py", f"{ASC}/softmax/npukb/nearmiss_unaligned",
               f"{DEV_ASC}/axpb/nearmiss_unaligned.py", f"{DEV_ASC}/row_max/nearmiss_unaligned.py"],
-             ("datacopy-align", "local-bounds") + WRONG + TAIL + NAN + SCALED),
+             ("datacopy-align", "local-bounds") + WRONG + TAIL + NAN + SCALED,
+             explains=(ALIGN_FAULT,)),
     _ascendc("queue-out-of-order", "A queue's tensor is handed on before its last use",
              "EnQue passes a tensor to the next stage before the statements that write it, or FreeTensor returns "
              "it to its queue before the statements that read it: the copy races the vector unit.",
@@ -254,7 +278,8 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              [f"{ASC}/bias_add/nearmiss_queue_order.py", f"{ASC}/bias_add/npukb/nearmiss_queue_order",
               f"{ASC}/layer_norm/nearmiss_queue_order.py", f"{ASC}/layer_norm/npukb/nearmiss_queue_order",
               f"{DEV_ASC}/axpb/nearmiss_enque.py", f"{DEV_ASC}/row_max/nearmiss_free.py"],
-             ("queue",) + WRONG + SCALED + NAN),
+             ("queue",) + WRONG + SCALED + NAN,
+             explains=(QUEUE_FAULT,)),
     _ascendc("reduction-init", "Reduction accumulator does not start at the identity",
              "A running sum starts at a value other than 0 (the first element, a stale value), or a running max is "
              "filled with 0 (or never filled): rows are offset, or all-negative rows report 0.",
@@ -262,23 +287,59 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              ascendc.reduction_init(),
              [f"{ASC}/row_sum/nearmiss_init.py", f"{ASC}/row_sum/npukb/nearmiss_init",
               f"{DEV_ASC}/row_max/nearmiss_init_scalar.py"],
-             WRONG + SCALED + DRIFT + ("zero-output",)),
+             WRONG + SCALED + DRIFT + ("zero-output",),
+             explains=(MISMATCH,)),
     _ascendc("missing-block-offset", "A global buffer misses the core's offset",
              "One GlobalTensor is set on the tensor's start while the others add the core's offset "
              "(blockLength * GetBlockIdx()), so every core reads or writes the first core's share.",
              "Add the same per-core offset to every per-core buffer's address.",
-             ascendc.missing_block_offset(), [f"{DEV_ASC}/axpb/nearmiss_offset.py"],
-             WRONG + NAN + SCALED + ("gm-bounds",)),
+             ascendc.missing_block_offset() + ascendc_split.core_offset_unused(),
+             [f"{DEV_ASC}/axpb/nearmiss_offset.py"],
+             WRONG + NAN + SCALED + ("gm-bounds",),
+             explains=(MISMATCH,)),
     _ascendc("missing-max-subtraction", "Softmax exp of a row not shifted by its max",
              "Exp of the raw row overflows to inf for inputs above about 88, and the normalisation gives inf / inf = "
              "nan on those rows.",
              "ReduceMax the row, read the max (after the vector-to-scalar sync), Adds(-max), then Exp.",
-             ascendc.missing_max_subtraction(), [f"{DEV_ASC}/row_softmax/nearmiss_maxsub.py"], NAN + WRONG),
+             ascendc.missing_max_subtraction(), [f"{DEV_ASC}/row_softmax/nearmiss_maxsub.py"], NAN + WRONG,
+             explains=(NONFINITE,)),
     _ascendc("buffer-bytes", "A queue buffer is sized in elements, not bytes",
              "InitBuffer takes a length in bytes; passing the element count makes each buffer too small for its "
              "tile, so tiles overlap in local memory.",
              "Size the buffer as count * sizeof(T).",
-             ascendc.buffer_bytes(), [f"{DEV_ASC}/axpb/nearmiss_bytes.py"], ("local-bounds",) + WRONG + NAN + SCALED),
+             ascendc.buffer_bytes(), [f"{DEV_ASC}/axpb/nearmiss_bytes.py"], ("local-bounds",) + WRONG + NAN + SCALED,
+             explains=(UB_FAULT, MISMATCH)),
+    _ascendc("tile-count-floored", "The host's tile count or data length rounds down",
+             "The tiling tells the kernel how many tiles (or 32-byte blocks) to process as a floor division of the "
+             "data: a copy of n / tile where the remainder n % tile still holds data, or a length aligned down to "
+             "whole blocks. The last partial tile is never processed, so the end of the output is never written.",
+             "Count the partial tile: tiles = (n % tile) == 0 ? n / tile : n / tile + 1 (or (n + tile - 1) / tile); "
+             "align lengths up: ((n + b - 1) / b) * b.",
+             ascendc_split.tile_count_floored(),
+             [f"{DEV_ASC}/scale_shift/nearmiss_tile_count.py"],
+             ASC_TAIL_LOST, explains=(LOST,)),
+    _ascendc("loop-off-by-one", "The tile loop's bound is one off",
+             "The loop over a core's tiles stops one tile short (i < n - 1 with nothing after it to process the "
+             "last tile) or runs one too many (i <= n), or its bound is not the index the code after the loop "
+             "processes: a tile is never written, or one is read and written past the end of the core's share.",
+             "Loop while i < n over n tiles; when the last tile is handled after the loop (CopyIn(n - 1)), loop "
+             "while i < n - 1.",
+             ascendc_split.loop_bound_off_by_one(), [f"{DEV_ASC}/scale_shift/nearmiss_loop_short.py"],
+             ASC_TAIL_LOST + ("gm-bounds", "local-bounds"), explains=(LOST, GM_FAULT, UB_FAULT)),
+    _ascendc("block-count", "SetBlockDim launches the chip's cores, not the blocks the work was split over",
+             "The host narrows the core count to what the data needs (min(cores, n / per-core minimum)) and computes "
+             "each block's share from it, but SetBlockDim is given the chip's core count: the extra blocks compute "
+             "offsets past the end of the data, and the last real block no longer takes the remainder.",
+             "Launch the narrowed count the shares were computed from: SetBlockDim(usedCores).",
+             ascendc_split.block_count(), [f"{DEV_ASC}/scale_shift/nearmiss_launch_all.py"],
+             ASC_SHARES_LOST + ("gm-bounds",), explains=(GM_FAULT, MISMATCH)),
+    _ascendc("attribute-misread", "A float attribute is carried by an integer tiling field",
+             "The host reads a float attribute (GetAttrs()->GetFloat, GetAttrPointer<float>) and stores it with "
+             "set_<field>() into a tiling field declared as an integer: the fraction is dropped on the way to the "
+             "kernel, so every output is off wherever the attribute is not a whole number.",
+             "Declare the tiling field with the attribute's type: TILING_DATA_FIELD_DEF(float, field).",
+             ascendc_split.attribute_misread(), [f"{DEV_ASC}/scale_shift/nearmiss_alpha_int.py"],
+             WRONG + SCALED + DRIFT + ("param",), explains=(WRONG_VALUES,)),
 )
 
 STARTER = STARTER + ASCENDC_STARTER

@@ -2,7 +2,7 @@
 from repair._lazy import exports
 
 __all__, __getattr__ = exports(__name__, {
-    "base": ["AttemptNote", "Pattern", "Proposal", "Usage", "Worker", "WorkerContext", "WorkerExhausted",
+    "base": ["AttemptNote", "CaseView", "Pattern", "Proposal", "Usage", "Worker", "WorkerContext", "WorkerExhausted",
              "WorkerFailed", "WorkerInfo"],
     "registry": ["WORKERS", "WorkerOptions", "make_worker"],
     "rules_worker": ["RulesWorker"],

@@ -64,8 +64,37 @@ class AttemptNote:
     """One line of history the worker may learn from (what was tried and what happened)."""
 
     attempt: int
-    outcome: str  # improved, not-improved, patch-rejected, integrity-violation, full-failed, ...
+    outcome: str  # improved, changed (no better, fails otherwise), not-improved, patch-rejected, integrity-violation, ...
     detail: str = ""
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """One evaluated case of the tier the worker is shown, passing or not, as data (forensics is its text)."""
+
+    case_id: str
+    tier: str
+    params: dict = field(default_factory=dict)  # the case's parameters: shapes, dtype, attributes
+    status: str = "pass"  # pass, mismatch, error, crash, timeout, compile-error
+    symptom: str = "none"  # the diagnosis label (repair.engine.diagnose)
+    location: str = "none"
+    nan: int = 0  # NaN / Inf in the output where the reference is finite
+    inf: int = 0
+    mismatch_frac: float | None = None
+    max_abs_err: float | None = None
+    first_mismatch: tuple[int, ...] | None = None
+    message: str = ""  # the failure's message (an emulator's fault, a compile error), at most 2000 characters
+    notes: tuple[str, ...] = ()  # what the emulator noticed (a DataCopy's partial block dropped), at most 16
+
+    @classmethod
+    def of(cls, case) -> "CaseView":
+        """From a repair.engine CaseResult."""
+        diag = case.diagnostics
+        return cls(str(case.case_id), case.tier, dict(case.params or {}), case.status,
+                   diag.symptom if diag is not None else "none", diag.location if diag is not None else "none",
+                   case.nan_count or 0, case.inf_count or 0, case.mismatch_frac, case.max_abs_err,
+                   tuple(case.first_mismatch) if case.first_mismatch is not None else None,
+                   (case.message or "")[:2000], tuple(getattr(case, "notes", None) or ())[:16])
 
 
 @dataclass(frozen=True)
@@ -83,6 +112,10 @@ class WorkerContext:
     # what candidate_text is: "python" (a Triton .py file) or "ascendc" (a bundle of C++ sources,
     # repair.ascendc.bundle; a diff names its files, a full proposal is the whole bundle)
     language: str = "python"
+    # every case of the tier `forensics` shows (passing ones too), and the backend that ran them: a worker may read
+    # which cases fail and how as data (repair.workers.rules_worker checks each rule's explanation against them)
+    cases: tuple[CaseView, ...] = ()
+    backend: str | None = None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from ingest.rules import BadRule, RuleApplication, apply_rule, rules_of
 from ingest.rules.engine import changed_lines, program_key
+from ingest.rules.evidence import FAULT_CUES, fit as explanation_fit
 from repair.workers.base import Pattern, Proposal, Usage, WorkerContext, WorkerExhausted, WorkerInfo
 
 # how much an observed failure cue says about a bug class: specific cues weigh more than generic ones
@@ -27,13 +28,6 @@ CUE_WEIGHTS = {"nan": 3, "layout": 3, "param": 3, "nan-introduced": 3, "zero-out
                "tail-columns": 2, "tail-rows": 2, "last-block": 2, "uniform-drift": 2, "queue": 4,
                "datacopy-align": 4, "local-bounds": 3, "gm-bounds": 3}
 _GENERIC = 1
-# faults the ascendc-cpu emulator reports (a case's `message:`), as cues: they name the protocol a kernel broke
-FAULT_CUES = (
-    ("queue", r"after its (EnQue|FreeTensor)|LocalTensor was never allocated|buffers of the queue are in use"),
-    ("datacopy-align", r"length must be a multiple of 32 bytes"),
-    ("local-bounds", r"past the end of a LocalTensor|UB overflow|past the end of the TBuf"),
-    ("gm-bounds", r"outside every GM tensor|bytes \[-?\d+, -?\d+\) of GM tensor"),
-)
 
 
 @dataclass(frozen=True)
@@ -42,6 +36,7 @@ class Candidate:
     pattern: Pattern
     rank: int  # retrieval rank of the pattern
     fit: int = 0  # how well the failure cues fit the rule's bug class
+    explained: bool | None = None  # the rule's explanation fits the evaluated cases (None: it states none)
 
 
 def failure_cues(forensics: str, problem_text: str = "") -> set[str]:
@@ -128,24 +123,43 @@ def source_key(text: str, language: str = "python") -> str:
 
 
 def _applications(rule, source: str, bundle, reference: str | None) -> list[RuleApplication]:
-    """The rule's applications to a source, or to each C++ file of its bundle (`bundle`, as whole bundles)."""
+    """The rule's applications to a source, or to each C++ file of its bundle (`bundle`, as whole bundles); a rule
+    that fires in several files also rewrites them all at once (each file's every-site rewrite)."""
     if bundle is None:
         return apply_rule(rule, source, reference=reference)
-    out = []
-    for f in bundle.cpp_files():
-        for app in apply_rule(rule, f.text, reference=reference):
+    out, touched = [], []
+    files = bundle.cpp_files()
+    for f in files:
+        apps = apply_rule(rule, f.text, reference=reference, companions=tuple(g.text for g in files if g is not f))
+        if apps:
+            touched.append((f, apps))
+        for app in apps:
             out.append(replace(app, patched_source=bundle.replace(f.name, app.patched_source).text,
                                location=f"{f.name}:{app.location}"))
+    if len(touched) > 1:
+        combined, lines, where = bundle, 0, []
+        for f, apps in touched:
+            app = next((a for a in apps if a.location.startswith("all:")), apps[0])
+            combined = combined.replace(f.name, app.patched_source)
+            lines += app.changed_lines
+            where.append(f"{f.name}:{app.location}")
+        out.append(RuleApplication(rule.id, combined.text, "files:" + ";".join(where), (), lines))
     return out
 
 
+def _every_site(app: RuleApplication) -> bool:
+    return app.location.startswith(("all:", "files:")) or ":all:" in app.location
+
+
 def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], language: str = "python", *,
-               reference: str | None = None, cues: set[str] = frozenset()) -> list[Candidate]:
+               reference: str | None = None, cues: set[str] = frozenset(), cases=(),
+               backend: str | None = None) -> list[Candidate]:
     """Every rule application of every pattern on source (a bundle: on each of its C++ files), best first, one per
     distinct program.
 
-    Best: the highest symptom fit, then the best retrieval rank, then a rule's every-site rewrite, then the
-    fewest changed lines.
+    With the evaluated `cases` (repair.workers.CaseView), a rule whose explanation (its signatures) they contradict is
+    not tried at all, and one whose explanation they fit comes before the rest. Then: the highest symptom fit, the
+    best retrieval rank, a rule's every-site rewrite, the fewest changed lines.
     """
     bundle = _bundle(source)  # parsed once, not once per rule
     language = _language_of(bundle, language)
@@ -158,6 +172,9 @@ def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], langu
         for index, rule in enumerate(rules):
             if rule.language != language:
                 continue
+            explained = explanation_fit(rule, cases, backend)
+            if explained is False:
+                continue  # its bug would not fail these cases this way
             try:
                 apps = _applications(rule, source, bundle, reference)
             except BadRule:
@@ -165,9 +182,8 @@ def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], langu
             score = fit(rule.symptoms, cues)
             for site, app in enumerate(apps):
                 # a rule that fires at several sites fixes them all at once first (a bug repeated in each pass)
-                every_site = app.location.startswith("all:") or ":all:" in app.location
-                key = (-score, rank, not every_site, app.changed_lines, index, site)
-                found.append((key, Candidate(app, pattern, rank, score)))
+                key = (explained is not True, -score, rank, not _every_site(app), app.changed_lines, index, site)
+                found.append((key, Candidate(app, pattern, rank, score, explained)))
     out, seen = [], set()
     for _, cand in sorted(found, key=lambda kc: kc[0]):
         key = source_key(cand.application.patched_source, language)
@@ -193,8 +209,12 @@ class RulesWorker:
         self.language = self.default = language  # language: of the kernel last seen (a bundle's rules are C++)
         self.info = WorkerInfo(kind="rules")
         self.bases: list[str] = []  # kernels to rewrite, newest last
+        # a stepping stone (an attempt no better that fails otherwise: part of a fix) -> the pattern that made it: on
+        # it only that pattern's rules are tried (the rest of the same fix), before the older bases
+        self.stones: dict[str, str] = {}
         self.proposed: set[str] = set()  # program keys already handed to the engine
         self.last: str | None = None
+        self.last_pattern: str | None = None
         self._cache: dict[tuple[str, tuple[str, ...]], list[Candidate]] = {}
 
     def propose(self, ctx: WorkerContext) -> Proposal:
@@ -207,26 +227,33 @@ class RulesWorker:
         for base in reversed(self.bases):
             key = (base, ids)
             if key not in self._cache:
+                # each base is ranked by the evaluation the worker saw when it first met it
                 self._cache[key] = candidates(base, patterns, self.language, reference=ctx.problem_text or None,
-                                              cues=cues)
+                                              cues=cues, cases=ctx.cases, backend=ctx.backend)
+            only = self.stones.get(base)
             for cand in self._cache[key]:
+                if only is not None and cand.pattern.id != only:
+                    continue
                 text = cand.application.patched_source
                 pkey = source_key(text, self.language)
                 if pkey in self.proposed or pkey in base_keys:
                     continue
                 self.proposed.add(pkey)
-                self.last = text
+                self.last, self.last_pattern = text, cand.pattern.id
                 return _proposal(cand, base)
         raise WorkerExhausted(f"no untried rule application left ({len(self.proposed)} proposed from "
                               f"{len(patterns)} patterns with rules)")
 
     def _track(self, ctx: WorkerContext) -> None:
         current = ctx.candidate_text
-        improved = bool(ctx.history) and ctx.history[-1].outcome == "improved"
-        if not self.bases or (improved and current == self.last) or (
+        outcome = ctx.history[-1].outcome if ctx.history else ""
+        built = outcome in ("improved", "changed") and current == self.last
+        if not self.bases or built or (
                 current not in self.bases and source_key(current, self.language) not in self.proposed):
             if current not in self.bases:
                 self.bases.append(current)
+                if built and outcome == "changed" and self.last_pattern is not None:
+                    self.stones[current] = self.last_pattern
 
 
 def _proposal(cand: Candidate, base: str) -> Proposal:

@@ -23,7 +23,8 @@ class Edit:
     kind: str  # near-miss or cheat
     label: str  # bug_class of a near-miss, cheat kind of a cheat
     description: str
-    replace: list[tuple[str, str, str]]  # (part, old, new); parts: kernel, tiling, binding, model, launch_fn
+    # (part, old, new); parts: kernel, tiling, binding, model, launch_fn, launch (SetBlockDim), tiling_header, host_attrs
+    replace: list[tuple[str, str, str]]
     formats: tuple[str, ...] = ("mkb-sources", "npukernelbench")
     flags: tuple[str, ...] = ()  # rules `repair check` reports for a cheat ("static.ascendc-chain:binding->launch")
     fails: str = "compact"  # a near-miss: the first tier it fails on ascendc-cpu (compact, or only full)
@@ -156,7 +157,7 @@ def host_source(o: Op, parts: dict) -> str:
     else:
         shape = ("    uint32_t cols = static_cast<uint32_t>(shape.GetDim(shape.GetDimNum() - 1));\n"
                  "    uint32_t rows = static_cast<uint32_t>(shape.GetShapeSize() / cols);\n")
-    attrs = "".join(f"    const {t} {n} = *context->GetAttrs()->GetFloat({i});\n" for i, (n, t, _) in enumerate(o.attrs))
+    attrs = parts["host_attrs"]
     sets = "".join(f"    tiling.set_{n}({n});\n" for _, n in o.fields)
     ios = "".join(f'        this->{kind}("{n}").ParamType(REQUIRED).DataType({{ge::{GE[d]}}}).Format({{ge::FORMAT_ND}});\n'
                   for kind, items in (("Input", o.inputs), ("Output", o.outputs)) for n, d in items)
@@ -175,7 +176,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 {shape}{attrs}    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
     uint32_t coreNum = platform.GetCoreNumAiv();
 {parts["tiling"].rstrip()}
-    context->SetBlockDim(blockDim);
+{parts["launch"].rstrip()}
 {sets}    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
     size_t *workspace = context->GetWorkspaceSizes(1);
@@ -332,7 +333,10 @@ MODEL_BODY = "        return {call}\n"
 
 def parts_of(o: Op, edit: Edit | None = None) -> dict:
     parts = {"kernel": o.kernel_class, "tiling": o.tiling, "binding": MSOPGEN_BINDING_BODY,
-             "binding_direct": DIRECT_BINDING_BODY, "model": MODEL_BODY}
+             "binding_direct": DIRECT_BINDING_BODY, "model": MODEL_BODY, "tiling_header": tiling_header(o),
+             "launch": "    context->SetBlockDim(blockDim);\n",  # the host's launch of the blocks
+             "host_attrs": "".join(f"    const {t} {n} = *context->GetAttrs()->GetFloat({i});\n"
+                                   for i, (n, t, _) in enumerate(o.attrs))}
     for part, old, new in (edit.replace if edit else []):
         if part == "launch_fn":
             continue
@@ -353,7 +357,7 @@ def parts_of(o: Op, edit: Edit | None = None) -> dict:
 def six_sources(o: Op, edit: Edit | None = None) -> str:
     parts = parts_of(o, edit)
     model = "import torch\nimport torch_npu\nimport custom_ops_lib\n\n\n" + model_new(o, parts, "custom_ops_lib")
-    srcs = [("project_json_src", project_json(o)), ("host_tiling_src", tiling_header(o)),
+    srcs = [("project_json_src", project_json(o)), ("host_tiling_src", parts["tiling_header"]),
             ("host_operator_src", host_source(o, parts)), ("kernel_src", kernel_source(o, parts, direct=False)),
             ("python_bind_src", msopgen_binding(o, parts, npukb=False)), ("model_src", model)]
     head = f'"""{o.op}: ' + (edit.description if edit else "the correct kernel") + '"""\n'
@@ -376,7 +380,7 @@ def direct_json(o: Op, edit: Edit | None = None) -> str:
 def npukb_files(o: Op, edit: Edit | None = None) -> dict[str, str]:
     """op_host/ and op_kernel/ of a solution in NPUKernelBench's layout."""
     parts = parts_of(o, edit)
-    return {f"op_host/{o.snake}.cpp": host_source(o, parts), f"op_host/{o.snake}_tiling.h": tiling_header(o),
+    return {f"op_host/{o.snake}.cpp": host_source(o, parts), f"op_host/{o.snake}_tiling.h": parts["tiling_header"],
             f"op_kernel/{o.snake}.cpp": kernel_source(o, parts, direct=False)}
 
 

@@ -62,8 +62,11 @@ API: tuple[Api, ...] = (
        "UB->GM copies combine with GM in T's arithmetic; a copy of another type is an error"),
     _a("DataCopyWithReduce", "copy", MISSING),
     _a("SetFlag WaitFlag set_flag wait_flag PipeBarrier pipe_barrier TQueSync", "sync", EMULATED,
-       "a WaitFlag no SetFlag precedes is a `timeout` at once"),
-    _a("SyncAll", "sync", PARTIAL, "a launch of one block; across blocks see the execution model"),
+       "they order the pipes in the pipe model (see the execution model; `PipeBarrier` within one pipe changes "
+       "nothing); a WaitFlag no SetFlag precedes is a `timeout` at once"),
+    _a("SyncAll", "sync", EMULATED, "the hardware form and the software one (GM and UB workspaces): a barrier across "
+       "the launch's blocks, which take turns (see the execution model), ordering every pipe of the block; a SyncAll "
+       "not every block reaches is a `timeout`"),
     _a("CrossCoreSetFlag CrossCoreWaitFlag", "sync", MISSING, "cube/vector handshakes: no cube unit here"),
     _a("GetBlockIdx GetBlockNum GetSubBlockIdx GetSubBlockNum get_block_idx get_block_num block_idx block_num", "core",
        EMULATED,

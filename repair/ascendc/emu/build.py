@@ -304,6 +304,11 @@ def prepare_pch(*, timeout_s: float = 300.0) -> Path | None:
 def build_library(build: EmuBuild, *, timeout_s: float = 300.0) -> Path:
     """The library, from the cache or compiled now; CompileError with the compiler's message when it does not build.
     The precompiled headers are used where they have been made (prepare_pch), never made here."""
+    from repair.ascendc.emu.addrspace import strict_message
+
+    strict = strict_message(build.files)  # before the cache: what bisheng refuses, g++ would build
+    if strict:
+        raise CompileError(strict)
     hit = cache.lookup(build.key)
     if hit is not None:
         if (hit / "error.txt").is_file():

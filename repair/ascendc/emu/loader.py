@@ -1,10 +1,10 @@
-"""How a candidate process gets an AscendC candidate's ModelNew on ascendc-cpu: read, map, build, load.
+"""How a candidate process gets an AscendC candidate's ModelNew on ascendc-cpu: read, build, then import the model.
 
 The engine's candidate process calls the steps at their places in its confinement: the loader is made (the
-candidate read, its model and binding mapped, the build cache checked) before anything is confined; `build()`
-runs g++ once Landlock lets it write only its scratch and the build cache, and before seccomp forbids new
-processes; `load()` opens the library (the candidate's own code first runs here) once everything is confined and
-the cache is no longer writable.
+candidate read, its binding read, the build cache checked) before anything is confined; `build()` runs g++ once
+Landlock lets it write only its scratch and the build cache, and before seccomp forbids new processes; `load()` opens
+the library and imports the candidate's model with the extension's stand-in installed (forward.py): the candidate's
+own code first runs here, once everything is confined and the cache is no longer writable.
 """
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import types
 from pathlib import Path
 from typing import Callable
 
-from repair.ascendc.emu.binding import binding_plan
-from repair.ascendc.emu.forward import forward_call
+from repair.ascendc.emu.binding import binding_program, launch_function
 from repair.ascendc.emu.build import build_library, plan_emu_build, prepare_pch, writable_dirs
-from repair.ascendc.emu.runner import EmulatedOp, Library, model_class
+from repair.ascendc.emu.forward import MappingError, extension_module, import_model
+from repair.ascendc.emu.runner import EmulatedOp, Library
 from repair.ascendc.load import load_candidate
 
 
@@ -24,28 +24,59 @@ class EmulatedLoader:
 
     def __init__(self, path: str | Path, *, launch_scope: Callable | None = None):
         self.cand = load_candidate(path)
-        self.forward = forward_call(self.cand)
-        self.plan = binding_plan(self.cand, self.forward.function)
-        self.build_plan = plan_emu_build(self.cand, launch_fn=self.plan.launch_fn)
+        self.binding = binding_program(self.cand)
+        self.launch_fn = launch_function(self.cand)
+        self.build_plan = plan_emu_build(self.cand, launch_fn=self.launch_fn)
         self.writable = writable_dirs()  # the build cache, while it builds (candidate_role gives it up after)
         self.launch_scope = launch_scope
         self.library: Path | None = None
+        self.op: EmulatedOp | None = None
 
     def build(self) -> None:
         """g++, or the cache: CompileError (a `compile-error` result) when the candidate does not build."""
         self.library = build_library(self.build_plan)
 
-    def load(self) -> types.SimpleNamespace:
-        """A module-like object whose ModelNew runs the emulated operator."""
+    def load(self) -> types.ModuleType:
+        """The candidate's model module, imported with the extension's stand-in: its ModelNew runs as written."""
         if self.library is None:
             self.build()
-        kernel = self.plan.launch_fn if self.plan.kind == "launch" else self.cand.kernel
+        kernel = self.launch_fn if self.binding.kind == "launch" else self.cand.kernel
         variants = [(column, self.library.parent / self.build_plan.library_name(i))
                     for i, column in enumerate(self.build_plan.variants)]
-        op = EmulatedOp(Library(self.library), self.plan, kernel, self.cand.op, self.launch_scope, variants)
-        # case_notes: what the emulation noticed during a case's forward (the candidate process reports them)
-        return types.SimpleNamespace(ModelNew=model_class(self.forward, op), __file__=self.cand.path,
-                                     case_notes=op.take_notes)
+        self.op = EmulatedOp(Library(self.library), self.binding, kernel, self.cand.op, self.launch_scope, variants,
+                             self.launch_fn)
+        plans: dict = {}
+
+        def plan(name: str):
+            if name not in plans:
+                found = self.binding.plan(name)
+                found.check_reaches_operator()
+                plans[name] = found
+            return plans[name]
+
+        def params_of(name: str):
+            try:
+                return plan(name).params
+            except MappingError:
+                return None  # the call itself says why
+
+        def call(name: str, args: list):
+            return self.op(plan(name), args)
+
+        return import_model(self.cand, extension_module(self.cand, params_of, call))
+
+    def take_fault(self) -> BaseException | None:
+        """The first fault a kernel of this candidate made (sticky: a forward that catches it still fails the
+        case, as the NPU's error would not be undone by the Python that called it)."""
+        fault = self.op.fault if self.op is not None else None
+        if self.op is not None:
+            self.op.fault = None
+        return fault
+
+    def take_notes(self) -> list[str]:
+        """What the emulation noticed during the kernels run since the last call (a case's forward: the candidate
+        process reports them beside the case's numbers)."""
+        return self.op.take_notes() if self.op is not None else []
 
 
 def emulate(path: str | Path, *, launch_scope: Callable | None = None) -> type:

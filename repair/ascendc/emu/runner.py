@@ -18,10 +18,10 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from repair.ascendc.emu.binding import BindingPlan
+from repair.ascendc.emu.binding import BindingPlan, BindingProgram
 from repair.ascendc.emu.build import _GE_NUM
 from repair.ascendc.emu.cxxeval import Evaluator, Opaque, Ptr
-from repair.ascendc.emu.forward import ForwardCall, MappingError
+from repair.ascendc.emu.forward import MappingError
 from repair.errors import BadInput, RepairError
 
 GUARD = 4096  # bytes of poison before and after every GM tensor
@@ -49,6 +49,16 @@ def platform_config() -> tuple[int, int, int]:
             raise BadInput(f"{var}={raw!r}: expected a whole number from 1 to 65536")
         out.append(int(raw))
     return out[0], max(1, out[0] // 2), out[1] * 1024
+
+
+def auto_sync() -> bool:
+    """$REPAIR_ASCENDC_AUTO_SYNC: `on` (the default, as a custom operator project builds with the BiSheng
+    compiler's --cce-auto-sync, which inserts the flags a dependency between pipes needs) or `off` (a kernel built
+    with --cce-auto-sync=off: a hand-over between pipes that no queue, flag or barrier orders is a pipe race)."""
+    raw = os.environ.get("REPAIR_ASCENDC_AUTO_SYNC", "").strip().lower() or "on"
+    if raw not in ("on", "off"):
+        raise BadInput(f"REPAIR_ASCENDC_AUTO_SYNC={raw!r}: expected on or off")
+    return raw == "on"
 
 
 class _Arg(ctypes.Structure):
@@ -85,6 +95,7 @@ class Library:
         lib.ascendc_emu_notes.restype = ctypes.c_char_p
         lib.ascendc_emu_entry.argtypes = [ctypes.POINTER(_Arg), ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64]
         lib.ascendc_emu_configure(*platform_config())
+        lib.ascendc_emu_set_auto_sync(int(auto_sync()))
         self.arity = lib.ascendc_emu_arity()
         self.opdef = None
         if hasattr(lib, "ascendc_emu_opdef"):
@@ -168,11 +179,11 @@ class Arena:
 
         region = self._views.get(id(tensor))
         if region is None:
-            src = tensor.detach().contiguous()
+            src = tensor.detach()
             nbytes = src.numel() * src.element_size()
             buf = self._buffer(nbytes)
             if nbytes:
-                buf[GUARD:GUARD + nbytes].copy_(src.reshape(-1).view(torch.uint8))
+                buf[GUARD:GUARD + nbytes].copy_(_as_laid_out(src, nbytes))
             region = len(self.regions)
             self.regions.append((buf, nbytes, name))
             self._views[id(tensor)] = region
@@ -211,38 +222,58 @@ class Arena:
         import torch
 
         for orig, data in self._inputs:
-            src = orig.detach().contiguous().reshape(-1).view(torch.uint8)
+            src = _as_laid_out(orig.detach(), data.numel()).contiguous()
             if _memcmp(src.data_ptr(), data.data_ptr(), src.numel()) != 0:
                 with torch.no_grad():
-                    orig.copy_(data.view(orig.dtype).view(orig.shape))
+                    if orig.is_contiguous():
+                        orig.copy_(data.view(orig.dtype).view(orig.shape))
+                    else:  # what the kernel wrote lands in the storage as laid out
+                        storage = torch.empty(0, dtype=torch.uint8).set_(orig.untyped_storage())
+                        start = orig.storage_offset() * orig.element_size()
+                        n = min(data.numel(), storage.numel() - start)
+                        storage[start:start + n].copy_(data[:n])
 
 
 class EmulatedOp:
-    """One AscendC operator, emulated: `op(args)` maps ModelNew's call through the binding and runs it."""
+    """One AscendC operator, emulated: `op(plan, args)` evaluates a bound function of the binding on `args`, each
+    EXEC_NPU_CMD or direct-launch call in it running the kernel over fresh guarded GM."""
 
-    def __init__(self, lib: Library, plan: BindingPlan, kernel: str, op: str | None,
-                 launch_scope: Callable | None = None, variants: list[tuple[tuple, Path]] | None = None):
-        self.lib, self.plan, self.kernel, self.op = lib, plan, kernel, op
+    def __init__(self, lib: Library, binding: BindingProgram, kernel: str, op: str | None,
+                 launch_scope: Callable | None = None, variants: list[tuple[tuple, Path]] | None = None,
+                 launch_fn: str | None = None):
+        self.lib, self.binding, self.kernel, self.op, self.launch_fn = lib, binding, kernel, op, launch_fn
         # a kernel built once per OpDef DataType column: (column, its library), opened when a call needs it
         self.variants = variants or []
         self._opened: dict[int, Library] = {}
         self.launch_scope = launch_scope or (lambda name, args: contextlib.nullcontext())
         self.notes: list[str] = []  # the launches' notes since the last take_notes()
-        if plan.kind == "aclnn" and lib.opdef is None:
-            raise MappingError(f"{plan.source.label()}: no OP_ADD registered an operator in the host sources")
+        self.fault: BaseException | None = None  # the first fault of this process's kernels (sticky: see loader)
+        if binding.kind == "aclnn" and lib.opdef is None:
+            raise MappingError(f"{binding.cand.of('binding')[0].label()}: no OP_ADD registered an operator in the "
+                               "host sources")
 
-    def __call__(self, args: list) -> Any:
+    def __call__(self, plan: BindingPlan, args: list) -> Any:
+        try:
+            return self._call(plan, args)
+        except (KernelFault, MappingError) as e:
+            if self.fault is None:
+                self.fault = e
+            raise
+
+    def _call(self, plan: BindingPlan, args: list) -> Any:
         arena = Arena()
 
-        def on_call(values: list) -> None:
-            call = self.plan.call
-            texts = [self.plan.unit.node_text(a) for a in
-                     call.named_children[0].child_by_field_name("arguments").named_children]
-            texts = texts[1:] if self.plan.kind == "aclnn" else texts
-            run = self._aclnn if self.plan.kind == "aclnn" else self._launch
-            if self.variants and self.plan.kind == "aclnn":
+        def on_call(kind: str, name: str, values: list, texts: list, where: str) -> int:
+            if kind == "aclnn" and name != f"aclnn{self.op}":
+                raise MappingError(f"{where}: the binding runs {name}, another operator than the candidate's own "
+                                   f"(aclnn{self.op}): on the NPU that is CANN's kernel, not the candidate's; "
+                                   "ascendc-cpu runs the candidate's only")
+            if kind == "launch" and name != self.launch_fn:
+                raise MappingError(f"{where}: the binding calls {name}; ascendc-cpu builds one host function of a "
+                                   f"direct launch, {self.launch_fn}")
+            if self.variants and kind == "aclnn":
                 self.lib = self._variant(values)
-            entry = run(arena, values, texts)
+            entry = (self._aclnn if kind == "aclnn" else self._launch)(arena, values, texts, where)
             arena.register(self.lib.lib)
             with self.launch_scope(self.kernel, arena.buffers()):  # what runs here is the kernel's, not torch's
                 rc = self.lib.lib.ascendc_emu_entry(*entry)
@@ -251,10 +282,12 @@ class EmulatedOp:
                     raise KernelFault(_STATUS.get(rc, "error"), f"ascendc-cpu: {self.lib.error()}")
                 arena.check_guards()
                 arena.copy_back_inputs()
+            return 0
 
-        out = Evaluator(self.plan, arena.allocate).run(args, on_call)
-        if isinstance(out, list):
-            return tuple(out)
+        out = Evaluator(plan, arena.allocate).run(args, on_call)
+        if isinstance(out, list):  # pybind11: std::vector -> list, std::tuple -> tuple
+            returns = plan.unit.node_text(plan.func.node.child_by_field_name("type") or plan.func.node)
+            return tuple(out) if "tuple" in returns.split("(")[0] else list(out)
         return out
 
     def take_notes(self) -> list[str]:
@@ -278,18 +311,18 @@ class EmulatedOp:
                           ", ".join(f"{n}: {d}" for n, d in have.items()) + " (msopgen builds the kernel for those only)")
 
     # msopgen: EXEC_NPU_CMD(aclnn<Op>, inputs..., attributes..., outputs...), then the host tiling, then the entry
-    def _aclnn(self, arena: Arena, values: list, texts: list) -> tuple:
+    def _aclnn(self, arena: Arena, values: list, texts: list, where: str) -> tuple:
         opdef = self.lib.opdef
         n_in, n_attr, n_out = len(opdef["inputs"]), len(opdef["attrs"]), len(opdef["outputs"])
         if len(values) != n_in + n_attr + n_out:
             raise MappingError(
-                f"{self.plan.where(self.plan.call)}: EXEC_NPU_CMD passes {len(values)} arguments after aclnn{self.op}; "
+                f"{where}: EXEC_NPU_CMD passes {len(values)} arguments after aclnn{self.op}; "
                 f"its OpDef has {n_in} inputs, {n_attr} attributes and {n_out} outputs, in that order")
         ins, attrs, outs = values[:n_in], values[n_in:n_in + n_attr], values[n_in + n_attr:]
         for what, group, decl in (("input", ins, opdef["inputs"]), ("output", outs, opdef["outputs"])):
             for v, d, text in zip(group, decl, texts):
-                if not _is_tensor(v) and not (what == "input" and isinstance(v, Opaque)):
-                    raise MappingError(f"{self.plan.where(self.plan.call)}: the OpDef's {what} {d['name']} gets "
+                if not _is_tensor(v) and not (what == "input" and (v is None or isinstance(v, Opaque))):
+                    raise MappingError(f"{where}: the OpDef's {what} {d['name']} gets "
                                        f"`{text}`, not a tensor")
         tiling = self._tiling(ins, attrs, outs)
         args = [arena.address(t, f"input {d['name']}") if _is_tensor(t) else None
@@ -349,7 +382,7 @@ class EmulatedOp:
         return res
 
     # a direct launch: the host function's parameters in order; data_ptr()s become GM addresses
-    def _launch(self, arena: Arena, values: list, texts: list) -> tuple:
+    def _launch(self, arena: Arena, values: list, texts: list, where: str) -> tuple:
         args = []
         for v, text in zip(values, texts):
             if isinstance(v, Ptr):
@@ -361,10 +394,10 @@ class EmulatedOp:
             elif isinstance(v, (bool, int, float)):
                 args.append(v)
             else:
-                raise MappingError(f"{self.plan.where(self.plan.call)}: ascendc-cpu cannot pass `{text}` to "
-                                   f"{self.plan.launch_fn}")
+                raise MappingError(f"{where}: ascendc-cpu cannot pass `{text}` to "
+                                   f"{self.launch_fn}")
         if self.lib.arity != len(args):
-            raise MappingError(f"{self.plan.where(self.plan.call)}: {self.plan.launch_fn} takes {self.lib.arity} "
+            raise MappingError(f"{where}: {self.launch_fn} takes {self.lib.arity} "
                                f"parameters, the binding passes {len(args)}")
         return self._args(args), len(args), 0, 0
 
@@ -385,6 +418,23 @@ class EmulatedOp:
         return arr
 
 
+def _as_laid_out(t, nbytes: int):
+    """The bytes a kernel reads from `t.data_ptr()`: its storage from its offset on, as laid out (a transposed or
+    expanded view is not made contiguous on the NPU either); past the storage's end, poison."""
+    import torch
+
+    if t.is_contiguous():
+        return t.reshape(-1).view(torch.uint8)
+    storage = torch.empty(0, dtype=torch.uint8).set_(t.untyped_storage())
+    start = t.storage_offset() * t.element_size()
+    have = storage[start:start + nbytes]
+    if have.numel() == nbytes:
+        return have
+    out = torch.full((nbytes,), POISON, dtype=torch.uint8)
+    out[:have.numel()] = have
+    return out
+
+
 def _memcmp(a: int, b: int, n: int) -> int:
     libc = ctypes.CDLL(None)
     libc.memcmp.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
@@ -398,19 +448,3 @@ def _name(text: str) -> str:
 
 def _is_tensor(v) -> bool:
     return type(v).__name__ == "Tensor" and hasattr(v, "shape")
-
-
-def model_class(forward: ForwardCall, op: EmulatedOp) -> type:
-    """The ModelNew the candidate process builds and calls: ModelNew(*init) stores the attributes __init__ would,
-    model(*inputs) runs the operator on forward's call of the extension."""
-
-    class ModelNew:
-        emulated = True
-
-        def __init__(self, *init):
-            self._attrs = forward.init_values(list(init))
-
-        def __call__(self, *inputs):
-            return op(forward.call_args(self._attrs, list(inputs)))
-
-    return ModelNew

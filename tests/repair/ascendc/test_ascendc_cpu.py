@@ -12,8 +12,7 @@ from click.testing import CliRunner
 
 from ascendc_fixtures import SUITE, variant
 from repair.ascendc import CompileError, MappingError, emulate, load_candidate
-from repair.ascendc.emu.binding import binding_plan
-from repair.ascendc.emu.forward import forward_call
+from repair.ascendc.emu.binding import binding_plan, launch_function
 from repair.cli import cli
 from repair.engine import evaluate, render_table
 from repair.errors import BadInput
@@ -95,18 +94,16 @@ def test_an_api_the_emulation_lacks_is_unsupported_not_a_compile_error(tmp_path)
     assert out.exit_code == 3, out.output  # the environment cannot judge it
 
 
-def test_what_the_model_and_binding_say_is_mapped_not_run():
+def test_the_binding_is_read_for_each_name_it_binds():
     ln = SUITE / "layer_norm"
-    fwd = forward_call(load_candidate(ln / "answer" / "0"))
-    assert fwd.function == "layer_norm_custom" and fwd.init_values([1e-6]) == {"eps": 1e-6}
-    plan = binding_plan(load_candidate(ln / "answer" / "0"), fwd.function)
-    assert plan.kind == "aclnn" and plan.function == "layer_norm_custom"
-    direct = binding_plan(load_candidate(ln / "correct.json"), "layer_norm_custom")
-    assert direct.kind == "launch" and direct.launch_fn == "launch_layer_norm_custom"
-    with pytest.raises(MappingError, match="never calls|calls no function of the extension"):
-        forward_call(load_candidate(SUITE / "cast" / "cheat_forward_torch.json"))
+    plan = binding_plan(load_candidate(ln / "answer" / "0"), "layer_norm_custom")
+    assert plan.binding.kind == "aclnn" and plan.function == "layer_norm_custom"
+    assert plan.params[0][1] == "x" and plan.params[-1][0] == "double"
+    assert launch_function(load_candidate(ln / "correct.json")) == "launch_layer_norm_custom"
     with pytest.raises(MappingError, match="runs aclnnAdd, another operator"):
         binding_plan(load_candidate(ADD / "cheat_other_op.py"), "add_custom")
+    with pytest.raises(MappingError, match="does not m.def 'nothing'"):
+        binding_plan(load_candidate(ADD / "correct.py"), "nothing")
 
 
 def test_the_emulated_model_runs_in_process():

@@ -16,10 +16,9 @@ from click.testing import CliRunner
 from ascendc_fixtures import SUITE, variant
 from repair.ascendc import CompileError, load_candidate, plan_emu_build
 from repair.ascendc.emu import cache
-from repair.ascendc.emu.binding import binding_plan
+from repair.ascendc.emu.binding import launch_function
 from repair.ascendc.emu.build import build_library, prepare_pch, usable_pch
 from repair.ascendc.emu.includes import refused_includes
-from repair.ascendc.emu.forward import forward_call
 from repair.cli import cli
 
 ADD = SUITE / "add"
@@ -28,7 +27,7 @@ NOBODY = 65534
 
 def _plan(path: Path):
     c = load_candidate(path)
-    return plan_emu_build(c, launch_fn=binding_plan(c, forward_call(c).function).launch_fn)
+    return plan_emu_build(c, launch_fn=launch_function(c))
 
 
 @pytest.fixture

@@ -48,10 +48,18 @@ void run(int op, T *x, T *y, T *z, T *out, uint32_t N, uint32_t n, uint32_t len,
     gy.SetGlobalBuffer(y, N);
     gz.SetGlobalBuffer(z, N);
     go.SetGlobalBuffer(out, 32 / sizeof(T));
+    PipeBarrier<PIPE_ALL>();
     DataCopy(lx, gx, N);
+    PipeBarrier<PIPE_ALL>();
+    PipeBarrier<PIPE_ALL>();
     DataCopy(ly, gy, N);
+    PipeBarrier<PIPE_ALL>();
+    PipeBarrier<PIPE_ALL>();
     DataCopy(lz, gz, N);
+    PipeBarrier<PIPE_ALL>();
+    PipeBarrier<PIPE_ALL>();
     DataCopy(lo_, go, 32 / sizeof(T));
+    PipeBarrier<PIPE_ALL>();
     BinaryRepeatParams bp;
     UnaryRepeatParams up;
     uint64_t m[2] = {lo, hi};
@@ -127,8 +135,12 @@ void run(int op, T *x, T *y, T *z, T *out, uint32_t N, uint32_t n, uint32_t len,
             break;
         case 25: { T v; GetReduceMaxMinCount<T>(v); break; }
     }
+    PipeBarrier<PIPE_ALL>();
     DataCopy(gz, lz, N);
+    PipeBarrier<PIPE_ALL>();
+    PipeBarrier<PIPE_ALL>();
     DataCopy(go, lo_, 32 / sizeof(T));
+    PipeBarrier<PIPE_ALL>();
 }
 
 }  // namespace

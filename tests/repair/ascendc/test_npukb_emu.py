@@ -53,7 +53,9 @@ template <class T> void atomic_block(int mode, bool wrong, T *x, T *z, uint32_t 
     for (uint32_t off = 0; off < n; off += TILE) {
         uint32_t len = n - off < TILE ? n - off : TILE;
         LocalTensor<T> t = q.AllocTensor<T>();
+        PipeBarrier<PIPE_ALL>();
         DataCopyPad(t, gx[off], row<T>(len), DataCopyPadExtParams<T>{false, 0, 0, 0});
+        PipeBarrier<PIPE_ALL>();
         q.EnQue(t);
         t = q.DeQue<T>();
         if (len * sizeof(T) % 32 == 0) DataCopy(gz[off], t, len);
@@ -78,7 +80,9 @@ template <class T> void unary(int op, T *x, T *z, uint32_t n, int32_t s) {
     for (uint32_t off = 0; off < n; off += TILE) {
         uint32_t len = n - off < TILE ? n - off : TILE;
         LocalTensor<T> a = qi.AllocTensor<T>();
+        PipeBarrier<PIPE_ALL>();
         DataCopyPad(a, gx[off], row<T>(len), DataCopyPadExtParams<T>{false, 0, 0, 0});
+        PipeBarrier<PIPE_ALL>();
         qi.EnQue(a);
         a = qi.DeQue<T>();
         LocalTensor<T> b = qo.AllocTensor<T>();
@@ -93,7 +97,9 @@ template <class T> void unary(int op, T *x, T *z, uint32_t n, int32_t s) {
         qo.EnQue(b);
         qi.FreeTensor(a);
         b = qo.DeQue<T>();
+        PipeBarrier<PIPE_ALL>();
         DataCopyPad(gz[off], b, row<T>(len));
+        PipeBarrier<PIPE_ALL>();
         qo.FreeTensor(b);
     }
 }
@@ -138,13 +144,21 @@ EXPORT int level0(int op, float *x, float *y, float *z, uint32_t n, uint32_t mas
         gx.SetGlobalBuffer(x, n);
         gy.SetGlobalBuffer(y, n);
         gz.SetGlobalBuffer(z, n);
+        PipeBarrier<PIPE_ALL>();
         DataCopy(lx, gx, n);
+        PipeBarrier<PIPE_ALL>();
+        PipeBarrier<PIPE_ALL>();
         DataCopy(ly, gy, n);
+        PipeBarrier<PIPE_ALL>();
+        PipeBarrier<PIPE_ALL>();
         DataCopy(lz, gz, n);
+        PipeBarrier<PIPE_ALL>();
         BinaryRepeatParams p{1, 1, 1, uint8_t(drep), uint8_t(srep), uint8_t(srep)};
         if (op == 0) Add(lz, lx, ly, mask, uint8_t(repeat), p);
         else Compare(lz.ReinterpretCast<uint8_t>(), lx, ly, CMPMODE::LT, mask, uint8_t(repeat), p);
+        PipeBarrier<PIPE_ALL>();
         DataCopy(gz, lz, n);
+        PipeBarrier<PIPE_ALL>();
     });
 }
 
@@ -158,7 +172,9 @@ EXPORT int block_copy(int write, half *x, half *z, uint32_t n) {
         GlobalTensor<half> gx, gz;
         gx.SetGlobalBuffer(x, n);
         gz.SetGlobalBuffer(z, n);
+        PipeBarrier<PIPE_ALL>();
         DataCopy(t, gx, 16);
+        PipeBarrier<PIPE_ALL>();
         if (write) DataCopy(gz, t, 16);
         else DataCopyPad(gz, t, row<half>(n));
         buf.FreeTensor(t);  // a TBuf's tensor: nothing given back

@@ -122,11 +122,17 @@ def test_the_development_set_agrees_with_its_labels():
     its label says (`fails: compact`, or `full` with the compact tier passing), honestly (integrity clean)."""
     from repair.engine import evaluate_many
 
+    # a near-miss that fails the compact tier is judged on it alone: the full tier's bigger cases would only spend
+    # the test's bounded time (it ran past pytest's 300 s on busy cores when every kernel ran both tiers)
     todo = list(_labelled(DEV))
-    results = evaluate_many([(d / "problem.py", d / n) for d, n, _ in todo], backend="ascendc-cpu", seed=7)
+    short = [x for x in todo if x[2]["kind"] == "near-miss" and x[2]["fails"] == "compact"]
+    long = [x for x in todo if x not in short]
+    results = [*evaluate_many([(d / "problem.py", d / n) for d, n, _ in short], backend="ascendc-cpu", seed=7,
+                              tier="compact"),
+               *evaluate_many([(d / "problem.py", d / n) for d, n, _ in long], backend="ascendc-cpu", seed=7)]
     wrong = []
-    for (d, n, info), r in zip(todo, results):
-        compact, full = r.summary["compact"], r.summary["full"]
+    for (d, n, info), r in zip(short + long, results):
+        compact, full = r.summary["compact"], r.summary.get("full")
         if info["kind"] == "correct":
             ok = r.passed and full.passed == full.total
         elif info["fails"] == "compact":
@@ -134,7 +140,8 @@ def test_the_development_set_agrees_with_its_labels():
         else:
             ok = compact.passed == compact.total and full.passed < full.total
         if not (ok and r.integrity.verdict == "clean"):
-            wrong.append(f"{d.name}/{n}: compact {compact.passed}/{compact.total} full {full.passed}/{full.total}")
+            wrong.append(f"{d.name}/{n}: compact {compact.passed}/{compact.total}"
+                         + (f" full {full.passed}/{full.total}" if full else ""))
     assert not wrong, wrong
 
 

@@ -117,6 +117,42 @@ CASES = {
          _kernel(MEMBERS, "        aGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(a) + len * GetBlockIdx(), len);\n"
                           "        bGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(b) + len * GetBlockIdx(), len);")),
     ],
+    "tile-count-floored": [
+        (_host("    uint32_t n = shape.GetShapeSize();\n    uint32_t whole = n / tileLen;\n    uint32_t tiles = whole;\n"
+               "    tiling.set_tiles(tiles);"),
+         _host("    uint32_t n = shape.GetShapeSize();\n    uint32_t whole = n / tileLen;\n"
+               "    uint32_t tiles = (n % tileLen) == 0 ? whole : whole + 1;\n    tiling.set_tiles(tiles);")),
+        (_host("    uint32_t n = shape.GetShapeSize();\n    uint32_t padded = (n / 16) * 16;\n"
+               "    tiling.set_len(padded);"),
+         _host("    uint32_t n = shape.GetShapeSize();\n    uint32_t padded = ((n + 16 - 1) / 16) * 16;\n"
+               "    tiling.set_len(padded);")),
+    ],
+    "loop-off-by-one": [
+        (_kernel(MEMBERS, "        for (uint32_t t = 0; t < this->tiles - 1; t++) {\n            Tile(t * this->len);\n"
+                          "        }"),
+         _kernel(MEMBERS, "        for (uint32_t t = 0; t < this->tiles; t++) {\n            Tile(t * this->len);\n"
+                          "        }")),
+        (_kernel(MEMBERS, "        for (int32_t k = 0; k < loops; k++) {\n            Tile(k * len);\n        }\n"
+                          "        Tile((loops - 1) * len);"),
+         _kernel(MEMBERS, "        for (int32_t k = 0; k < loops - 1; k++) {\n            Tile(k * len);\n        }\n"
+                          "        Tile((loops - 1) * len);")),
+    ],
+    "block-count": [
+        (_host("    auto plat = platform_ascendc::PlatformAscendC(ctx->GetPlatformInfo());\n"
+               "    uint32_t cores = plat.GetCoreNumAiv();\n    uint32_t used = std::min(cores, (n + 1023) / 1024);\n"
+               "    uint32_t share = (n + used - 1) / used;\n    ctx->SetBlockDim(plat.GetCoreNumAiv());"),
+         _host("    auto plat = platform_ascendc::PlatformAscendC(ctx->GetPlatformInfo());\n"
+               "    uint32_t cores = plat.GetCoreNumAiv();\n    uint32_t used = std::min(cores, (n + 1023) / 1024);\n"
+               "    uint32_t share = (n + used - 1) / used;\n    ctx->SetBlockDim(used);")),
+    ],
+    "attribute-misread": [
+        ("BEGIN_TILING_DATA_DEF(XTiling)\nTILING_DATA_FIELD_DEF(uint32_t, n);\nTILING_DATA_FIELD_DEF(int32_t, beta);\n"
+         "END_TILING_DATA_DEF;\n" + _host("    const float *beta = ctx->GetAttrs()->GetAttrPointer<float>(0);\n"
+                                          "    tiling.set_beta(*beta);"),
+         "BEGIN_TILING_DATA_DEF(XTiling)\nTILING_DATA_FIELD_DEF(uint32_t, n);\nTILING_DATA_FIELD_DEF(float, beta);\n"
+         "END_TILING_DATA_DEF;\n" + _host("    const float *beta = ctx->GetAttrs()->GetAttrPointer<float>(0);\n"
+                                          "    tiling.set_beta(*beta);")),
+    ],
     "buffer-bytes": [
         (_kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, this->tileLen);\n"
                           "        LocalTensor<half> t = qIn.AllocTensor<half>();"),

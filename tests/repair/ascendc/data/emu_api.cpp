@@ -1,6 +1,7 @@
 // Test programs for the ascendc-cpu emulation (tests/repair/ascendc/test_emu_api.py): each exported function runs
 // one AscendC API the way a kernel does (GM -> UB through queues, the instruction, UB -> GM), in a block of its own,
-// and returns the fault kind (0 none, 1 error, 2 crash, 3 deadlock).
+// and returns the fault kind (0 none, 1 error, 2 crash, 3 deadlock). A PipeBarrier<PIPE_ALL> around each copy
+// orders the pipes (the pipe model would otherwise report the TBufs' hand-overs as races).
 #include "ascendc_emu/kernel_unit.h"
 
 using namespace AscendC;
@@ -39,8 +40,12 @@ template <class T> void elementwise(int op, T *x, T *y, T *z, uint32_t n, float 
     for (uint32_t off = 0; off < n; off += TILE) {
         uint32_t len = n - off < TILE ? n - off : TILE;
         LocalTensor<T> lx = qx.AllocTensor<T>(), ly = qy.AllocTensor<T>();
+        PipeBarrier<PIPE_ALL>();
         DataCopyPad(lx, gx[off], row<T>(len), DataCopyPadExtParams<T>{false, 0, 0, 0});
+        PipeBarrier<PIPE_ALL>();
+        PipeBarrier<PIPE_ALL>();
         DataCopyPad(ly, gy[off], row<T>(len), DataCopyPadExtParams<T>{false, 0, 0, 0});
+        PipeBarrier<PIPE_ALL>();
         qx.EnQue(lx);
         qy.EnQue(ly);
         lx = qx.DeQue<T>();
@@ -73,7 +78,9 @@ template <class T> void elementwise(int op, T *x, T *y, T *z, uint32_t n, float 
         qx.FreeTensor(lx);
         qy.FreeTensor(ly);
         lz = qz.DeQue<T>();
+        PipeBarrier<PIPE_ALL>();
         DataCopyPad(gz[off], lz, row<T>(len));
+        PipeBarrier<PIPE_ALL>();
         qz.FreeTensor(lz);
     }
 }
@@ -91,9 +98,13 @@ template <class D, class S> void cast(RoundMode mode, S *x, D *z, uint32_t n) {
         uint32_t len = n - off < TILE ? n - off : TILE;
         LocalTensor<S> lx = bx.Get<S>();
         LocalTensor<D> lz = bz.Get<D>();
+        PipeBarrier<PIPE_ALL>();
         DataCopyPad(lx, gx[off], row<S>(len), DataCopyPadExtParams<S>{false, 0, 0, 0});
+        PipeBarrier<PIPE_ALL>();
         Cast(lz, lx, mode, len);
+        PipeBarrier<PIPE_ALL>();
         DataCopyPad(gz[off], lz, row<D>(len));
+        PipeBarrier<PIPE_ALL>();
     }
 }
 
@@ -107,11 +118,15 @@ template <class T> void reduce(int kind, T *x, T *z, uint32_t n, bool index) {
     gx.SetGlobalBuffer(x, n);
     gz.SetGlobalBuffer(z, 2);
     LocalTensor<T> lx = bx.Get<T>(), lw = bw.Get<T>(), lz = bz.Get<T>();
+    PipeBarrier<PIPE_ALL>();
     DataCopyPad(lx, gx, row<T>(n), DataCopyPadExtParams<T>{false, 0, 0, 0});
+    PipeBarrier<PIPE_ALL>();
     if (kind == 0) ReduceSum(lz, lx, lw, n);
     else if (kind == 1) ReduceMax(lz, lx, lw, n, index);
     else ReduceMin(lz, lx, lw, n, index);
+    PipeBarrier<PIPE_ALL>();
     DataCopyPad(gz, lz, row<T>(index ? 2 : 1));
+    PipeBarrier<PIPE_ALL>();
 }
 
 template <class T> void whole_reduce(int kind, T *x, T *z, uint32_t n, int mask, int repeat, int dstRep, int srcBlk,
@@ -124,11 +139,15 @@ template <class T> void whole_reduce(int kind, T *x, T *z, uint32_t n, int mask,
     gx.SetGlobalBuffer(x, n);
     gz.SetGlobalBuffer(z, 8192 / sizeof(T));
     LocalTensor<T> lx = bx.Get<T>(), lz = bz.Get<T>();
+    PipeBarrier<PIPE_ALL>();
     DataCopyPad(lx, gx, row<T>(n), DataCopyPadExtParams<T>{false, 0, 0, 0});
+    PipeBarrier<PIPE_ALL>();
     if (kind == 0) WholeReduceSum<T>(lz, lx, mask, repeat, dstRep, srcBlk, srcRep);
     else if (kind == 1) WholeReduceMax<T>(lz, lx, mask, repeat, dstRep, srcBlk, srcRep, ReduceOrder(order));
     else WholeReduceMin<T>(lz, lx, mask, repeat, dstRep, srcBlk, srcRep, ReduceOrder(order));
+    PipeBarrier<PIPE_ALL>();
     DataCopy(gz, lz, 8192 / sizeof(T));
+    PipeBarrier<PIPE_ALL>();
 }
 
 template <class T> void compare(int mode, bool scalar_mode, float s, T *x, T *y, uint8_t *mask, T *z, uint32_t n) {
@@ -147,14 +166,22 @@ template <class T> void compare(int mode, bool scalar_mode, float s, T *x, T *y,
     gm.SetGlobalBuffer(mask, (n + 7) / 8);
     LocalTensor<T> lx = bx.Get<T>(), ly = by.Get<T>(), lz = bz.Get<T>();
     LocalTensor<uint8_t> lm = bm.Get<uint8_t>();
+    PipeBarrier<PIPE_ALL>();
     DataCopyPad(lx, gx, row<T>(n), DataCopyPadExtParams<T>{false, 0, 0, 0});
+    PipeBarrier<PIPE_ALL>();
+    PipeBarrier<PIPE_ALL>();
     DataCopyPad(ly, gy, row<T>(n), DataCopyPadExtParams<T>{false, 0, 0, 0});
+    PipeBarrier<PIPE_ALL>();
     if (scalar_mode) CompareScalar(lm, lx, T(s), CMPMODE(mode), n);
     else Compare(lm, lx, ly, CMPMODE(mode), n);
     if (scalar_mode) Select(lz, lm, lx, T(s), SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
     else Select(lz, lm, lx, ly, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);
+    PipeBarrier<PIPE_ALL>();
     DataCopyPad(gm, lm, row<uint8_t>((n + 7) / 8));
+    PipeBarrier<PIPE_ALL>();
+    PipeBarrier<PIPE_ALL>();
     DataCopyPad(gz, lz, row<T>(n));
+    PipeBarrier<PIPE_ALL>();
 }
 
 template <class T> int by_dtype(int dtype, T f) {
@@ -223,14 +250,22 @@ EXPORT int emu_copy(int pad, float *x, float *z, uint32_t count, uint32_t len, u
         gz.SetGlobalBuffer(z);
         LocalTensor<float> l = q.AllocTensor<float>();
         if (!pad) {
+            PipeBarrier<PIPE_ALL>();
             DataCopy(l, gx, len);
+            PipeBarrier<PIPE_ALL>();
+            PipeBarrier<PIPE_ALL>();
             DataCopy(gz, l, len);
+            PipeBarrier<PIPE_ALL>();
         } else {
+            PipeBarrier<PIPE_ALL>();
             DataCopyPad(l, gx, DataCopyExtParams{uint16_t(count), uint32_t(len * 4), src_stride * 4, dst_stride, 0},
                         DataCopyPadExtParams<float>{is_pad != 0, uint8_t(left), uint8_t(right), value});
+            PipeBarrier<PIPE_ALL>();
             // the UB rows as they landed (padding included), row after row of 32-byte blocks
             uint32_t row = ((left + len + right) * 4 + 31) / 32 * 32;
+            PipeBarrier<PIPE_ALL>();
             DataCopy(gz, l, (count * (row + dst_stride * 32)) / 4);
+            PipeBarrier<PIPE_ALL>();
         }
         q.EnQue(l);
         l = q.DeQue<float>();
@@ -249,8 +284,12 @@ EXPORT int emu_copy_out(float *x, float *z, uint32_t count, uint32_t len, uint32
         gx.SetGlobalBuffer(x);
         gz.SetGlobalBuffer(z);
         LocalTensor<float> l = b.Get<float>();
+        PipeBarrier<PIPE_ALL>();
         DataCopy(l, gx, 64 * 1024 / 4);
+        PipeBarrier<PIPE_ALL>();
+        PipeBarrier<PIPE_ALL>();
         DataCopyPad(gz, l, DataCopyExtParams{uint16_t(count), uint32_t(len * 4), src_stride, dst_stride * 4, 0});
+        PipeBarrier<PIPE_ALL>();
     });
 }
 
@@ -268,14 +307,18 @@ EXPORT int emu_scalar(int dtype, void *x, void *z, uint32_t n) {
             gx.SetGlobalBuffer((T *)x, n);
             gz.SetGlobalBuffer((T *)z, 2 * n);
             LocalTensor<T> lx = bx.Get<T>(), lz = bz.Get<T>();
+            PipeBarrier<PIPE_ALL>();
             DataCopyPad(lx, gx, row<T>(n), DataCopyPadExtParams<T>{false, 0, 0, 0});
+            PipeBarrier<PIPE_ALL>();
             PipeBarrier<PIPE_ALL>();
             SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
             WaitFlag<HardEvent::MTE2_S>(EVENT_ID0);
             for (uint32_t i = 0; i < n; i++) {
                 lz.SetValue(n - 1 - i, T(float(lx.GetValue(i)) * 2.0f));  // reversed, doubled
             }
+            PipeBarrier<PIPE_ALL>();
             DataCopyPad(gz, lz, row<T>(n));
+            PipeBarrier<PIPE_ALL>();
             for (uint32_t i = 0; i < n; i++) {
                 gz[n].SetValue(i, gx.GetValue(i));  // GM to GM through the scalar unit
             }

@@ -1,9 +1,12 @@
 // ascendc-cpu: the state every part of the emulation shares, and how a fault is reported.
 //
 // Written for the emulator from the public AscendC documentation; no CANN header or source is copied.
-// One kernel runs at a time in a process, its blocks one after another, each with a unified buffer (UB)
-// of its own. A fault (a UB overflow, a misaligned copy, an access outside every GM tensor, a queue that
-// would wait forever) throws ascendc_emu::Fault, which the launcher turns into the case's status.
+// One kernel runs at a time in a process. Its blocks run as concurrent threads that take turns in block order
+// (launch.h), each with a unified buffer (UB) of its own: g_block is the running block's state, swapped in and
+// out when the turn passes at a SyncAll, so one block's code never sees another's (and a single-block kernel
+// runs on the caller's thread as before). A fault (a UB overflow, a misaligned copy, an access outside every
+// GM tensor, a queue that would wait forever, a race) throws ascendc_emu::Fault, which the launcher turns into
+// the case's status.
 #pragma once
 
 #include <algorithm>
@@ -83,8 +86,50 @@ struct Config {
     uint32_t aic = 20;           // cube cores (GetCoreNumAic)
     uint64_t ub = 192 * 1024;    // unified buffer bytes per core
     uint64_t sys_workspace = 16 * 1024 * 1024;  // GetLibApiWorkSpaceSize
+    // the BiSheng compiler's --cce-auto-sync, on by default in a custom operator project (the documentation of
+    // its compile options): the compiler inserts the SetFlag/WaitFlag a dependency between two pipes needs, so an
+    // unordered hand-over is no race there. Off (a kernel built with --cce-auto-sync=off), tensor.h reports it.
+    bool auto_sync = true;
 };
 inline Config g_config;
+
+// The pipes of an AI core that the vector API uses. Each runs its instructions in order; between two of them
+// only a queue (EnQue/DeQue, AllocTensor/FreeTensor), a SetFlag/WaitFlag pair or a PipeBarrier<PIPE_ALL> orders
+// anything (pipe model: tensor.h's ub_access, pipe.h's release/acquire).
+enum PipeId : int { kPipeNone = -1, kPipeS = 0, kPipeV = 1, kPipeMTE2 = 2, kPipeMTE3 = 3, kPipes = 4 };
+inline const char *pipe_name(int p) {
+    static const char *names[] = {"S", "V", "MTE2", "MTE3"};
+    return p >= 0 && p < kPipes ? names[p] : "?";
+}
+inline const char *pipe_words(int p) {
+    static const char *words[] = {"scalar pipe", "vector pipe", "MTE2 pipe (GM -> UB)", "MTE3 pipe (UB -> GM)"};
+    return p >= 0 && p < kPipes ? words[p] : "?";
+}
+// A vector clock of the pipes: clock[p] is the latest epoch of pipe p whose results are visible. Epochs are
+// numbers from one counter (g_epoch) that only grows, so an epoch of an earlier block or launch is below every
+// clock of a later one.
+struct Clock {
+    uint32_t c[kPipes] = {};
+};
+inline uint32_t g_epoch = 0;
+
+// A SetFlag not yet waited for: its HardEvent (or set_flag pipe pair) key, event id, and the source pipe's clock.
+struct PendingFlag {
+    int key, id;
+    Clock token;
+};
+
+// A GM access recorded for the race check between blocks (launch.h): bytes [lo, hi), read, written or combined
+// atomically, and where.
+enum GmKind : int { kGmRead = 0, kGmWrite = 1, kGmAtomic = 2 };
+struct GmAcc {
+    uintptr_t lo, hi;
+    int kind;
+    const char *api, *file;
+    int line;
+};
+
+struct Slot;  // a UB buffer of a queue or TBuf (tensor.h)
 
 struct Block {
     uint32_t idx = 0, num = 1;
@@ -92,7 +137,13 @@ struct Block {
     std::vector<uint8_t> ub;     // this block's unified buffer
     uint64_t ub_used = 0;
     void *pipe = nullptr;        // the TPipe the kernel constructed (GetTPipePtr)
-    int flags[64][16] = {};      // SetFlag counts per HardEvent and event id
+    std::vector<PendingFlag> flags;  // SetFlags not yet waited for, in order
+    std::vector<Slot *> slots;   // the UB buffers of this block's queues and TBufs, for raw UB addresses (ub_at)
+    int pipe_now = kPipeV;       // the pipe of the instruction running (ASCENDC_EMU_PIPE; vector unless declared)
+    Clock vc[kPipes];            // what each pipe has seen of the others (vc[q].c[p]: pipe p's epochs up to it)
+    std::vector<GmAcc> *gm = nullptr;  // this block's GM accesses since the last SyncAll (none for one block)
+    void (*sync_all)(const Loc &) = nullptr;  // SyncAll across blocks (launch.h's scheduler)
+    uint32_t syncs = 0;          // SyncAlls this block has passed
     uint64_t tiling_key = 0;
     int atomic = 0;              // how UB -> GM copies write: 0 plainly, 1 adding, 2 max, 3 min (SetAtomicAdd...)
     const char *atomic_type = nullptr;  // the type SetAtomicAdd<T> named
@@ -114,6 +165,60 @@ struct Block {
     uint8_t *sys_workspace = nullptr;  // SetSysWorkspace's
 };
 inline Block g_block;
+
+// -- the pipe model's clocks ---------------------------------------------------------------------------------
+
+inline uint32_t next_epoch() { return ++g_epoch; }
+
+// A block's pipes at its start: each in an epoch of its own, having seen everything before the block.
+inline void reset_pipes(Block &b) {
+    uint32_t e = next_epoch();
+    for (int q = 0; q < kPipes; q++)
+        for (int p = 0; p < kPipes; p++) b.vc[q].c[p] = e - 1;
+    for (int p = 0; p < kPipes; p++) b.vc[p].c[p] = e;
+    b.flags.clear();
+    b.pipe_now = kPipeV;
+}
+
+// Pipe p makes what it did so far visible (SetFlag, EnQue, FreeTensor): the token, then a new epoch for p.
+inline Clock release(int p) {
+    Clock t;
+    if (p < 0 || p >= kPipes) {  // a pipe not modelled (cube, FIX): everything visible, as far as this knows
+        for (int i = 0; i < kPipes; i++) t.c[i] = g_epoch;
+        return t;
+    }
+    t = g_block.vc[p];
+    g_block.vc[p].c[p] = next_epoch();
+    return t;
+}
+
+// Pipe q waits for a token (WaitFlag, DeQue, AllocTensor): what it saw becomes visible to q.
+inline void acquire(int q, const Clock &t) {
+    if (q < 0 || q >= kPipes) return;
+    for (int i = 0; i < kPipes; i++)
+        if (t.c[i] > g_block.vc[q].c[i]) g_block.vc[q].c[i] = t.c[i];
+}
+
+// PipeBarrier<PIPE_ALL> (and SyncAll): every pipe waits for every other.
+inline void barrier_all() {
+    Clock j;
+    for (int q = 0; q < kPipes; q++)
+        for (int i = 0; i < kPipes; i++) j.c[i] = std::max(j.c[i], g_block.vc[q].c[i]);
+    for (int q = 0; q < kPipes; q++) g_block.vc[q] = j;
+    for (int q = 0; q < kPipes; q++) g_block.vc[q].c[q] = next_epoch();
+}
+
+// The pipe of the API running, for as long as it runs: `ASCENDC_EMU_PIPE(kPipeMTE2);` first in an API that is
+// not a vector instruction (copies, scalar accesses). Every UB operand it touches is then recorded as that
+// pipe's (tensor.h's ub_access).
+struct PipeScope {
+    int saved;
+    explicit PipeScope(int p) : saved(g_block.pipe_now) { g_block.pipe_now = p; }
+    ~PipeScope() { g_block.pipe_now = saved; }
+    PipeScope(const PipeScope &) = delete;
+    PipeScope &operator=(const PipeScope &) = delete;
+};
+#define ASCENDC_EMU_PIPE(p) ::ascendc_emu::PipeScope ascendc_emu_pipe_scope_(::ascendc_emu::p)
 
 // what a count-form instruction leaves in the mask register: normal mode, all ones (it runs in counter mode)
 inline void count_form_mask() {
@@ -184,6 +289,38 @@ inline void gm_check(const void *p, uint64_t bytes, bool write, const char *api,
          write ? "writes" : "reads", (unsigned long long)bytes, p);
 }
 
+// A GM access of a block of a multi-block launch, for the race check between blocks at the next SyncAll or the
+// launch's end (launch.h). Contiguous accesses of one kind merge, so a loop over a tensor stays one range.
+inline void gm_compact(std::vector<GmAcc> &rec) {
+    std::sort(rec.begin(), rec.end(), [](const GmAcc &a, const GmAcc &b) {
+        return a.kind != b.kind ? a.kind < b.kind : a.lo < b.lo;
+    });
+    size_t out = 0;
+    for (size_t i = 0; i < rec.size(); i++) {
+        if (out && rec[out - 1].kind == rec[i].kind && rec[i].lo <= rec[out - 1].hi)
+            rec[out - 1].hi = std::max(rec[out - 1].hi, rec[i].hi);
+        else
+            rec[out++] = rec[i];
+    }
+    rec.resize(out);
+}
+
+inline void gm_touch(const void *p, uint64_t bytes, int kind, const char *api, const Loc &loc) {
+    std::vector<GmAcc> *rec = g_block.gm;
+    if (rec == nullptr || bytes == 0) return;
+    uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+    if (!rec->empty()) {
+        GmAcc &last = rec->back();
+        if (last.kind == kind && lo <= last.hi && hi >= last.lo) {
+            last.lo = std::min(last.lo, lo);
+            last.hi = std::max(last.hi, hi);
+            return;
+        }
+    }
+    rec->push_back(GmAcc{lo, hi, kind, api, loc.file, loc.line});
+    if (rec->size() >= (1u << 16)) gm_compact(*rec);
+}
+
 // A read from GM into UB through the copy engines: from a tensor of the launch, the bytes past its end undefined
 // (on the NPU they are the allocation's padding or another allocation's data: never a fault, rarely meant), poison
 // here, with a note once they pass the tensor's last 32-byte block; so is a read that starts within 1 MB past a
@@ -202,7 +339,10 @@ inline void gm_fetch(uint8_t *dst, const uint8_t *src, uint64_t bytes, const cha
     if (in != nullptr) {
         const GmRegion &r = *in;
         uint64_t inside = lo < r.hi ? std::min<uint64_t>(bytes, r.hi - lo) : 0;
-        if (inside) std::memcpy(dst, src, inside);
+        if (inside) {
+            gm_touch(src, inside, kGmRead, api, loc);
+            std::memcpy(dst, src, inside);
+        }
         if (inside < bytes) {
             std::memset(dst + inside, 0xFF, bytes - inside);  // NaN as float and half, -1 as integers
             uint64_t tail = (r.hi - r.lo + 31) / 32 * 32;
@@ -214,6 +354,7 @@ inline void gm_fetch(uint8_t *dst, const uint8_t *src, uint64_t bytes, const cha
         return;
     }
     gm_check(src, bytes, false, api, loc);  // far from every tensor: the fault, with its message
+    gm_touch(src, bytes, kGmRead, api, loc);
     std::memcpy(dst, src, bytes);
 }
 

@@ -15,9 +15,9 @@ void vcadd(T *dst, const T *src, uint8_t repeat, uint16_t dstRepStride, uint16_t
     uint64_t none[2] = {0, 0};
     auto rp = level0_repeats<T>(false, none, repeat, "vcadd", loc);
     uint64_t last = reach<T>(rp, srcBlkStride, srcRepStride);
-    const T *s = reinterpret_cast<const T *>(ub_at(ub_addr(src), last * sizeof(T), "vcadd", loc));
+    const T *s = reinterpret_cast<const T *>(ub_at(ub_addr(src), last * sizeof(T), false, "vcadd", loc));
     T *d = dst ? reinterpret_cast<T *>(ub_at(ub_addr(dst), (uint64_t(rp.n ? rp.n - 1 : 0) * dstRepStride + 1) *
-                                                                sizeof(T), "vcadd", loc))
+                                                                sizeof(T), true, "vcadd", loc))
                : nullptr;
     calc_t<T> acc = 0;
     for (int64_t r = 0; r < rp.n; r++) {

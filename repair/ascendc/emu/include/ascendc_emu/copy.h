@@ -69,9 +69,10 @@ inline void strided(uint8_t *dst, const uint8_t *src, uint64_t count, uint64_t l
 }
 
 // A UB -> GM write: plain, or (after SetAtomicAdd/Max/Min<T>) combined element by element with what GM holds,
-// in T's arithmetic (half and bfloat16 through float, rounded back). Blocks run one after another here, so the
-// combination is the NPU's for any order of the blocks' writes up to rounding.
+// in T's arithmetic (half and bfloat16 through float, rounded back). The blocks take turns (launch.h), so each
+// combination is atomic; the NPU's order of the blocks' writes may differ, which changes only the rounding.
 template <class T> void gm_write(uint8_t *dst, const uint8_t *src, uint64_t bytes, const char *api, const Loc &loc) {
+    gm_touch(dst, bytes, g_block.atomic == 0 ? kGmWrite : kGmAtomic, api, loc);
     if (g_block.atomic == 0) {
         std::memmove(dst, src, bytes);
         return;
@@ -104,12 +105,14 @@ template <class T> uint8_t *ub_span(const AscendC::LocalTensor<T> &t, uint64_t b
 namespace AscendC {
 
 template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
+    ASCENDC_EMU_PIPE(kPipeMTE2);
     uint64_t bytes = ascendc_emu::whole_blocks(uint64_t(count) * sizeof(T), "DataCopy", loc);
     uint8_t *d = ascendc_emu::ub_span(dst, bytes, true, "DataCopy", loc);
     ascendc_emu::gm_fetch(d, reinterpret_cast<const uint8_t *>(src.raw()), bytes, "DataCopy", loc);
 }
 
 template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
+    ASCENDC_EMU_PIPE(kPipeMTE3);
     uint64_t bytes = ascendc_emu::whole_blocks(uint64_t(count) * sizeof(T), "DataCopy", loc);
     uint8_t *s = ascendc_emu::ub_span(src, bytes, false, "DataCopy", loc);
     ascendc_emu::gm_check(dst.raw(), bytes, true, "DataCopy", loc);
@@ -117,6 +120,7 @@ template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T
 }
 
 template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
+    ASCENDC_EMU_PIPE(kPipeV);  // UB -> UB runs on the vector pipe
     uint64_t bytes = ascendc_emu::whole_blocks(uint64_t(count) * sizeof(T), "DataCopy", loc);
     uint8_t *s = ascendc_emu::ub_span(src, bytes, false, "DataCopy", loc);
     uint8_t *d = ascendc_emu::ub_span(dst, bytes, true, "DataCopy", loc);
@@ -126,6 +130,7 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T>
 // DataCopyParams: blockCount blocks of blockLen 32-byte units, srcStride/dstStride 32-byte units between them.
 template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p,
                                  ASCENDC_EMU_LOC) {
+    ASCENDC_EMU_PIPE(kPipeMTE2);
     uint64_t len = p.blockLen * 32ull, sg = p.srcStride * 32ull, dg = p.dstStride * 32ull;
     if (p.blockCount == 0) return;
     uint64_t dspan = p.blockCount * (len + dg) - dg;
@@ -137,6 +142,7 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T
 
 template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
                                  ASCENDC_EMU_LOC) {
+    ASCENDC_EMU_PIPE(kPipeMTE3);
     uint64_t len = p.blockLen * 32ull, sg = p.srcStride * 32ull, dg = p.dstStride * 32ull;
     if (p.blockCount == 0) return;
     uint64_t sspan = p.blockCount * (len + sg) - sg, dspan = p.blockCount * (len + dg) - dg;
@@ -149,6 +155,7 @@ template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T
 
 template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
                                  ASCENDC_EMU_LOC) {
+    ASCENDC_EMU_PIPE(kPipeV);
     uint64_t len = p.blockLen * 32ull, sg = p.srcStride * 32ull, dg = p.dstStride * 32ull;
     if (p.blockCount == 0) return;
     uint8_t *s = ascendc_emu::ub_span(src, p.blockCount * (len + sg) - sg, false, "DataCopy", loc);
@@ -162,6 +169,7 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T>
 // value without it, else they are undefined (poison here).
 template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyExtParams &p,
                                     const DataCopyPadExtParams<T> &pad, ASCENDC_EMU_LOC) {
+    ASCENDC_EMU_PIPE(kPipeMTE2);
     if (p.blockCount == 0 || p.blockLen == 0) return;
     if (pad.leftPadding * sizeof(T) > 32 || pad.rightPadding * sizeof(T) > 32)
         ascendc_emu::fail(ascendc_emu::kError, loc, "DataCopyPad: left/right padding of more than 32 bytes");
@@ -202,6 +210,7 @@ template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTenso
 // UB -> GM, any length: each block is read from a 32-byte boundary and exactly blockLen bytes are written.
 template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyExtParams &p,
                                     ASCENDC_EMU_LOC) {
+    ASCENDC_EMU_PIPE(kPipeMTE3);
     if (p.blockCount == 0 || p.blockLen == 0) return;
     uint64_t row = (uint64_t(p.blockLen) + 31) / 32 * 32, gap = uint64_t(p.srcStride) * 32;
     uint64_t sspan = p.blockCount * (row + gap) - gap;

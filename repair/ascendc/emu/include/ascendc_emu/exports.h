@@ -13,6 +13,8 @@ ASCENDC_EMU_EXPORT void ascendc_emu_configure(uint32_t aiv, uint32_t aic, uint64
     ascendc_emu::g_config.ub = ub;
 }
 
+ASCENDC_EMU_EXPORT void ascendc_emu_set_auto_sync(int on) { ascendc_emu::g_config.auto_sync = on != 0; }
+
 ASCENDC_EMU_EXPORT void ascendc_emu_gm_reset() {
     ascendc_emu::g_gm.clear();
     ascendc_emu::g_notes.clear();  // the notes are a launch's

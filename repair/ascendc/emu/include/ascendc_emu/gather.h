@@ -9,11 +9,12 @@ namespace ascendc_emu {
 
 // A raw UB address (GetPhyAddr(), or a __ubuf__ pointer made from one) as memory here: `bytes` from it must lie in
 // the unified buffer.
-inline uint8_t *ub_at(uint64_t addr, uint64_t bytes, const char *api, const Loc &loc) {
+inline uint8_t *ub_at(uint64_t addr, uint64_t bytes, bool write, const char *api, const Loc &loc) {
     if (addr % 32 != 0) fail(kError, loc, "%s: UB address %llu is not 32-byte aligned", api, (unsigned long long)addr);
     if (addr + bytes > g_block.ub.size())
         fail(kError, loc, "%s: UB bytes [%llu, %llu) past the end of the unified buffer (%llu bytes)", api,
              (unsigned long long)addr, (unsigned long long)(addr + bytes), (unsigned long long)g_block.ub.size());
+    ub_access_raw(addr, bytes, write, api, loc);  // the pipe model sees it as an operand's access
     return g_block.ub.data() + addr;
 }
 template <class P> inline uint64_t ub_addr(P *p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); }
@@ -214,7 +215,7 @@ void trans_5hd(const uint64_t dst[16], const uint64_t src[16], const AscendC::Tr
     for (uint32_t r = 0; r < p.repeatTimes; r++) {
         T in[16][B];
         for (uint32_t i = 0; i < 16; i++)
-            std::memcpy(in[i], ub_at(src[i] + uint64_t(r) * p.srcRepStride * 32, 32, "TransDataTo5HD", loc), 32);
+            std::memcpy(in[i], ub_at(src[i] + uint64_t(r) * p.srcRepStride * 32, 32, false, "TransDataTo5HD", loc), 32);
         T out[16][B];
         for (uint32_t j = 0; j < 16; j++)
             for (uint32_t e = 0; e < B; e++) {
@@ -222,7 +223,7 @@ void trans_5hd(const uint64_t dst[16], const uint64_t src[16], const AscendC::Tr
                 else out[j][e] = in[(j % 2) * 8 + e][j / 2];
             }
         for (uint32_t j = 0; j < 16; j++)
-            std::memcpy(ub_at(dst[j] + uint64_t(r) * p.dstRepStride * 32, 32, "TransDataTo5HD", loc), out[j], 32);
+            std::memcpy(ub_at(dst[j] + uint64_t(r) * p.dstRepStride * 32, 32, true, "TransDataTo5HD", loc), out[j], 32);
     }
 }
 

@@ -1,8 +1,12 @@
 // ascendc-cpu: TPipe (UB allocation), TQue (AllocTensor/EnQue/DeQue/FreeTensor), TBuf, events and barriers.
 //
-// The pipes run in program order here, so a queue's protocol is checked instead of raced: a DeQue of an empty
-// queue, or an AllocTensor when every buffer is in use, would wait forever on the NPU and is a deadlock here;
-// a tensor written after its EnQue or used after its FreeTensor is an error.
+// The instructions run at once, in program order, but the pipe model (base.h's clocks, tensor.h's ub_access)
+// keeps what the NPU's asynchronous pipes would let each one see: a queue orders its producer and consumer
+// pipes as the NPU's does (EnQue/DeQue: VECIN's MTE2 before V, VECOUT's V before MTE3; FreeTensor/AllocTensor
+// the other way), SetFlag/WaitFlag<HardEvent::X_Y> orders pipe X's work so far before pipe Y's next, and
+// PipeBarrier<PIPE_ALL> (and SyncAll) orders everything; a TBuf gets no ordering of its own. A queue's protocol
+// is checked too: a DeQue of an empty queue, or an AllocTensor when every buffer is in use, would wait forever
+// on the NPU and is a deadlock here; a tensor written after its EnQue or used after its FreeTensor is an error.
 #pragma once
 
 #include "ascendc_emu/tensor.h"
@@ -27,38 +31,87 @@ inline int64_t GetTaskRation() { return 1; }
 inline uint64_t GetSystemCycle() { return 0; }
 
 namespace emu_detail {
-inline int &flag_count(int event, int id, const ascendc_emu::Loc &loc) {
+using ascendc_emu::kPipeMTE2;
+using ascendc_emu::kPipeMTE3;
+using ascendc_emu::kPipeNone;
+using ascendc_emu::kPipeS;
+using ascendc_emu::kPipeV;
+
+// the (source, destination) pipes of a HardEvent; the cube's and FIX's are not modelled (kPipeNone)
+inline void event_pipes(HardEvent e, int &src, int &dst) {
+    switch (e) {
+        case HardEvent::MTE2_V: src = kPipeMTE2; dst = kPipeV; return;
+        case HardEvent::V_MTE2: src = kPipeV; dst = kPipeMTE2; return;
+        case HardEvent::MTE3_V: src = kPipeMTE3; dst = kPipeV; return;
+        case HardEvent::V_MTE3: src = kPipeV; dst = kPipeMTE3; return;
+        case HardEvent::V_V: src = kPipeV; dst = kPipeV; return;
+        case HardEvent::MTE3_MTE2: src = kPipeMTE3; dst = kPipeMTE2; return;
+        case HardEvent::MTE2_MTE3: src = kPipeMTE2; dst = kPipeMTE3; return;
+        case HardEvent::S_V: src = kPipeS; dst = kPipeV; return;
+        case HardEvent::V_S: src = kPipeV; dst = kPipeS; return;
+        case HardEvent::S_MTE2: src = kPipeS; dst = kPipeMTE2; return;
+        case HardEvent::MTE2_S: src = kPipeMTE2; dst = kPipeS; return;
+        case HardEvent::S_MTE3: src = kPipeS; dst = kPipeMTE3; return;
+        case HardEvent::MTE3_S: src = kPipeMTE3; dst = kPipeS; return;
+        default: src = dst = kPipeNone; return;
+    }
+}
+inline int pipe_of(pipe_t p) {
+    switch (p) {
+        case PIPE_S: return kPipeS;
+        case PIPE_V: return kPipeV;
+        case PIPE_MTE2: return kPipeMTE2;
+        case PIPE_MTE3: return kPipeMTE3;
+        default: return kPipeNone;
+    }
+}
+
+inline void set(int key, int id, int src, const ascendc_emu::Loc &loc) {
     if (id < 0 || id >= 16) ascendc_emu::fail(ascendc_emu::kError, loc, "event id %d out of range [0, 16)", id);
-    return ascendc_emu::g_block.flags[event % 64][id];
+    ascendc_emu::g_block.flags.push_back(ascendc_emu::PendingFlag{key, id, ascendc_emu::release(src)});
+}
+inline void wait(int key, int id, int dst, const char *api, const ascendc_emu::Loc &loc) {
+    if (id < 0 || id >= 16) ascendc_emu::fail(ascendc_emu::kError, loc, "event id %d out of range [0, 16)", id);
+    std::vector<ascendc_emu::PendingFlag> &f = ascendc_emu::g_block.flags;
+    for (size_t k = 0; k < f.size(); k++)
+        if (f[k].key == key && f[k].id == id) {
+            ascendc_emu::acquire(dst, f[k].token);
+            f.erase(f.begin() + static_cast<std::ptrdiff_t>(k));
+            return;
+        }
+    ascendc_emu::fail(ascendc_emu::kDeadlock, loc, "%s(%d) with no SetFlag of that event before it: on the NPU this "
+                      "waits forever", api, id);
 }
 }  // namespace emu_detail
 
 template <HardEvent e> inline void SetFlag(int32_t id, ASCENDC_EMU_LOC) {
-    emu_detail::flag_count(static_cast<int>(e), id, loc)++;
+    int src, dst;
+    emu_detail::event_pipes(e, src, dst);
+    emu_detail::set(static_cast<int>(e), id, src, loc);
 }
 template <HardEvent e> inline void WaitFlag(int32_t id, ASCENDC_EMU_LOC) {
-    int &n = emu_detail::flag_count(static_cast<int>(e), id, loc);
-    if (n == 0)
-        ascendc_emu::fail(ascendc_emu::kDeadlock, loc, "WaitFlag(%d) with no SetFlag of that event before it: on the "
-                          "NPU this waits forever", id);
-    n--;
+    int src, dst;
+    emu_detail::event_pipes(e, src, dst);
+    emu_detail::wait(static_cast<int>(e), id, dst, "WaitFlag", loc);
 }
 inline void set_flag(pipe_t src, pipe_t dst, event_t id, ASCENDC_EMU_LOC) {
-    emu_detail::flag_count(40 + (src * 8 + dst) % 24, id, loc)++;
+    emu_detail::set(100 + src * 16 + dst, id, emu_detail::pipe_of(src), loc);
 }
 inline void wait_flag(pipe_t src, pipe_t dst, event_t id, ASCENDC_EMU_LOC) {
-    int &n = emu_detail::flag_count(40 + (src * 8 + dst) % 24, id, loc);
-    if (n == 0)
-        ascendc_emu::fail(ascendc_emu::kDeadlock, loc, "wait_flag(%d) with no set_flag before it: on the NPU this "
-                          "waits forever", static_cast<int>(id));
-    n--;
+    emu_detail::wait(100 + src * 16 + dst, id, emu_detail::pipe_of(dst), "wait_flag", loc);
 }
-template <pipe_t p> inline void PipeBarrier() {}
-inline void pipe_barrier(pipe_t) {}
+// a barrier within one pipe orders nothing across pipes (a pipe runs its instructions in order here already)
+template <pipe_t p> inline void PipeBarrier() {
+    if (p == PIPE_ALL) ascendc_emu::barrier_all();
+}
+inline void pipe_barrier(pipe_t p) {
+    if (p == PIPE_ALL) ascendc_emu::barrier_all();
+}
+// every block waits for every other (launch.h runs the blocks' turns); each block's pipes drain first
 inline void SyncAll(ASCENDC_EMU_LOC) {
-    if (ascendc_emu::g_block.num > 1)
-        ascendc_emu::fail(ascendc_emu::kError, loc, "SyncAll across %u blocks: ascendc-cpu runs blocks one after "
-                          "another and cannot synchronise them", ascendc_emu::g_block.num);
+    ascendc_emu::barrier_all();
+    if (ascendc_emu::g_block.sync_all != nullptr) ascendc_emu::g_block.sync_all(loc);
+    ascendc_emu::g_block.syncs++;
 }
 template <bool isAIVOnly> inline void SyncAll(ASCENDC_EMU_LOC) { SyncAll(loc); }  // SyncAll<true>(): the same
 // the software form: the cores' flags in a GM workspace (GetBlockNum() * 32 bytes, zeroed) and a UB one (as many
@@ -84,11 +137,27 @@ public:
 class TPipe;
 
 // The queue logic, whatever the queue's positions and depth.
+// the pipe that fills a queue's buffers and the one that takes them, by its positions (kPipeNone: not modelled)
+constexpr int producer_of(TPosition p) {
+    return p == TPosition::VECIN ? ascendc_emu::kPipeMTE2
+           : (p == TPosition::VECOUT || p == TPosition::VECCALC) ? ascendc_emu::kPipeV : ascendc_emu::kPipeNone;
+}
+constexpr int consumer_of(TPosition p) {
+    return p == TPosition::VECOUT ? ascendc_emu::kPipeMTE3
+           : (p == TPosition::VECIN || p == TPosition::VECCALC) ? ascendc_emu::kPipeV : ascendc_emu::kPipeNone;
+}
+constexpr const char *queue_name(TPosition p) {
+    return p == TPosition::VECIN ? "a buffer of a TQue<VECIN>" : p == TPosition::VECOUT ? "a buffer of a TQue<VECOUT>"
+           : p == TPosition::VECCALC ? "a buffer of a TQue<VECCALC>" : "a buffer of a queue";
+}
+
 class EmuQueue {
 public:
     EmuQueue() = default;
+    EmuQueue(int producer, int consumer, const char *what) : prod_(producer), cons_(consumer), what_(what) {}
     EmuQueue(const EmuQueue &) = delete;
     EmuQueue &operator=(const EmuQueue &) = delete;
+    ~EmuQueue() { forget(); }
 
     template <class T> LocalTensor<T> AllocTensor(ASCENDC_EMU_LOC) {
         inited("AllocTensor", loc);
@@ -97,6 +166,7 @@ public:
             if (s.state == ascendc_emu::kFree) {
                 next_ = (next_ + k + 1) % num_;
                 s.state = ascendc_emu::kAllocated;
+                ascendc_emu::acquire(prod_, s.free_token);  // the consumer's reads of it are done
                 return tensor<T>(s);
             }
         }
@@ -114,6 +184,7 @@ public:
                               "none was DeQue'd since (a deeper queue, or DeQue before the next EnQue)", depth_, depth_,
                               depth_ == 1 ? "" : "s");
         s->state = ascendc_emu::kEnqueued;
+        s->enq_token = ascendc_emu::release(prod_);  // what the producer wrote, for the consumer's DeQue
         fifo_.push_back(s);
         return true;
     }
@@ -125,6 +196,7 @@ public:
         ascendc_emu::Slot *s = fifo_.front();
         fifo_.erase(fifo_.begin());
         s->state = ascendc_emu::kDequeued;
+        ascendc_emu::acquire(cons_, s->enq_token);
         return tensor<T>(*s);
     }
     template <class T> void FreeTensor(const LocalTensor<T> &t, ASCENDC_EMU_LOC) {
@@ -137,6 +209,7 @@ public:
                               "never DeQue'd)");
         s->state = ascendc_emu::kFree;
         s->gen++;
+        s->free_token = ascendc_emu::release(cons_);  // the consumer is done with it: the producer may refill it
     }
     bool VacantInQue() const { return fifo_.size() < num_; }
     bool HasTensorInQue() const { return !fifo_.empty(); }
@@ -150,6 +223,7 @@ public:
 
     // TPipe::InitBuffer
     void init(uint32_t num, uint64_t bytes, uint64_t offset, const ascendc_emu::Loc &loc) {
+        forget();
         num_ = num;
         slots_.reset(new ascendc_emu::Slot[num]);
         for (uint32_t k = 0; k < num; k++) {
@@ -158,12 +232,17 @@ public:
             slots_[k].owner = this;
             slots_[k].past_ub = slots_[k].offset + bytes > ascendc_emu::g_config.ub;
             slots_[k].init = loc;
+            slots_[k].what = what_;
+            ascendc_emu::register_slot(&slots_[k]);
         }
         fifo_.clear();
         next_ = 0;
     }
 
 private:
+    void forget() {
+        for (uint32_t k = 0; k < num_ && slots_; k++) ascendc_emu::unregister_slot(&slots_[k]);
+    }
     void inited(const char *api, const ascendc_emu::Loc &loc) const {
         if (num_ == 0) ascendc_emu::fail(ascendc_emu::kError, loc, "%s on a queue no TPipe::InitBuffer gave buffers", api);
     }
@@ -184,15 +263,17 @@ private:
     std::unique_ptr<ascendc_emu::Slot[]> slots_;
     std::vector<ascendc_emu::Slot *> fifo_;
     uint32_t num_ = 0, next_ = 0;
+    int prod_ = ascendc_emu::kPipeNone, cons_ = ascendc_emu::kPipeNone;
+    const char *what_ = "a buffer of a queue";
 };
 
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind : public EmuQueue {
 public:
-    TQueBind() { depth_ = depth; }
+    TQueBind() : EmuQueue(producer_of(src), consumer_of(dst), "a buffer of a TQueBind") { depth_ = depth; }
 };
 template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public EmuQueue {
 public:
-    TQue() { depth_ = depth; }
+    TQue() : EmuQueue(producer_of(pos), consumer_of(pos), queue_name(pos)) { depth_ = depth; }
 };
 
 template <TPosition pos = TPosition::VECCALC> class TBuf {
@@ -200,6 +281,7 @@ public:
     TBuf() = default;
     TBuf(const TBuf &) = delete;
     TBuf &operator=(const TBuf &) = delete;
+    ~TBuf() { ascendc_emu::unregister_slot(&slot_); }
     // a TBuf's tensor stays its until the pipe goes: FreeTensor on it gives nothing back (as on the NPU)
     template <class T> void FreeTensor(LocalTensor<T> &) {}
     // TBuf inherits TQueBind's AllocTensor on the NPU: the TBuf's whole buffer, as Get
@@ -228,6 +310,8 @@ public:
         slot_.owner = this;
         slot_.past_ub = offset + bytes > ascendc_emu::g_config.ub;
         slot_.init = loc;
+        slot_.what = "a TBuf";
+        ascendc_emu::register_slot(&slot_);
     }
 
 private:
@@ -290,7 +374,9 @@ template <class T, TPosition pos> inline bool PopStackBuffer(LocalTensor<T> &pop
     slot.bytes = ascendc_emu::g_config.ub - at;
     slot.state = ascendc_emu::kScratch;
     slot.owner = &slot;
+    slot.what = "the stack buffer (PopStackBuffer)";
     slot.init = loc;
+    ascendc_emu::register_slot(&slot);
     popLocal = LocalTensor<T>(reinterpret_cast<T *>(b.ub.data() + at), static_cast<uint32_t>(slot.bytes / sizeof(T)),
                               &slot, slot.gen);
     return true;

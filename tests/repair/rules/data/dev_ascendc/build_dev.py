@@ -461,7 +461,130 @@ case_id;shape;scale
     ],
 )
 
-OPS = [AXPB, ROW_MAX, RELU, SOFTMAX]
+SCALE_SHIFT = Op(
+    dir="scale_shift", op="ScaleShiftCustom", family="elementwise",
+    inputs=[("x", "float")], outputs=[("y", "float")], attrs=[("alpha", "float", "1.5")],
+    fields=[("uint32_t", "totalLength"), ("uint32_t", "perCore"), ("uint32_t", "tile"), ("uint32_t", "tileCount"),
+            ("float", "alpha")], shape="flat",
+    tiling="""    uint32_t alignedLength = ((totalLength + 7) / 8) * 8;
+    uint32_t blockDim = std::max(1u, std::min(coreNum, (alignedLength + 2047) / 2048));
+    uint32_t perCore = (alignedLength / 8 + blockDim - 1) / blockDim * 8;
+    blockDim = (alignedLength + perCore - 1) / perCore;
+    uint32_t tile = 1024;
+    uint32_t fullTiles = perCore / tile;
+    uint32_t tileCount = (perCore % tile) == 0 ? fullTiles : fullTiles + 1;
+""",
+    kernel_class="""
+class KernelScaleShiftCustom {
+public:
+    __aicore__ inline KernelScaleShiftCustom() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t perCore, uint32_t tile,
+                                uint32_t tileCount, float alpha)
+    {
+        uint32_t begin = perCore * GetBlockIdx();
+        this->count = GetBlockIdx() + 1 == GetBlockNum() ? totalLength - begin : perCore;
+        this->tile = tile;
+        this->tileCount = tileCount;
+        this->alpha = alpha;
+        xGm.SetGlobalBuffer((__gm__ float *)x + begin, this->count);
+        yGm.SetGlobalBuffer((__gm__ float *)y + begin, this->count);
+        pipe.InitBuffer(inQue, BUFFER_NUM, tile * sizeof(float));
+        pipe.InitBuffer(outQue, BUFFER_NUM, tile * sizeof(float));
+    }
+
+    __aicore__ inline void Process()
+    {
+        for (uint32_t t = 0; t < this->tileCount; t++) {
+            uint32_t at = t * this->tile;
+            if (at >= this->count) {
+                break;
+            }
+            uint32_t len = this->count - at < this->tile ? this->count - at : this->tile;
+            CopyIn(at, len);
+            Compute(len);
+            CopyOut(at, len);
+        }
+    }
+
+private:
+    __aicore__ inline void CopyIn(uint32_t at, uint32_t len)
+    {
+        LocalTensor<float> xLocal = inQue.AllocTensor<float>();
+        DataCopyPad(xLocal, xGm[at], DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(float)), 0, 0, 0},
+                    DataCopyPadExtParams<float>{false, 0, 0, 0});
+        inQue.EnQue(xLocal);
+    }
+
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<float> xLocal = inQue.DeQue<float>();
+        LocalTensor<float> yLocal = outQue.AllocTensor<float>();
+        Muls(yLocal, xLocal, this->alpha, len);
+        Adds(yLocal, yLocal, 1.0f, len);
+        outQue.EnQue(yLocal);
+        inQue.FreeTensor(xLocal);
+    }
+
+    __aicore__ inline void CopyOut(uint32_t at, uint32_t len)
+    {
+        LocalTensor<float> yLocal = outQue.DeQue<float>();
+        DataCopyPad(yGm[at], yLocal, DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(float)), 0, 0, 0});
+        outQue.FreeTensor(yLocal);
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inQue;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> outQue;
+    GlobalTensor<float> xGm, yGm;
+    uint32_t count = 0;
+    uint32_t tile = 0;
+    uint32_t tileCount = 0;
+    float alpha = 1.0f;
+};
+""",
+    reference="""
+class Model(nn.Module):
+    \"\"\"y = alpha * x + 1, elementwise, alpha a float attribute.\"\"\"
+
+    def __init__(self, alpha=1.5):
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, x):
+        return x * self.alpha + 1.0
+""",
+    get_inputs="""
+shape = eval(param.get('shape', '[1]'))
+return (torch.randn(shape, device=device, dtype=torch.float32),)
+""",
+    init_inputs="return [float(param.get('alpha', 1.5))]",
+    test_cases="""
+case_id;shape;alpha
+0;[3, 999];2.5
+1;[1999];0.75
+2;[96, 8193];1.5
+3;[5, 7, 3001];-0.5
+4;[262147];3.25
+""",
+    edits=[
+        Edit("nearmiss_tile_count", "near-miss", "tile-count-floored",
+             "The tile count copies the floor of the share by the tile, so a share's last partial tile is skipped.",
+             [("tiling", "uint32_t tileCount = (perCore % tile) == 0 ? fullTiles : fullTiles + 1;",
+               "uint32_t tileCount = fullTiles;")]),
+        # no aligned-down length here: this kernel's last core takes totalLength - begin, so it would pass
+        Edit("nearmiss_loop_short", "near-miss", "loop-off-by-one", "The tile loop stops one tile short.",
+             [("kernel", "for (uint32_t t = 0; t < this->tileCount; t++)",
+               "for (uint32_t t = 0; t < this->tileCount - 1; t++)")]),
+        Edit("nearmiss_launch_all", "near-miss", "block-count",
+             "SetBlockDim launches every AIV core while the shares were computed for fewer blocks.",
+             [("launch", "context->SetBlockDim(blockDim);", "context->SetBlockDim(platform.GetCoreNumAiv());")]),
+        Edit("nearmiss_alpha_int", "near-miss", "attribute-misread",
+             "The float attribute alpha travels in an integer tiling field, so its fraction is lost.",
+             [("tiling_header", "TILING_DATA_FIELD_DEF(float, alpha);", "TILING_DATA_FIELD_DEF(uint32_t, alpha);")]),
+    ],
+)
+
+OPS = [AXPB, ROW_MAX, RELU, SOFTMAX, SCALE_SHIFT]
 
 
 def _renamed(text: str) -> str:

@@ -42,9 +42,17 @@ public:
                 RowSum(r0 + j);
                 Duplicate(yLocal, 0.0f, n);
             }
+            // the scalar unit wrote yLocal: the copy-out (MTE3) waits for it, and the next batch's writes wait for
+            // the copy-out (the queue orders the vector pipe only)
+            event_t sToMte3 = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_MTE3));
+            SetFlag<HardEvent::S_MTE3>(sToMte3);
+            WaitFlag<HardEvent::S_MTE3>(sToMte3);
             outQueueY.EnQue<float>(yLocal);
             yLocal = outQueueY.DeQue<float>();
             DataCopyPad(yGm[r0], yLocal, DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(float)), 0, 0, 0});
+            event_t mte3ToS = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE3_S));
+            SetFlag<HardEvent::MTE3_S>(mte3ToS);
+            WaitFlag<HardEvent::MTE3_S>(mte3ToS);
             outQueueY.FreeTensor(yLocal);
         }
     }

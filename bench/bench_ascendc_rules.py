@@ -1,0 +1,112 @@
+"""The AscendC starter rules through the repair loop at zero tokens, on a suite in the example suite's layout.
+
+For each near-miss of the suite (an operator directory with problem.py and meta.yaml), the loop runs with the rules
+worker offered every AscendC starter pattern (no KB, no model), judged on ascendc-cpu (the strict build: an address
+space dropped from a GM cast does not compile). Printed: repaired of near-misses, evaluations spent (the loop's
+attempts; the near-miss's own evaluation not counted), evaluations per accepted repair, and how many accepted
+diffs drop a `__gm__` or an `AscendC::` the file had. A held-out set (heldout/<set>/split.json) is scored per its
+split: its tune half may be printed per file, its held-out half only in aggregate.
+
+    .venv/bin/python bench/bench_ascendc_rules.py [--suite DIR] [--half tune|heldout|all] [--only OP ...]
+        [--attempts 6] [--jobs 1]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def patterns():
+    from repair.rules.build_starter import pattern_id
+    from repair.rules.catalog import ASCENDC_STARTER
+    from repair.workers.base import Pattern
+
+    return [Pattern(id=pattern_id(p), score=1.0, title=p.title, bug_class=p.bug_class, fix=p.fix,
+                    rules=tuple(r.to_dict() for r in p.rules)) for p in ASCENDC_STARTER]
+
+
+def near_misses(suite: Path, ops: set[str] | None):
+    import yaml
+
+    for meta in sorted(suite.glob("*/meta.yaml")):
+        if ops is not None and meta.parent.name not in ops:
+            continue
+        for name, info in yaml.safe_load(meta.read_text())["candidates"].items():
+            if info.get("kind") == "near-miss":
+                yield meta.parent, name, info
+
+
+def _dropped_qualifiers(before: str, after: str) -> bool:
+    """Does the repaired text hold fewer `__gm__` or `AscendC::` than the near-miss did?"""
+    return any(len(re.findall(tok, after)) < len(re.findall(tok, before)) for tok in (r"\b__gm__\b", r"\bAscendC\s*::"))
+
+
+def one(op_dir: Path, name: str, pats, attempts: int) -> dict:
+    from repair.loop import Bounds, FixedRetriever, HarnessJudge, RunConfig, run_repair
+    from repair.workers import RulesWorker
+
+    problem = op_dir / "problem.py"
+    t0, c0 = time.monotonic(), time.process_time()
+    try:
+        out = run_repair(RunConfig(problem, op_dir / name, bounds=Bounds(attempts=attempts)), RulesWorker(),
+                         FixedRetriever(pats), HarnessJudge(problem, backend="ascendc-cpu", seed=0))
+    except Exception as e:  # one run's failure is a row, not the end of the bench
+        return {"op": op_dir.name, "name": name, "status": f"error: {type(e).__name__}", "evals": 0,
+                "dropped": False, "wall_s": time.monotonic() - t0, "cpu_s": time.process_time() - c0}
+    repaired = out.status == "repaired"
+    return {"op": op_dir.name, "name": name, "status": out.status, "evals": len(out.attempts),
+            "dropped": repaired and _dropped_qualifiers(out.source.candidate, out.best.candidate),
+            "wall_s": round(time.monotonic() - t0, 1), "cpu_s": round(time.process_time() - c0, 1)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="bench/bench_ascendc_rules.py", description=__doc__.splitlines()[0])
+    ap.add_argument("--suite", type=Path, default=ROOT / "examples" / "ascendc")
+    ap.add_argument("--half", choices=["tune", "heldout", "all"], default="tune",
+                    help="a held-out set's half (split.json); ignored for a suite without one")
+    ap.add_argument("--only", nargs="*", default=None, metavar="OP", help="operators of the tune half or a plain suite")
+    ap.add_argument("--attempts", type=int, default=6)
+    ap.add_argument("--jobs", type=int, default=1, help="runs at a time (at most 2 on a shared machine)")
+    args = ap.parse_args(argv)
+    split_path = args.suite / "split.json"
+    split = json.loads(split_path.read_text()) if split_path.is_file() else None
+    halves = {"tune": set(split["tune"]), "heldout": set(split["heldout"])} if split else {}
+    if split and args.only and args.half != "tune":
+        print("--only names operators of the tune half only", file=sys.stderr)
+        return 2
+    ops = set(args.only) if args.only else None
+    if split and args.half != "all":
+        ops = (ops or halves[args.half]) & halves[args.half]
+    todo = list(near_misses(args.suite, ops))
+    pats = patterns()
+    heldout_ops = halves.get("heldout", set())
+    rows = []
+    with ThreadPoolExecutor(max(1, min(args.jobs, 2))) as pool:
+        for r in pool.map(lambda x: one(x[0], x[1], pats, args.attempts), todo):
+            rows.append(r)
+            if r["op"] not in heldout_ops:  # a held-out row is never printed
+                print(f"{r['op']}/{r['name']:<40} {r['status']:<18} evals {r['evals']}  wall {r['wall_s']}s "
+                      f"cpu {r['cpu_s']}s" + ("  DROPPED A QUALIFIER" if r["dropped"] else ""), flush=True)
+    for label, group in (("tune/plain", [r for r in rows if r["op"] not in heldout_ops]),
+                         ("held-out", [r for r in rows if r["op"] in heldout_ops])):
+        if not group:
+            continue
+        ok = [r for r in group if r["status"] == "repaired"]
+        spent = sum(r["evals"] for r in group)
+        per = f"{sum(r['evals'] for r in ok) / len(ok):.2f}" if ok else "-"
+        print(f"{label}: {len(ok)} repaired of {len(group)} near-misses; {spent} evaluations spent; "
+              f"{per} per accepted repair; {sum(r['dropped'] for r in ok)} accepted diffs drop a qualifier; "
+              f"wall {sum(r['wall_s'] for r in group):.0f}s cpu {sum(r['cpu_s'] for r in group):.0f}s (this process)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
