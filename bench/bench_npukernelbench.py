@@ -46,7 +46,7 @@ class Row:
     task: str
     vector_only: bool
     why_not_vector: str
-    status: str  # pass, fail, import-error, not-run
+    status: str  # pass, fail, unsupported (an API ascendc-cpu lacks), import-error, problem-error, not-run
     reason: str
     build_s: float | None
     run_s: float | None
@@ -99,8 +99,9 @@ def first_reason(result) -> str:
     c = bad[0]
     msg = c.message or ""
     lines = [ln.strip() for ln in msg.splitlines() if ln.strip()]
-    pick = next((ln for ln in lines if "error:" in ln), lines[1] if c.status == "compile-error" and len(lines) > 1
-                else lines[0] if lines else "")
+    pick = lines[0] if c.status == "unsupported" and lines else next(
+        (ln for ln in lines if "error:" in ln), lines[1] if c.status == "compile-error" and len(lines) > 1
+        else lines[0] if lines else "")
     if c.status == "mismatch" or (c.max_abs_err is not None and not msg):
         g = lambda v: f"{v:.3g}" if isinstance(v, (int, float)) else "-"  # noqa: E731
         pick = f"max_abs {g(c.max_abs_err)} max_rel {g(c.max_rel_err)} mism {g(c.mismatch_frac)} {pick}".strip()
@@ -139,7 +140,7 @@ def run_task(category: str, task: Path, out: Path, tier: str) -> Row:
         return row
     row.run_s = time.perf_counter() - t0
     row.cases = f"{sum(c.status == 'pass' for c in r.cases)}/{len(r.cases)}"
-    row.status = "pass" if r.passed else "fail"
+    row.status = "pass" if r.passed else "unsupported" if r.unsupported else "fail"
     row.reason = first_reason(r)
     return row
 
@@ -189,8 +190,9 @@ def main() -> int:
     vec = [r for r in rows if r.vector_only]
     passed = [r for r in vec if r.status == "pass"]
     pct = 100.0 * len(passed) / len(vec) if vec else 0.0
-    print(f"\nvector-only: {len(vec)} of {len(rows)} tasks; passed {len(passed)}/{len(vec)} = {pct:.1f}% "
-          f"(all tasks: {sum(r.status == 'pass' for r in rows)}/{len(rows)} passed)")
+    unjudged = sum(r.status == "unsupported" for r in vec)
+    print(f"\nvector-only: {len(vec)} of {len(rows)} tasks; passed {len(passed)}/{len(vec)} = {pct:.1f}%, "
+          f"{unjudged} unsupported (all tasks: {sum(r.status == 'pass' for r in rows)}/{len(rows)} passed)")
     if args.json:
         Path(args.json).write_text(json.dumps([asdict(r) for r in rows], indent=1), encoding="utf-8")
     return 0

@@ -138,7 +138,8 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
     (PROBLEM among them is skipped); `--jobs N` evaluates N at a time, results still in argument order.
     With --json, one candidate prints one JSON object; several print one object per line (JSON Lines).
     Exit 0 when every case of the tier passes and integrity is clean (for every candidate), 1 when not,
-    2 for bad input (any file; nothing is evaluated then), 3 when the backend is missing.
+    2 for bad input (any file; nothing is evaluated then), 3 when the backend is missing or cannot run what a
+    candidate uses (`unsupported`: an AscendC API ascendc-cpu does not emulate) and nothing else failed.
     """
     from pathlib import Path
 
@@ -178,6 +179,8 @@ def eval_cmd(problem, candidates, tier, backend, as_json, seed, timeout_s, mem_l
             click.echo(f"error: {r.load_error}", err=True)
     if any(r.load_error for r in results):
         sys.exit(2)
+    if all(r.passed or r.unsupported for r in results):  # an AscendC API ascendc-cpu lacks: not judged here
+        sys.exit(3)
     limits = [r for r in results if any(c.status == "unsupported-on-interpreter" for c in r.cases)]
     if limits and all(r.integrity.verdict == "clean" and all(c.status in ("pass", "unsupported-on-interpreter")
                                                              for c in r.cases) for r in results):
@@ -347,7 +350,8 @@ def _run_campaign(config, specs, out, executor, jobs, address, retry_crashed, as
     else:
         click.echo(f"{summary.kind} campaign in {summary.out}: {summary.runs} runs ({summary.skipped} already done), "
                    f"{summary.repaired} repaired, {summary.failed} failed, {summary.crashed} crashed, "
-                   f"{summary.tokens:,} tokens, {summary.wall_s:.1f} s; `repair report {summary.out}` for the numbers")
+                   + (f"{summary.unsupported} unsupported (not judged here), " if summary.unsupported else "")
+                   + f"{summary.tokens:,} tokens, {summary.wall_s:.1f} s; `repair report {summary.out}` for the numbers")
 
 
 _allow_outside_option = click.option(

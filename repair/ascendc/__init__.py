@@ -13,8 +13,10 @@ __all__, __getattr__ = exports(__name__, {
     "build": ["BuildFailed", "BuildPlan", "plan_build", "run_build"],
     "npu": ["NpuLoader"],
     "emu.loader": ["EmulatedLoader", "emulate"],
-    "emu.build": ["CompileError", "compiler", "plan_emu_build", "build_library", "cache_root", "prepare_pch"],
+    "emu.build": ["CompileError", "UnsupportedApi", "compiler", "plan_emu_build", "build_library", "cache_root",
+                  "prepare_pch"],
     "emu.cache": ["CacheRefused", "checked_root", "cache_info", "prune_cache", "render_cache_info", "parse_size"],
     "emu.runner": ["KernelFault", "auto_sync", "platform_config"],
     "emu.forward": ["MappingError"],
+    "emu.api": ["API", "Api", "Unsupported", "calls_in", "confirm_unsupported", "render_markdown", "unsupported_in"],
 })

@@ -48,10 +48,19 @@ def render_problem(t: TaskProblem, *, operator_id: str, family: str, record_vali
     """problem.py's text; `record_validation` writes VALIDATION_SHA256, the task's validation files as imported
     (the integrity scan trusts a candidate's copies of them only when they match)."""
     compact = sum(c["tier"] == "compact" for c in t.cases)
+    # a torch.rand of an integer dtype: the NPU makes one, CPU torch refuses (the shim only where the inputs call rand
+    # and an integer dtype is named, by a case or by the inputs' code)
+    ints = re.compile(r"\b(?:torch\.)?u?int(?:8|16|32|64)\b")
+    rand = bool(re.search(r"\btorch\.rand\(", t.inputs or "")) and (
+        bool(ints.search(t.inputs or "")) or any(isinstance(v, str) and ints.fullmatch(v) for c in t.cases
+                                                 for v in c.values()))
+    rand_note = "; a torch.rand of an integer dtype, which the NPU makes and CPU torch does not, draws randint(0, 2)" \
+        if rand else ""
+    inputs_fn = _RAND_INPUTS if rand else _PLAIN_INPUTS
     head = f'''"""NPUKernelBench task {t.name}, imported by `repair import npukernelbench`.
 
 Reference: validation/module.py's Model without its NPU-only imports. Inputs: validation/prepare_inputs.py
-(its get_inputs/get_init_inputs renamed _task_*, called with the case's test_cases.csv row). CASES: every row of
+(its get_inputs/get_init_inputs renamed _task_*, called with the case's test_cases.csv row{rand_note}). CASES: every row of
 validation/test_cases.csv; the compact tier is the {compact} smallest.
 TOLERANCE: {t.tolerance_source}.
 COMPARE: NPUKernelBench's check computes `out - out_new`, so an output of another dtype compares in the promoted
@@ -83,17 +92,43 @@ def _plain(v):
     return v.item() if type(v).__module__ == "numpy" and getattr(v, "ndim", None) == 0 else v
 
 
-def get_inputs(**case):
-    return [_plain(v) for v in _task_get_inputs(_row(case), device=None)]
-
-
-def get_init_inputs(**case):
+{inputs_fn}def get_init_inputs(**case):
     return [_plain(v) for v in _task_get_init_inputs(_row(case), device=None)]
 '''
     parts = [head, "# -- validation/module.py " + "-" * 72 + "\n\n" + t.reference]
     if t.inputs:
         parts.append("\n\n# -- validation/prepare_inputs.py " + "-" * 64 + "\n\n" + t.inputs.rstrip() + "\n")
     return "".join(parts) + tail
+
+
+_PLAIN_INPUTS = '''def get_inputs(**case):
+    return [_plain(v) for v in _task_get_inputs(_row(case), device=None)]
+
+
+'''
+_RAND_INPUTS = '''def _rand(torch, rand):
+    """torch.rand as on the NPU, which makes tensors of an integer dtype too (CPU torch refuses): there, randint(0, 2),
+    a uniform draw of that dtype's values in [0, 1]."""
+    def rand_any(*size, dtype=None, **kw):
+        if dtype is None or dtype.is_floating_point or dtype.is_complex:
+            return rand(*size, dtype=dtype, **kw)
+        shape = size[0] if len(size) == 1 and isinstance(size[0], (list, tuple)) else size
+        kw.pop("requires_grad", None)
+        return torch.randint(0, 2, tuple(shape), dtype=dtype, **kw)
+    return rand_any
+
+
+def get_inputs(**case):
+    import torch
+
+    rand, torch.rand = torch.rand, _rand(torch, torch.rand)
+    try:
+        return [_plain(v) for v in _task_get_inputs(_row(case), device=None)]
+    finally:
+        torch.rand = rand
+
+
+'''
 
 
 def import_tasks(tasks: list[Path], out: Path, *, candidate: Path | None = None, family: str | None = None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from repair.ascendc.candidate import AscendCCandidate
@@ -47,9 +48,21 @@ def missing_for(cand: AscendCCandidate) -> list[str]:
                    "source CANN's set_env.sh)")
     elif tool(needed) is None:
         out.append(f"CANN's {needed} (not on PATH nor in {home})")
-    if importlib.util.find_spec("torch_npu") is None:
+    if not torch_npu_importable():
         out.append("torch_npu (not importable)")
     return out
+
+
+def torch_npu_importable() -> bool:
+    """Whether the real torch_npu is there. A module without a spec in sys.modules is ascendc-cpu's stand-in
+    (emu/forward.py installs it for a candidate's model imported in this process), not torch_npu."""
+    mod = sys.modules.get("torch_npu")
+    if mod is not None and getattr(mod, "__spec__", None) is None:
+        return False
+    try:
+        return importlib.util.find_spec("torch_npu") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def require_backend(cand: AscendCCandidate, backend: str) -> None:

@@ -5,8 +5,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-RunStatus = Literal["repaired", "failed", "crashed"]
-FINISHED = ("repaired", "failed", "crashed")
+# unsupported: the near-miss uses what the backend cannot run (an AscendC API ascendc-cpu lacks): neither a repair
+# nor a failure of the worker, and no pass rate counts it
+RunStatus = Literal["repaired", "failed", "crashed", "unsupported"]
+FINISHED = ("repaired", "failed", "crashed", "unsupported")
 ENVIRONMENT_MISSING = "environment-missing"  # a run's stop reason that stops the campaign instead of being recorded
 
 

@@ -35,8 +35,9 @@ class Tally:
 
     def line(self) -> str:
         failed = self.status["failed"] + self.status["crashed"]
+        unjudged = f"  unsupported {self.status['unsupported']}" if self.status["unsupported"] else ""
         return (f"operators {self.ops_done}/{len(self.ops_total)}  repaired {self.status['repaired']}  "
-                f"failed {failed}  tokens {self.tokens:,}")
+                f"failed {failed}{unjudged}  tokens {self.tokens:,}")
 
 
 class ProgressBar:

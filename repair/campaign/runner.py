@@ -40,6 +40,7 @@ class CampaignSummary:
     operators: int
     executor: str
     jobs: int
+    unsupported: int = 0  # near-misses the backend cannot judge (not failures of the worker)
     tool_version: str = field(default_factory=tool_version)
 
     def as_dict(self) -> dict:
@@ -120,6 +121,7 @@ def run_campaign(config: CampaignConfig, specs: list[RunSpec], out_dir: Path, *,
     return CampaignSummary(
         out=str(out_dir), kind=config.kind, runs=len(specs), skipped=len(specs) - len(todo), ran=ran,
         repaired=tally.status["repaired"], failed=tally.status["failed"], crashed=tally.status["crashed"],
+        unsupported=tally.status["unsupported"],
         tokens=tally.tokens, wall_s=round(time.monotonic() - t0, 3), operators=len(tally.ops_total),
         executor=getattr(executor, "name", type(executor).__name__), jobs=getattr(executor, "jobs", 1),
     )

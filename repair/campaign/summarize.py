@@ -30,7 +30,8 @@ def summarize(key: str, run_dir: Path, out_dir: Path, *, full_shadow: bool = Fal
     elif end is None:
         status, reason = "crashed", "the run ended without an end event"
     else:
-        status, reason = ("repaired" if loop_status in REPAIRED else "failed"), loop_status
+        status = "repaired" if loop_status in REPAIRED else "unsupported" if loop_status == "unsupported" else "failed"
+        reason = loop_status
     record = run_dir / RECORD
     rows = _attempt_rows(events)
     return RunOutcome(

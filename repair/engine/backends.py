@@ -85,6 +85,11 @@ class Backend:
         """A few words for a problem whose code failed in the reference process on this backend's limits."""
         return None
 
+    def confirm_unsupported(self, candidate: str, message: str) -> bool:
+        """Whether the candidate really uses what its process said this backend lacks (read from its sources in
+        the engine, so no candidate can claim `unsupported` to dodge a failure); nothing is, by default."""
+        return False
+
 
 _FOUND: set[str] = set()  # modules found importable once (the engine checks before every evaluation)
 
@@ -298,6 +303,11 @@ class AscendCCPU(Backend):
         from repair.integrity import foreign_launch
 
         return EmulatedLoader(path, launch_scope=foreign_launch)
+
+    def confirm_unsupported(self, candidate: str, message: str) -> bool:
+        from repair.ascendc import confirm_unsupported
+
+        return confirm_unsupported(candidate, message)
 
 
 BACKENDS: dict[str, type[Backend]] = {b.name: b for b in (TritonCPU, Cuda, Npu, AscendCCPU)}

@@ -43,7 +43,7 @@ class CandidateRole(Role):
             if loader is not None:
                 loader.build()  # its toolchain (g++), before seccomp forbids new processes
         except BaseException as e:  # noqa: BLE001
-            return self._failed("building the candidate failed", e)
+            return self._failed("building the candidate failed", e, before_code=True)
         # a second Landlock layer on the first: what the build needed to write (the build cache) is not the
         # candidate's to write once its own code runs (a library's constructors run at load)
         if confine and writable and not self._confine(lambda: self._seal_build(cwd)):
@@ -94,11 +94,17 @@ class CandidateRole(Role):
                                                           "(REPAIR_CONFINE=off runs it unconfined)"})
             return False
 
-    def _failed(self, what: str, e: BaseException) -> bool:
+    def _failed(self, what: str, e: BaseException, *, before_code: bool = False) -> bool:
         """A candidate that cannot start: every case gets the status its failure says (a compile error is
-        `compile-error` with the compiler's message; a Python import's failure `error` with its traceback)."""
-        self.reply(failure_reply(e, f"{what}: "))
+        `compile-error` with the compiler's message, an API the backend lacks `unsupported`; a Python import's
+        failure `error` with its traceback)."""
+        self.reply(failure_reply(e, f"{what}: ", before_code=before_code))
         return False
+
+    def _notes(self) -> list[str]:
+        """What the backend noticed during the forward (ascendc-cpu's loader offers take_notes)."""
+        take = getattr(self.loader, "take_notes", None) if self.backend.emulated else None
+        return [str(n)[:500] for n in take()][:16] if callable(take) else []
 
     def op_run(self, header: dict) -> tuple:
         sink = header.pop("_sink", None)
@@ -141,7 +147,8 @@ class CandidateRole(Role):
             findings = [asdict(f) for f in found]
             log = guard.log() if hasattr(guard, "log") else None
         desc, parts = encode_parts(outs, keep_layout=False)
-        reply = {"status": "ok", "outputs": desc, "seconds": seconds, "findings": findings, "guard_log": log}
+        reply = {"status": "ok", "outputs": desc, "seconds": seconds, "findings": findings, "guard_log": log,
+                 "notes": self._notes()}
         if header.get("time"):  # after the checked forward, outside the guard: KernelBench's timing protocol
             reply.update(timed(model, inputs, self.backend, header["time"]))
         nbytes = payload_size(parts)

@@ -177,18 +177,25 @@ class _Session:
         base = {"case_id": case.case_id, "tier": case.tier, "params": case.params}
         if out.kind != "ok":
             status = "crash" if out.kind == "oom" else out.kind
-            limit = self.be.unsupported(out.message, self.candidate) if out.kind == "error" else None
+            message = out.message
+            if status == "unsupported" and not self.be.confirm_unsupported(self.candidate, message):
+                # the candidate's process said so, but the candidate's sources (read here) do not call that API
+                status, message = "compile-error", f"{message}\n(the candidate does not call that API: judged a " \
+                                                   "build failure)"
+            limit = self.be.unsupported(message, self.candidate) if out.kind == "error" else None
             if limit:
-                return CaseResult(**base, status="unsupported-on-interpreter", message=f"{limit}\n{out.message}")
-            hint = self.be.hint(out.message) if out.kind == "error" else None
-            return CaseResult(**base, status=status, message=f"{hint}\n{out.message}" if hint else out.message)
+                return CaseResult(**base, status="unsupported-on-interpreter", message=f"{limit}\n{message}")
+            hint = self.be.hint(message) if status == "error" else None
+            return CaseResult(**base, status=status, message=f"{hint}\n{message}" if hint else message)
         for f in out.header.get("findings", []):
             f = dict(f, phase="runtime")
             f["evidence"] = f"{f.get('evidence', '')} [case {case.case_id}]".strip()
             self.findings.append(IntegrityFinding(**f))
+        notes = out.header.get("notes")
+        notes = [str(n) for n in notes][:16] if isinstance(notes, list) else []
         return CaseResult(**base, **c, seconds=float(out.header["seconds"]), guard_log=out.header.get("guard_log"),
                           timing=case_timing(out.header, ran.ref, self.be.device, case.case_id) if ran.job.time
-                          else None)
+                          else None, notes=notes)
 
     def close(self, ok: bool = True) -> None:
         if self.proc is not None and not ok:

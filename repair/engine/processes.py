@@ -24,7 +24,7 @@ from repair.engine.child import ChildDied, ChildTimeout
 from repair.engine.confine.policy import confine_candidates
 from repair.engine.memfd import Shared, new_sink, seal
 from repair.engine.problem import CaseSpec, ProblemSpec, check_problem_file, spec_from_report
-from repair.engine.role import FAILED_STATUSES
+from repair.engine.role import FAILED_STATUSES, UNJUDGED
 from repair.engine.sandbox import fork_server
 from repair.engine.wire_errors import WireError
 from repair.errors import BadInput, EnvironmentMissing
@@ -212,7 +212,7 @@ def load_problem_spec(path: str | Path, *, backend: str | None = None, timeout_s
 class Outcome:
     """What one candidate run produced."""
 
-    kind: str  # ok | error | oom | timeout | crash | compile-error
+    kind: str  # ok | error | oom | timeout | crash | compile-error | unsupported
     message: str = ""
     header: dict = field(default_factory=dict)
     payload: bytearray | None = None
@@ -271,7 +271,7 @@ class CandidateProcess:
         if status == "oom":
             return Outcome("oom", f"out of memory (limit {self.mem_limit_mb} MB): {reply.get('error', '')}\n"
                                   f"{reply.get('traceback', '')}".strip())
-        if status in FAILED_STATUSES:  # crash, timeout, compile-error: as the candidate's role said (role.case_status)
+        if status in FAILED_STATUSES or status == UNJUDGED:  # as the candidate's role said (role.case_status)
             return Outcome(status, reply.get("traceback") or reply.get("error", ""))
         return Outcome("ok", header=reply, payload=payload)
 

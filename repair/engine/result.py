@@ -11,9 +11,12 @@ from repair.integrity import IntegrityVerdict
 
 EVAL_SCHEMA = "repair.eval/v1"
 
+# unsupported: the backend cannot run what the candidate uses (an AscendC API ascendc-cpu does not emulate): not a
+# failure of the candidate, a case this environment cannot judge.
 # unsupported-on-interpreter: the kernel uses a construct the Triton interpreter cannot run as a GPU would (the
 # message names it and the line); not the kernel's failure, and `repair eval` exits 3 for it
-CaseStatus = Literal["pass", "mismatch", "error", "crash", "timeout", "compile-error", "unsupported-on-interpreter"]
+CaseStatus = Literal["pass", "mismatch", "error", "crash", "timeout", "compile-error", "unsupported",
+                     "unsupported-on-interpreter"]
 Tier = Literal["compact", "full"]
 
 
@@ -30,6 +33,9 @@ CaseResult = create_model(
     seconds=(float, 0.0),  # candidate forward time for this case
     guard_log=(dict | None, None),  # the runtime guard's record of the forward (launches, kernels, aten ops, shapes)
     timing=(dict | None, None),  # the timed case's (device backends): repair.engine.timing.timing_record
+    # what the backend noticed while the case ran that the hardware does silently (ascendc-cpu: a DataCopy length
+    # rounded down to whole 32-byte blocks), for the user and the repair loop
+    notes=(list[str], Field(default_factory=list)),
 )
 
 
@@ -78,3 +84,10 @@ class EvalResult(BaseModel):
 
     def failing_cases(self) -> list[CaseResult]:
         return [c for c in self.cases if c.status != "pass"]
+
+    @property
+    def unsupported(self) -> bool:
+        """Some case could not be judged here and nothing else failed (no other case, no integrity finding): the
+        environment's verdict, not the candidate's (exit 3)."""
+        bad = self.failing_cases()
+        return bool(bad) and all(c.status == "unsupported" for c in bad) and self.integrity.verdict == "clean"

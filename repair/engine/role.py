@@ -64,19 +64,23 @@ def as_output_list(out) -> list:
 
 
 FAILED_STATUSES = ("error", "crash", "timeout", "compile-error", "unsupported-on-interpreter")
+UNJUDGED = "unsupported"  # a build the backend cannot make of what the candidate uses (not the candidate's failure)
 
 
-def case_status(e: BaseException) -> str | None:
+def case_status(e: BaseException, *, before_code: bool = False) -> str | None:
     """The case status an exception says it means (ascendc-cpu's faults and compile errors carry one); only a
-    failure's status is taken, so nothing a candidate raises can claim a pass."""
+    failure's status is taken, so nothing a candidate raises can claim a pass. `unsupported` is taken only from a
+    step before any of the candidate's code ran (`before_code`: its build), and the engine checks it again."""
     status = getattr(e, "case_status", None)
+    if status == UNJUDGED and before_code:
+        return status
     return status if status in FAILED_STATUSES else None
 
 
-def failure_reply(e: BaseException, what: str = "") -> dict:
+def failure_reply(e: BaseException, what: str = "", *, before_code: bool = False) -> dict:
     """The reply for a failure: the status it says it means with its message (a compile error, an emulated fault),
     else `oom` or `error` with its traceback."""
-    status = case_status(e)
+    status = case_status(e, before_code=before_code)
     if status is not None:
         return {"status": status, "error": str(e)[:4000]}
     return {"status": "oom" if is_oom(e) else "error", "error": f"{what}{type(e).__name__}: {e}"[:500],

@@ -31,7 +31,26 @@ def _detail(c: CaseResult) -> str:
         first = f" first {c.first_mismatch}" if c.first_mismatch is not None else ""
         return f"{d.symptom}{where}{first}"
     lines = [ln for ln in c.message.strip().splitlines() if ln.strip()]
+    if c.status in ("compile-error", "unsupported"):  # the line that says why (the whole message follows the table)
+        lines = lines[:1] if c.status == "unsupported" else [ln for ln in lines if "error" in ln][:1] or lines[:1]
     return lines[-1] if c.status == "error" and lines else (lines[0] if lines else "")
+
+
+def _messages(r: EvalResult) -> list[str]:
+    """Each distinct failure message of more than one line (a row shows one line whole) and each emulator note,
+    in full, wrapped, with the cases that gave it."""
+    seen: dict[str, list[str]] = {}
+    for c in r.cases:
+        text = c.message.strip()
+        texts = [text] if c.status not in ("pass", "mismatch") and "\n" in text else []
+        for t in [*texts, *(f"note: {n}" for n in c.notes)]:
+            seen.setdefault(t, []).append(c.case_id)
+    out = []
+    for text, cases in seen.items():
+        head = f"{cases[0]}" if len(cases) == 1 else f"{cases[0]}..{cases[-1]} ({len(cases)} cases)"
+        first, *rest = text.splitlines()
+        out += _wrap(f"[{head}] {first}", 0) + [ln for line in rest for ln in _wrap(line, 4)]
+    return out
 
 
 def _confinement(r: EvalResult) -> str:
@@ -92,6 +111,7 @@ def render_table(r: EvalResult) -> str:
         lines.append("diagnosis:")
         for case_id, note in notes:
             lines += textwrap.wrap(f"{case_id}: {note}", WIDTH, initial_indent="  ", subsequent_indent="      ")
+    lines.extend(_messages(r))
     tiers = "  ".join(f"{t} {s.passed}/{s.total}" for t, s in r.summary.items())
     match = "" if r.match is None else f"  match {r.match:.3f}"
     integ = r.integrity.verdict
@@ -103,7 +123,7 @@ def render_table(r: EvalResult) -> str:
     if r.load_error:  # where, as `repair check` says it (file:line)
         lines += _wrap(f"does not load: {r.load_error}", 0)
         integ = "not scanned (the candidate does not load)"
-    verdict = f"{tiers}{match}  integrity {integ}  {'PASS' if r.passed else 'FAIL'}"
+    verdict = f"{tiers}{match}  integrity {integ}  {'PASS' if r.passed else 'UNSUPPORTED' if r.unsupported else 'FAIL'}"
     timing = (f"[{r.wall_seconds:.2f}s wall, {r.kernel_seconds:.2f}s in forwards, "
               f"{_confinement(r)}{', emulated' if r.emulated else ''}]")
     lines += [f"{verdict}  {timing}"] if len(verdict) + 2 + len(timing) <= WIDTH else [verdict, timing]
@@ -116,7 +136,7 @@ def render_summary(results: list[EvalResult]) -> str:
     for r in results:
         tiers = [f"{r.summary[t].passed}/{r.summary[t].total}" if t in r.summary else "-" for t in ("compact", "full")]
         rows.append((r.candidate_path, *tiers, "-" if r.match is None else f"{r.match:.3f}", r.integrity.verdict,
-                     "PASS" if r.passed else "FAIL"))
+                     "PASS" if r.passed else "UNSUPPORTED" if r.unsupported else "FAIL"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     emulated = " (emulated)" if any(r.emulated for r in results) else ""

@@ -60,7 +60,9 @@ class AttemptLog:
 
 @dataclass
 class RunOutcome:
-    status: str  # repaired, already-passing, attempts, turns, tokens, wall_s, worker-exhausted, worker-failed
+    # repaired, already-passing, attempts, turns, tokens, wall_s, worker-exhausted, worker-failed, unsupported (the
+    # backend cannot run what the near-miss uses: nothing here can judge a repair of it)
+    status: str
     source: Checkpoint
     best: Checkpoint
     attempts: list[AttemptLog]
@@ -81,7 +83,7 @@ class RunOutcome:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.repaired else 1
+        return 0 if self.repaired else 3 if self.status == "unsupported" else 1
 
 
 def run_repair(config: RunConfig, worker: Worker, retriever: Retriever, judge: Judge, *,
@@ -148,6 +150,9 @@ class _Run:
                             symptom=forensics.symptom(self.source.compact, self.source.full))
         if self.accepted(self.source):
             return "already-passing"
+        if self.source.compact.unsupported:  # the environment cannot judge it: no worker is asked, nothing is failed
+            self.why = _unsupported_why(self.source.compact)
+            return "unsupported"
         while True:
             self.budget.check()
             patterns, free = self.retrieve()
@@ -226,6 +231,9 @@ class _Run:
                                           rules=_rules(gate.findings), **log))
         self.budget.check_wall()
         checkpoint = self.judge_candidate(n, text, path)
+        if checkpoint.compact.unsupported:  # the attempt reached for an API the backend lacks: not judged, not kept
+            self.trajectory.log("unsupported", attempt=n, why=_unsupported_why(checkpoint.compact))
+            return self.settle(AttemptLog(outcome="unsupported", verdict="clean", **log))
         log["score"] = checkpoint.score
         runtime = _runtime_findings(checkpoint)
         if runtime:
@@ -312,6 +320,11 @@ class _Run:
             started_at=self.started_at, finished_at=self.finished_at, retrieval=self.retriever.source, why=self.why,
             out=self.config.out, language=self.form.language,
         )
+
+
+def _unsupported_why(result: EvalResult) -> str:
+    case = next(c for c in result.cases if c.status == "unsupported")
+    return (case.message.strip().splitlines() or ["unsupported"])[0]
 
 
 def _rules(findings: list[IntegrityFinding]) -> tuple[str, ...]:

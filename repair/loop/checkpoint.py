@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from repair.engine import EvalResult
 
-_BROKEN = ("error", "crash", "timeout", "compile-error", "unsupported-on-interpreter")
+_BROKEN = ("error", "crash", "timeout", "compile-error", "unsupported", "unsupported-on-interpreter")
 
 
 @dataclass(frozen=True, order=True)

@@ -46,8 +46,10 @@ def _case_line(c: CaseResult) -> str:
     if c.diagnostics is not None and c.diagnostics.symptom != "none":
         parts.append(f"symptom={c.diagnostics.symptom} location={c.diagnostics.location}")
         parts.extend(c.diagnostics.notes[:3])
+    parts.extend(f"note: {n}" for n in c.notes[:3])
     if c.message:
-        parts.append("message: " + c.message.strip().splitlines()[-1][:300])
+        lines = c.message.strip().splitlines()
+        parts.append("message: " + (lines[0] if c.status == "unsupported" else lines[-1])[:300])
     return " ".join(parts)
 
 
@@ -79,7 +81,7 @@ def symptom(compact: EvalResult, full: EvalResult | None = None) -> dict:
     first = failing[0]
     label = labels.most_common(1)[0][0] if labels else first.status
     located = [c.diagnostics.location for c in failing if c.diagnostics and c.diagnostics.location != "none"]
-    notes = [n for c in failing if c.diagnostics for n in c.diagnostics.notes]
+    notes = [n for c in failing for n in c.notes] + [n for c in failing if c.diagnostics for n in c.diagnostics.notes]
     return {
         "label": label,
         "location": located[0] if located else "none",

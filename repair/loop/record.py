@@ -33,9 +33,10 @@ RECORD = "record.json"
 def run_and_record(config: RunConfig, worker: LoopWorker, retriever: Retriever, judge: Judge, *,
                    backend: str) -> RunOutcome:
     """run_repair, then the run's record on the outcome and, with config.out, in record.json beside final.py and
-    trajectory.jsonl; a run that ended before its near-miss was evaluated has none."""
+    trajectory.jsonl; a run that ended before its near-miss was evaluated has none, nor one whose near-miss the
+    backend cannot judge (`unsupported`: there is no repair to learn from)."""
     outcome = run_repair(config, worker, retriever, judge)
-    if outcome.source is not None:
+    if outcome.source is not None and outcome.status != "unsupported":
         outcome.record = build_record(outcome, worker.info, backend=backend, rules_off=judge.rules_off,
                                       policy=getattr(judge, "policy", "strict"), speed=config.speed,
                                       problem_name=config.problem.name, candidate_name=config.candidate.name)

@@ -6,7 +6,7 @@ from repair.report.metrics import CampaignMetrics, Rate
 from repair.report.pairing import Comparison, near_miss_note
 from repair.report.speed import speed_section
 
-MARKS = {"repaired": "✓", "failed": "✗", "crashed": "!", "running": "…", "pending": "·"}
+MARKS = {"repaired": "✓", "failed": "✗", "crashed": "!", "unsupported": "~", "running": "…", "pending": "·"}
 
 CAMPAIGN_HEAD = ["campaign", "kind", "worker", "ablations", "runs", "tasks recovered [95% CI]", "Pass@1 [95% CI]",
                  "Pass@K [95% CI]", "how runs ended"]

@@ -37,7 +37,7 @@ class Unit(BaseModel):
     key: str
     operator_id: str
     label: str  # candidate stem or trial-N
-    status: str  # repaired, failed, crashed, pending, running
+    status: str  # repaired, failed, crashed, unsupported, pending, running
     tokens: int = 0  # prompt + completion tokens of the run
     generation_tokens: int | None = None  # debug: what generating the near-miss cost, when the manifest said
     integrity: str | None = None  # worst finding level over its attempts (cheat, policy, note, clean); None unfinished
@@ -46,6 +46,11 @@ class Unit(BaseModel):
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    @property
+    def judged(self) -> bool:
+        """Finished with a verdict on the worker (an `unsupported` near-miss has none)."""
+        return self.finished and self.status != "unsupported"
 
 
 class Task(BaseModel):
@@ -78,6 +83,7 @@ class CampaignMetrics(BaseModel):
     finished: int
     repaired: int
     crashed: int
+    unsupported: int = 0  # runs whose near-miss the backend cannot judge: in no rate
     pass_at_1: Rate
     pass_at_k: Rate | None = None  # regenerate: Pass@K with K = trials
     task_rate: Rate  # tasks recovered under TASK_RULES[kind], of the tasks decided
@@ -163,6 +169,7 @@ def load_campaign(path: Path) -> CampaignMetrics:
         cohort_sha256=config.manifest_sha256 if config.manifest else None,
         operators=len({r.operator_id for r in rows}), runs=len(rows), finished=len(finished),
         repaired=len(successes), crashed=sum(o.status == "crashed" for o in finished),
+        unsupported=sum(o.status == "unsupported" for o in finished),
         pass_at_1=p1, pass_at_k=pk, task_rate=Rate.of(sum(t.recovered for t in decided), len(decided)),
         tokens=tokens, uncached_tokens=uncached,
         tokens_per_success=per_success(tokens), uncached_tokens_per_success=per_success(uncached),
@@ -218,7 +225,7 @@ def task_outcomes(kind: str, trials: int, units: list[Unit]) -> list[Task]:
     for op in sorted(per_op):
         mine = sorted(per_op[op], key=lambda u: natural_key(u.label))
         if kind == "regenerate":
-            done = [u for u in mine if u.finished]
+            done = [u for u in mine if u.judged]
             recovered = any(u.status == "repaired" for u in done) if len(done) >= trials else None
             first = next((i for i, u in enumerate(mine) if u.status == "repaired"), len(mine) - 1)
             tasks.append(Task(operator_id=op, decided_by=[u.label for u in mine], recovered=recovered,
@@ -226,7 +233,7 @@ def task_outcomes(kind: str, trials: int, units: list[Unit]) -> list[Task]:
         else:
             head = mine[0]
             tasks.append(Task(operator_id=op, decided_by=[head.label],
-                              recovered=head.status == "repaired" if head.finished else None,
+                              recovered=head.status == "repaired" if head.judged else None,
                               tokens=head.tokens, generation_tokens=head.generation_tokens, set_aside=len(mine) - 1))
     return tasks
 
@@ -237,7 +244,7 @@ def natural_key(label: str) -> list:
 
 
 def _pass_rates(kind: str, trials: int, units: list[Unit]) -> tuple[Rate, Rate | None]:
-    done = [u for u in units if u.finished]
+    done = [u for u in units if u.judged]
     wins = sum(u.status == "repaired" for u in done)
     if kind != "regenerate":
         return Rate.of(wins, len(done)), None

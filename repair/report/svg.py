@@ -7,7 +7,7 @@ from html import escape
 from repair.report.build import Report, outcome_rows
 from repair.report.metrics import CampaignMetrics
 
-COLORS = {"repaired": "#2e7d32", "failed": "#c62828", "crashed": "#6a1b9a", "running": "#f9a825", "pending": "#bdbdbd"}
+COLORS = {"repaired": "#2e7d32", "failed": "#c62828", "crashed": "#6a1b9a", "unsupported": "#78909c", "running": "#f9a825", "pending": "#bdbdbd"}
 SERIES = ["#1565c0", "#ef6c00", "#78909c"]
 PALETTE = ["#1565c0", "#ef6c00", "#2e7d32", "#6a1b9a", "#00838f", "#ad1457"]  # one per campaign in the cost curve
 ONLY = ["#f57c00", "#00838f"]  # the first campaign alone recovered the task; the other one alone did

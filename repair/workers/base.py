@@ -84,6 +84,7 @@ class CaseView:
     max_abs_err: float | None = None
     first_mismatch: tuple[int, ...] | None = None
     message: str = ""  # the failure's message (an emulator's fault, a compile error), at most 2000 characters
+    notes: tuple[str, ...] = ()  # what the emulator noticed (a DataCopy's partial block dropped), at most 16
 
     @classmethod
     def of(cls, case) -> "CaseView":
@@ -93,7 +94,7 @@ class CaseView:
                    diag.symptom if diag is not None else "none", diag.location if diag is not None else "none",
                    case.nan_count or 0, case.inf_count or 0, case.mismatch_frac, case.max_abs_err,
                    tuple(case.first_mismatch) if case.first_mismatch is not None else None,
-                   (case.message or "")[:2000])
+                   (case.message or "")[:2000], tuple(getattr(case, "notes", None) or ())[:16])
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ INCLUDE = Path(__file__).resolve().parent / "include"
 LAUNCHER = "ascendc-cpu launcher"
 _LAUNCH = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^<>;(){}]*>)?)\s*<<<([^;{}]*?)>>>\s*\(\s*(\)?)")
 _TILING_INCLUDE = re.compile(r'#\s*include\s*"([\w.-]+\.h)"')
+_OP_API = re.compile(r'#\s*include\s*[<"](?:opdev|aclnn|level0)/')
+_TILING_DEF = re.compile(r"\b(BEGIN_TILING_DATA_DEF|REGISTER_TILING_DATA_CLASS)\b")
 # a failure of the compiler or the machine, not of the candidate: not cached (the next evaluation tries again)
 _UNSURE = re.compile(r"internal compiler error|out of memory|memory exhausted|took longer than|Killed signal")
 
@@ -38,6 +40,22 @@ class CompileError(RepairError):
     """g++ could not build the candidate: every case is a `compile-error` with the compiler's message."""
 
     case_status = "compile-error"
+
+
+class UnsupportedApi(CompileError):
+    """The candidate calls an AscendC API (or a form of one) the emulation lacks: every case is `unsupported`, which
+    this environment cannot judge (exit 3), not `compile-error`; the message names the API and the line first."""
+
+    case_status = "unsupported"
+
+
+def compile_failure(message: str) -> CompileError:
+    """The error a build's compiler message means: UnsupportedApi when it names an API repair.ascendc.emu.api lists
+    as not emulated (or a form of a partial one), else CompileError."""
+    from repair.ascendc.emu.api import unsupported_in
+
+    found = unsupported_in(message)
+    return UnsupportedApi(f"{found.message()}\n{message}") if found else CompileError(message)
 
 
 @dataclass(frozen=True)
@@ -67,7 +85,10 @@ def plan_emu_build(cand: AscendCCandidate, *, launch_fn: str | None = None) -> E
             text = _launches(src.text) if src.role in ("kernel", "launch") else src.text
             files[dest] = f'#line {src.first_line} "{_c_string(src.label())}"\n{text}'
     kernels = [d for s in cand.of("kernel") for d in _destinations(cand, s) if not d.endswith((".h", ".hpp", ".hh"))]
-    tiling = [] if direct else [d for s in cand.of("host_tiling") for d in _destinations(cand, s)[:1]]
+    # the kernel sees the tiling structs only, as msopgen's kernel build does: a host header of helpers (non-inline
+    # functions the host unit defines too) stays out of it
+    tiling = [] if direct else [d for s in cand.of("host_tiling") if _TILING_DEF.search(s.text)
+                                for d in _destinations(cand, s)[:1]]
     entry = launch_fn if direct else cand.kernel
     if entry is None:
         raise ValueError("a direct launch's build needs the host function its binding calls")
@@ -108,7 +129,9 @@ def plan_emu_build(cand: AscendCCandidate, *, launch_fn: str | None = None) -> E
             files[f"ascendc_emu_kernel_{i}.cpp"] = text
             units.append(f"ascendc_emu_kernel_{i}.cpp")
     if not direct:
-        hosts = [d for s in cand.of("host_operator") for d in _destinations(cand, s)
+        # the aclnn op-API layer (op_host/*_l0.cpp on CANN's opdev headers) is another library on the NPU, not the
+        # OpDef and tiling the emulation runs: left out
+        hosts = [d for s in cand.of("host_operator") if not _OP_API.search(s.text) for d in _destinations(cand, s)
                  if not d.endswith((".h", ".hpp", ".hh"))]
         files["ascendc_emu_host.cpp"] = "".join(['#include "ascendc_emu/host_unit.h"\n',
                                                  *[f'#include "{h}"\n' for h in hosts]])
@@ -289,7 +312,7 @@ def build_library(build: EmuBuild, *, timeout_s: float = 300.0) -> Path:
     hit = cache.lookup(build.key)
     if hit is not None:
         if (hit / "error.txt").is_file():
-            raise CompileError((hit / "error.txt").read_text(encoding="utf-8"))
+            raise compile_failure((hit / "error.txt").read_text(encoding="utf-8"))
         return hit / "lib.so"
     work = cache.staging("build")  # beneath the cache's tmp/: a build killed with its process is removed later
     try:
@@ -326,7 +349,7 @@ def _build(build: EmuBuild, work: Path, timeout_s: float) -> Path:
         message = _message(failed[1], src)
         if failed[0] > 0 and not _UNSURE.search(message):  # the candidate's own error: cached
             _publish_error(build, entry, message)
-        raise CompileError(message)
+        raise compile_failure(message)
     if build.variants:  # lib.so: the first variant's library, for what opens the build before a call picks one
         os.link(entry / build.library_name(0), entry / "lib.so")
     size = sum(p.stat().st_size for p in entry.iterdir())

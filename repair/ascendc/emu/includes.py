@@ -5,13 +5,17 @@ g++ reads whatever an `#include` names: `#include "/etc/shadow"` puts root's has
 a header outside the tree changes without changing the cache key. So before anything is compiled every source is
 read as the preprocessor reads it (continued lines joined, comments gone) and these are refused, naming the file
 and line: an `#include`, `#include_next`, `#import` or `#embed` whose name is absolute or has a `..` component,
-or is computed from a macro (it could be either); the same in `__has_include`; `#pragma GCC dependency` and
+or is computed from a macro (it could be either), except a quoted `#include "../x.h"` naming, from the including
+file's own directory, another of the candidate's files (g++ looks there first, in the file's real directory whatever
+its `#line` says, and the build writes every one of them: it never reaches an include directory; GeGluV2's answer
+includes its base header so); the same in `__has_include`; `#pragma GCC dependency` and
 `pch_preprocess` (they open a named file too); and the assembler's `.incbin`/`.include` in inline asm. What is
 left can only name a file beneath the include directories the build passes (the candidate's own files, the
 emulation's headers) or the compiler's system directories.
 """
 from __future__ import annotations
 
+import posixpath
 import re
 
 _DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*(include_next|include|import|embed)\b[ \t]*(.*)$")
@@ -28,7 +32,7 @@ def refused_includes(files: dict[str, str]) -> list[str]:
         for line, logical in _logical_lines(text):
             m = _DIRECTIVE.match(logical)
             if m:
-                out += [f"{_where(name, text, line)}: {why}" for why in _check(m.group(1), m.group(2))]
+                out += [f"{_where(name, text, line)}: {why}" for why in _check(m.group(1), m.group(2), name, files)]
             for h in _HAS_INCLUDE.finditer(logical):
                 lit = _LITERAL.match(h.group(1))
                 why = "a computed name" if lit is None else _path_problem(lit.group(1) or lit.group(2))
@@ -41,12 +45,22 @@ def refused_includes(files: dict[str, str]) -> list[str]:
     return out
 
 
-def _check(kind: str, rest: str) -> list[str]:
+def _check(kind: str, rest: str, name: str, files: dict[str, str]) -> list[str]:
     lit = _LITERAL.match(rest)
     if lit is None:
         return [f"#{kind} {rest.strip()[:60]}: a computed name (write the header's name in quotes)"]
+    if kind in ("include", "import") and lit.group(1) is not None and _own_file(name, lit.group(1), files):
+        return []
     why = _path_problem(lit.group(1) if lit.group(1) is not None else lit.group(2))
     return [f"#{kind} {lit.group(0)}: {why}"] if why else []
+
+
+def _own_file(name: str, path: str, files: dict[str, str]) -> bool:
+    """`path`, from the directory of the build's file `name`, is another file of the build, within its tree."""
+    if path.startswith(("/", "\\")) or "\\" in path or "\0" in path or not path.strip():
+        return False
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(name), path))
+    return not target.startswith("../") and target != ".." and target in files
 
 
 def _path_problem(path: str) -> str | None:

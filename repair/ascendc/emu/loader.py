@@ -73,6 +73,11 @@ class EmulatedLoader:
             self.op.fault = None
         return fault
 
+    def take_notes(self) -> list[str]:
+        """What the emulation noticed during the kernels run since the last call (a case's forward: the candidate
+        process reports them beside the case's numbers)."""
+        return self.op.take_notes() if self.op is not None else []
+
 
 def emulate(path: str | Path, *, launch_scope: Callable | None = None) -> type:
     """ModelNew for an AscendC candidate, built and loaded in this process (tests and benches; the engine runs the

@@ -80,6 +80,7 @@ class _Tiling(ctypes.Structure):
 
 
 _TILING_CAPACITY = 64 * 1024
+_NO_WORKSPACE = 4096  # bytes of the workspace a launch gets when its tiling asks for none
 _ATTR_KINDS = {"float": 0, "int": 1, "bool": 2, "str": 3, "list_int": 4}
 
 
@@ -91,6 +92,7 @@ class Library:
         lib.ascendc_emu_configure.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64]
         lib.ascendc_emu_gm_add.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_char_p]
         lib.ascendc_emu_error.restype = ctypes.c_char_p
+        lib.ascendc_emu_notes.restype = ctypes.c_char_p
         lib.ascendc_emu_entry.argtypes = [ctypes.POINTER(_Arg), ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64]
         lib.ascendc_emu_configure(*platform_config())
         lib.ascendc_emu_set_auto_sync(int(auto_sync()))
@@ -106,6 +108,15 @@ class Library:
     def error(self) -> str:
         return self.lib.ascendc_emu_error().decode("utf-8", "replace")
 
+    def notes(self) -> list[str]:
+        """What the last launch noticed that the NPU does silently (a DataCopy length rounded down, ...)."""
+        return [n for n in self.lib.ascendc_emu_notes().decode("utf-8", "replace").splitlines() if n]
+
+
+def npu_allocation(nbytes: int) -> int:
+    """The bytes torch_npu's caching allocator reserves for a tensor of `nbytes`: 32 more, in 512-byte blocks."""
+    return (nbytes + 32 + 511) // 512 * 512
+
 
 class Arena:
     """The GM of one launch: each tensor in a buffer of its own between two poisoned guard regions."""
@@ -115,6 +126,7 @@ class Arena:
         self._views: dict[int, int] = {}  # id of a tensor living in a buffer -> its region
         self._inputs: list[tuple[Any, Any]] = []  # (caller's tensor, its GM copy)
         self._keep: list = []
+        self._data: dict[int, int] = {}  # region -> its tensor's own bytes, where the region holds more
 
     def _buffer(self, nbytes: int):
         import torch
@@ -132,9 +144,10 @@ class Arena:
         for s in shape:
             numel *= s
         nbytes = numel * torch.empty((), dtype=dtype).element_size()
-        # the NPU's allocator hands out whole 32-byte blocks (and more): a write into the rest of the output's last
-        # block lands in its own allocation, harmlessly, so the region holds it; it never reaches the output
-        padded = (nbytes + 31) // 32 * 32
+        # torch_npu's caching allocator hands out 32 bytes more than asked, rounded up to 512-byte blocks: a write
+        # into the rest of the output's allocation lands there harmlessly, so the region holds it; it never reaches
+        # the output (a kernel writing a whole 32-byte block for its last element is correct on the NPU)
+        padded = npu_allocation(nbytes)
         buf = self._buffer(padded)
         buf[GUARD + nbytes:GUARD + padded] = POISON
         view = buf[GUARD:GUARD + nbytes].view(dtype).view(shape)
@@ -145,6 +158,7 @@ class Arena:
         else:
             view.fill_(torch.iinfo(dtype).max if dtype != torch.bool else True)
         self._views[id(view)] = len(self.regions)
+        self._data[len(self.regions)] = nbytes
         self.regions.append((buf, padded, ""))
         self._keep.append(view)
         return view
@@ -193,13 +207,14 @@ class Arena:
         """A write that landed in a guard region: a crash, naming the tensor and how far outside it."""
         import torch
 
-        for buf, nbytes, name in self.regions:
+        for k, (buf, nbytes, name) in enumerate(self.regions):
+            own = self._data.get(k, nbytes)
             for lo, hi, side in ((0, GUARD, "before the start"), (GUARD + nbytes, 2 * GUARD + nbytes, "past the end")):
                 bad = torch.nonzero(buf[lo:hi] != POISON)
                 if len(bad):
-                    at = int(bad[0]) if side == "past the end" else GUARD - int(bad[-1])
+                    at = int(bad[0]) + nbytes - own if side == "past the end" else GUARD - int(bad[-1])
                     raise KernelFault("crash", f"ascendc-cpu: the kernel wrote GM {at} bytes {side} of {name} "
-                                               f"({nbytes} bytes), into the poisoned guard region around it; on the "
+                                               f"({own} bytes), into the poisoned guard region around it; on the "
                                                "NPU this corrupts another tensor or faults")
 
     def copy_back_inputs(self) -> None:
@@ -231,6 +246,7 @@ class EmulatedOp:
         self.variants = variants or []
         self._opened: dict[int, Library] = {}
         self.launch_scope = launch_scope or (lambda name, args: contextlib.nullcontext())
+        self.notes: list[str] = []  # the launches' notes since the last take_notes()
         self.fault: BaseException | None = None  # the first fault of this process's kernels (sticky: see loader)
         if binding.kind == "aclnn" and lib.opdef is None:
             raise MappingError(f"{binding.cand.of('binding')[0].label()}: no OP_ADD registered an operator in the "
@@ -261,6 +277,7 @@ class EmulatedOp:
             arena.register(self.lib.lib)
             with self.launch_scope(self.kernel, arena.buffers()):  # what runs here is the kernel's, not torch's
                 rc = self.lib.lib.ascendc_emu_entry(*entry)
+                self.notes.extend(n for n in self.lib.notes() if n not in self.notes)
                 if rc:
                     raise KernelFault(_STATUS.get(rc, "error"), f"ascendc-cpu: {self.lib.error()}")
                 arena.check_guards()
@@ -272,6 +289,10 @@ class EmulatedOp:
             returns = plan.unit.node_text(plan.func.node.child_by_field_name("type") or plan.func.node)
             return tuple(out) if "tuple" in returns.split("(")[0] else list(out)
         return out
+
+    def take_notes(self) -> list[str]:
+        notes, self.notes = self.notes, []
+        return notes
 
     def _variant(self, values: list) -> Library:
         """The library built for the OpDef column that takes these inputs' and outputs' dtypes (msopgen's binary
@@ -307,7 +328,9 @@ class EmulatedOp:
         args = [arena.address(t, f"input {d['name']}") if _is_tensor(t) else None
                 for t, d in zip(ins, opdef["inputs"])]
         args += [arena.address(t, f"output {d['name']}") for t, d in zip(outs, opdef["outputs"])]
-        workspace = arena.raw(int(tiling.workspace), "workspace") if tiling.workspace else None
+        # the NPU's framework passes a workspace even where the tiling asks for none (the system workspace starts it:
+        # GetSysWorkSpacePtr is never null there); a small one stands for it
+        workspace = arena.raw(int(tiling.workspace) or _NO_WORKSPACE, "workspace")
         args += [workspace, arena.raw(bytes(self._tiling_bytes[:tiling.tiling_size]), "tiling")]
         if self.lib.arity != len(args):
             raise MappingError(f"kernel entry {self.kernel} takes {self.lib.arity} parameters; the OpDef's {n_in} "
@@ -317,7 +340,9 @@ class EmulatedOp:
     def _tiling(self, ins: list, attrs: list, outs: list) -> _Tiling:
         def desc(t) -> _TensorDesc:
             d = _TensorDesc()
-            if _is_tensor(t):
+            if not _is_tensor(t):
+                d.ndim = -1  # an input the call leaves out (an undefined at::Tensor()): the host sees nullptr
+            else:
                 if t.dim() > 8:
                     raise MappingError(f"a tensor of {t.dim()} dimensions (the tiling context takes 8)")
                 d.dtype, d.ndim = _GE.get(str(t.dtype).replace("torch.", ""), 28), t.dim()

@@ -44,13 +44,17 @@ def test_each_fault_gets_its_status_within_the_timeout_and_the_engine_goes_on():
     emulate(FAULTS.resolve() / "faulty_add.json")  # built ahead (a cold build may take longer than a case)
     r = evaluate(FAULTS / "problem.py", FAULTS / "faulty_add.json", backend="ascendc-cpu", seed=1, timeout_s=4)
     status = {c.params["mode"]: (c.status, c.message) for c in r.cases}
-    want = {0: ("pass", ""), 1: ("error", "UB overflow"), 2: ("error", "multiple of 32 bytes"),
-            3: ("crash", "writes bytes [32, 4032) of GM tensor z"), 4: ("crash", "8 bytes past the end of z"),
+    want = {0: ("pass", ""), 1: ("error", "past the end of the unified buffer"), 2: ("mismatch", ""),
+            3: ("crash", "writes bytes [800, 4800) of GM tensor z"), 4: ("crash", "1200 bytes past the end of z"),
             5: ("timeout", "DeQue of an empty queue"), 6: ("timeout", "within 4s"), 7: ("pass", ""),
             8: ("crash", "SIGSEGV")}
     for mode, (st, words) in want.items():
         assert status[mode][0] == st and words in status[mode][1], (mode, status[mode])
-    assert "faulty_add.json#kernel/faulty_add_kernel.cpp:" in status[2][1]  # the candidate's own file and line
+    assert "faulty_add.json#kernel/faulty_add_kernel.cpp:" in status[1][1]  # the candidate's own file and line
+    # 2: as the NPU, no error: the last partial 32-byte block is not copied, and the case's note says so
+    notes = next(c.notes for c in r.cases if c.params["mode"] == 2)
+    assert len(notes) == 1 and "DataCopy of 4004 bytes copies 4000" in notes[0] and "faulty_add_kernel.cpp:" in notes[0]
+    assert "note: DataCopy of 4004 bytes" in render_table(r)
     # one hang ran to the deadline; the deadlock was found at once (its message names the empty queue, not 4 s)
     assert [m for m, (st, _) in status.items() if st == "timeout" and "within 4s" in _] == [6]
     again = evaluate(FAULTS / "problem.py", FAULTS / "faulty_add.json", backend="ascendc-cpu", seed=2, tier="compact")
@@ -73,6 +77,21 @@ def test_a_compile_error_is_every_case_with_the_compilers_message(tmp_path):
     with pytest.MonkeyPatch.context() as mp, pytest.raises(CompileError):  # cached: the answer without compiling again
         mp.setattr(build, "run", no_compiler)  # every compile and link goes through it
         emulate(broken.resolve())
+
+
+def test_an_api_the_emulation_lacks_is_unsupported_not_a_compile_error(tmp_path):
+    sorted_ = variant(ADD / "correct.json", tmp_path, ("Add(zLocal, xLocal, yLocal, count);",
+                                                       "Add(zLocal, xLocal, yLocal, count); Sort32(zLocal, xLocal, yLocal, count);"))
+    r = evaluate(ADD / "problem.py", sorted_, backend="ascendc-cpu", seed=1, tier="compact")
+    assert {c.status for c in r.cases} == {"unsupported"} and r.unsupported and not r.passed
+    first = r.cases[0].message.splitlines()[0]
+    assert first.startswith("ascendc-cpu does not emulate AscendC's Sort32 (") and \
+        "correct.json#kernel/add_custom_kernel.cpp:" in first  # the API and the candidate's line
+    table = render_table(r)
+    assert "UNSUPPORTED" in table and "'Sort32' was not declared in this scope" in table  # the message in full
+    out = CliRunner().invoke(cli, ["eval", "--backend", "ascendc-cpu", "--tier", "compact", "--seed", "1",
+                                   str(ADD / "problem.py"), str(sorted_)])
+    assert out.exit_code == 3, out.output  # the environment cannot judge it
 
 
 def test_the_binding_is_read_for_each_name_it_binds():
@@ -119,3 +138,16 @@ def test_cli_eval_on_ascendc_cpu_exits_by_the_verdict():
                              env={"REPAIR_BACKEND": "triton-cpu"})
     assert bad.exit_code == 1 and "1 of 2 candidates passed (emulated)" in bad.output
     assert "backend ascendc-cpu (emulated: not the hardware)" in bad.output
+
+
+def test_a_binding_builds_its_output_shape_in_a_loop_of_push_backs_and_compound_assignments(tmp_path):
+    looped = variant(SUITE / "cast" / "correct.json", tmp_path, (
+        "at::Tensor y = at::empty(x.sizes(), x.options().dtype(at::kHalf));",
+        "std::vector<int64_t> shape;\n    for (int64_t i = 0; i < x.dim(); i++) {\n"
+        "        shape.push_back(x.size(i));\n    }\n    shape[x.dim() - 1] *= 6;\n    shape[x.dim() - 1] /= 3;\n"
+        "    shape[x.dim() - 1] /= 2;\n"
+        "    torch::IntArrayRef sizes = x.sizes();\n    std::vector<int64_t> copied(sizes.begin(), sizes.end());\n"
+        "    copied[copied.size() - 1] = shape[copied.size() - 1];\n"
+        "    at::Tensor y = at::empty(copied, x.options().dtype(at::kHalf));"))
+    r = evaluate(SUITE / "cast" / "problem.py", looped, backend="ascendc-cpu", seed=1, tier="compact")
+    assert r.passed, render_table(r)

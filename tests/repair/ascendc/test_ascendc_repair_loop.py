@@ -162,3 +162,19 @@ def test_fake_llm_sees_the_bundle_and_its_diff_repairs(tmp_path, monkeypatch):
 
     assert record["worker"]["prompt_template_sha256"] == template_sha256(load_templates("ascendc"))
     assert record["diagnosis"]["bug_class"] == "tail-tile-dropped"
+
+
+def test_a_near_miss_the_emulation_cannot_judge_is_no_failed_repair(tmp_path):
+    """Its first evaluation is `unsupported` (an API ascendc-cpu lacks): the run stops there with exit 3, the worker
+    is never asked, and no record is written (there is no repair to learn from)."""
+    from ascendc_fixtures import variant
+
+    near = variant(ADD / "nearmiss_tail.py", tmp_path / "cand", ("Add(zLocal, xLocal, yLocal, count);",
+                                                                 "Add(zLocal, xLocal, yLocal, count); "
+                                                                 "Sort32(zLocal, xLocal, yLocal, count);"))
+    script = SCRIPTED / "add" / "nearmiss_tail.yaml"
+    r, info = _run([ADD / "problem.py", near, "--worker", "scripted", "--script", script], tmp_path)
+    assert r.exit_code == 3 and info["status"] == "unsupported" and info["attempts"] == 0, r.output
+    assert not (tmp_path / "out" / "record.json").exists()
+    end = [json.loads(line) for line in (tmp_path / "out" / "trajectory.jsonl").read_text().splitlines()][-1]
+    assert end["event"] == "end" and end["why"].startswith("ascendc-cpu does not emulate AscendC's Sort32")

@@ -18,6 +18,7 @@ from repair.ascendc import CompileError, load_candidate, plan_emu_build
 from repair.ascendc.emu import cache
 from repair.ascendc.emu.binding import launch_function
 from repair.ascendc.emu.build import build_library, prepare_pch, usable_pch
+from repair.ascendc.emu.includes import refused_includes
 from repair.cli import cli
 
 ADD = SUITE / "add"
@@ -165,6 +166,18 @@ def test_includes_that_read_outside_the_candidate_are_refused_before_compiling(t
         with pytest.raises(CompileError) as e:
             _plan(cand)
         assert "correct.py (kernel_src):" in str(e.value) and "hashhash" not in str(e.value), include
+
+
+def test_a_dot_dot_include_of_another_candidate_file_is_allowed_and_no_other():
+    base = {"op_kernel/base.h": "int base;\n", "x.cpp": ""}
+    ok = dict(base, **{"op_kernel/erf/a.h": '#include "../base.h"\n#include "./../erf/../base.h"\n'
+                                            '#include "../../op_kernel/base.h"\n'})
+    assert refused_includes(ok) == []
+    for include in ('"../missing.h"', '<../base.h>', '"../../../../etc/passwd"',
+                    '"../../../src/op_kernel/base.h"'):
+        assert len(refused_includes(dict(base, **{"op_kernel/erf/a.h": f"#include {include}\n"}))) == 1, include
+    assert len(refused_includes(dict(base, **{"op_kernel/erf/a.h": '#include_next "../base.h"\n'}))) == 1
+    assert len(refused_includes(dict(base, **{"x.cpp": '#include "../x.cpp"\n'}))) == 1  # above the tree
 
 
 def test_an_entry_past_its_size_limit_is_refused(unique, tmp_path, monkeypatch):

@@ -140,6 +140,57 @@ EXPORT int tbuf_double(int flags, float *x, float *z, float *first, uint32_t n) 
         DataCopy(gz, lz, n);
     });
 }
+
+// the library's APIs in every block: block b takes the sigmoid of its 64 floats of x through queues, a SyncAll
+// between the copy-in and the rest (each block's state, the mask register's too, survives the turns)
+EXPORT int block_sigmoid(float *x, float *z, uint32_t blocks) {
+    return launch(blocks, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 1> qx;
+        TQue<TPosition::VECOUT, 1> qz;
+        pipe.InitBuffer(qx, 1, 256);
+        pipe.InitBuffer(qz, 1, 256);
+        GlobalTensor<float> gx, gz;
+        gx.SetGlobalBuffer(x + GetBlockIdx() * 64, 64);
+        gz.SetGlobalBuffer(z + GetBlockIdx() * 64, 64);
+        LocalTensor<float> lx = qx.AllocTensor<float>();
+        DataCopy(lx, gx, 64);
+        qx.EnQue(lx);
+        SyncAll();
+        lx = qx.DeQue<float>();
+        LocalTensor<float> lz = qz.AllocTensor<float>();
+        Sigmoid(lz, lx, 64);
+        qz.EnQue(lz);
+        qx.FreeTensor(lx);
+        lz = qz.DeQue<float>();
+        DataCopy(gz, lz, 64);
+        qz.FreeTensor(lz);
+    });
+}
+
+// CCE vcadd on raw UB addresses (GetPhyAddr) of TBufs: the sum of 64 floats of x into z[0], with or without the
+// MTE2 -> V flag after the copy-in (the raw address is an operand of the pipe model like any other)
+EXPORT int raw_vcadd(int flag, float *x, float *z) {
+    return launch(1, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> bx, bz;
+        pipe.InitBuffer(bx, 256);
+        pipe.InitBuffer(bz, 32);
+        GlobalTensor<float> gx, gz;
+        gx.SetGlobalBuffer(x, 64);
+        gz.SetGlobalBuffer(z, 8);
+        LocalTensor<float> lx = bx.Get<float>(), lz = bz.Get<float>();
+        DataCopy(lx, gx, 64);
+        if (flag) {
+            SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+            WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+        }
+        vcadd((__ubuf__ float *)lz.GetPhyAddr(), (__ubuf__ float *)lx.GetPhyAddr(), 1, 1, 1, 8, false);
+        SetFlag<HardEvent::V_MTE3>(EVENT_ID1);
+        WaitFlag<HardEvent::V_MTE3>(EVENT_ID1);
+        DataCopyPad(gz, lz, row(1));
+    });
+}
 '''
 
 
@@ -268,3 +319,22 @@ def test_a_race_fails_the_case_through_the_engine(tmp_path):
     assert {c["status"] for c in cases} == {"error"}, cases
     assert "pipe race on a buffer of a TQue<VECOUT>" in cases[0]["message"]
     assert "SetValue on the scalar pipe wrote at" in cases[0]["message"]
+
+
+def test_the_librarys_apis_run_in_every_block_across_a_syncall(lib):
+    x = torch.randn(4 * 64, generator=torch.Generator().manual_seed(4))
+    rc, msg, out = run(lib, "block_sigmoid", [], {"input x": x, "output z": torch.zeros(4 * 64)}, [4])
+    assert rc == 0, msg
+    torch.testing.assert_close(out["output z"], torch.sigmoid(x), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("flag", [0, 1])
+def test_a_raw_ub_address_is_an_operand_of_the_pipe_model(lib, flag):
+    x = torch.randn(64, generator=torch.Generator().manual_seed(64))
+    rc, msg, out = run(lib, "raw_vcadd", [flag], {"input x": x, "output z": torch.zeros(8)})
+    if flag:
+        assert rc == 0, msg
+        torch.testing.assert_close(out["output z"][0], x.sum(), rtol=1e-5, atol=1e-5)
+    else:
+        assert rc == 1 and "pipe race on a TBuf" in msg, msg
+        assert "vcadd on the vector pipe reads UB bytes [0, 256) that DataCopy on the MTE2 pipe" in msg, msg

@@ -144,3 +144,24 @@ def test_numpy_scalars_from_prepare_inputs_cross_as_python_numbers(tmp_path):
     problem = runpy.run_path(imported.problem)
     init = problem["get_init_inputs"](**{k: v for k, v in problem["CASES"][0].items() if k != "tier"})
     assert init == [7, 0.5] and [type(v) for v in init] == [int, float]
+
+
+def test_an_integer_torch_rand_draws_as_on_the_npu_and_a_float_one_is_untouched(tmp_path):
+    """CPU torch has no rand of an integer dtype; the NPU's has: the import gives the inputs randint(0, 2) there."""
+    import runpy
+
+    import torch
+
+    task = make_task(tmp_path / "tasks", "case_id;shape;dtype\n0;[100];int32\n1;[100];float32\n")
+    prepare = task / "validation" / "prepare_inputs.py"
+    prepare.write_text(PREPARE.replace("torch.randn(shape, device=device, dtype=dtype), torch.randn(",
+                                       "torch.rand(shape, device=device, dtype=dtype) * 9 + 1, torch.rand("))
+    (imported,), _ = import_tasks([task], tmp_path / "out")
+    problem = runpy.run_path(imported.problem)
+    case = {k: v for k, v in problem["CASES"][0].items() if k != "tier"}
+    x, y = problem["get_inputs"](**case)
+    assert x.dtype == torch.int32 and set(x.unique().tolist()) <= {1, 10} and set(y.unique().tolist()) <= {0, 1}
+    case = {k: v for k, v in problem["CASES"][1].items() if k != "tier"}
+    x, _ = problem["get_inputs"](**case)
+    assert x.dtype == torch.float32 and not float(x.frac().abs().sum()) == 0  # floats, as torch.rand makes them
+    assert torch.rand is not None and torch.rand(2).dtype == torch.float32  # torch.rand restored

@@ -172,6 +172,20 @@ def test_html_escapes_names(tmp_path):
     assert "<b>y" not in page and "o<p>" not in page and "x&lt;b&gt;y" in page
 
 
+def test_an_unsupported_near_miss_is_in_no_rate(tmp_path):
+    """A near-miss the backend cannot judge (an AscendC API ascendc-cpu lacks) is neither a repair nor a failure."""
+    ledger = make_ledger(tmp_path / "u", "debug", {
+        "a/nearmiss_1": dict(status="repaired", attempts=1, wall_s=1),
+        "b/nearmiss_1": dict(status="unsupported", stop_reason="unsupported", wall_s=1),
+        "c/nearmiss_1": dict(status="failed", stop_reason="attempts", attempts=2, wall_s=1),
+    })
+    m = load_campaign(ledger)
+    assert (m.finished, m.repaired, m.unsupported) == (3, 1, 1)
+    assert (m.pass_at_1.successes, m.pass_at_1.n) == (1, 2)
+    assert [(t.operator_id, t.recovered) for t in m.tasks] == [("a", True), ("b", None), ("c", False)]
+    assert "~nearmiss_1" in render_markdown(build_report([ledger]))
+
+
 def test_report_shows_each_runs_integrity_policy_and_level(tmp_path):
     path = make_ledger(tmp_path / "lax", "debug", {
         "a/nearmiss_1": dict(status="repaired", rules=[("runtime.framework-compute", "policy"),

@@ -1,6 +1,18 @@
 // ascendc-cpu: the AscendC kernel API (vector subset) for g++, written from the public AscendC documentation.
 #pragma once
 
+// the compiler's macros of the vector core of the Atlas A2 (910B, dav-c220) this emulates: kernels choose their
+// 910B code paths by them (`#if __CCE_AICORE__ == 220`)
+#ifndef __CCE_AICORE__
+#define __CCE_AICORE__ 220
+#endif
+#ifndef __NPU_ARCH__
+#define __NPU_ARCH__ 2201
+#endif
+#ifndef __DAV_C220_VEC__
+#define __DAV_C220_VEC__ 1
+#endif
+
 #include "ascendc_emu/base.h"
 #include "ascendc_emu/tensor.h"
 #include "ascendc_emu/pipe.h"
@@ -8,6 +20,12 @@
 #include "ascendc_emu/vector.h"
 #include "ascendc_emu/reduce.h"
 #include "ascendc_emu/level0.h"
+#include "ascendc_emu/level0_data.h"
+#include "ascendc_emu/mathlib.h"
+#include "ascendc_emu/gather.h"
+#include "ascendc_emu/cce.h"
+#include "ascendc_emu/highlevel.h"
+#include "ascendc_emu/expr.h"
 #include "ascendc_emu/tiling_data.h"
 #include "ascendc_emu/launch.h"
 
@@ -34,8 +52,10 @@ __aicore__ inline bfloat16_t ToBfloat16(float v) { return bfloat16_t(v); }
 inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
     return workspace == nullptr ? nullptr : workspace + ascendc_emu::g_config.sys_workspace;
 }
-inline GM_ADDR GetSysWorkSpacePtr() { return nullptr; }
-inline void SetSysWorkspace(GM_ADDR) {}  // the system workspace the high-level APIs use; none of them is emulated
+// the system workspace (the first GetLibApiWorkSpaceSize bytes of the launch's workspace, which the high-level APIs
+// may use): the launch's workspace, or what the kernel gave SetSysWorkspace (the emulated APIs use none of it)
+inline GM_ADDR GetSysWorkSpacePtr() { return ascendc_emu::g_block.sys_workspace; }
+inline void SetSysWorkspace(GM_ADDR workspace) { ascendc_emu::g_block.sys_workspace = workspace; }
 
 enum CoreType { AIC = 0, AIV = 1, MIX = 2 };
 constexpr CoreType g_coreType = AIV;  // every block runs on a vector core here
@@ -59,6 +79,15 @@ using AscendC::GetTPipePtr;  // global on the NPU too
 // the lower-case spellings some kernels use
 inline int64_t get_block_idx() { return AscendC::GetBlockIdx(); }
 inline int64_t get_block_num() { return AscendC::GetBlockNum(); }
+// and the compiler's variables (a kernel's own block_idx, local or member, hides them)
+struct AscendcEmuBlockIdx {
+    operator int64_t() const { return AscendC::GetBlockIdx(); }  // NOLINT: reads like the variable
+};
+struct AscendcEmuBlockNum {
+    operator int64_t() const { return AscendC::GetBlockNum(); }  // NOLINT
+};
+inline constexpr AscendcEmuBlockIdx block_idx{};
+inline constexpr AscendcEmuBlockNum block_num{};
 
 // ASSERT compiles to nothing in the NPU's kernel build (kernels even write it where no statement may stand:
 // `x = n ASSERT(n != 0);`), so it checks nothing here either

@@ -348,16 +348,33 @@ EXPORT int emu_fault(int which, float *x, float *z) {
         GlobalTensor<float> gx, gz;
         gx.SetGlobalBuffer(x, 64);
         gz.SetGlobalBuffer(z, 64);
-        if (which == 1) {  // UB overflow
+        if (which == 1 || which == 15) {  // two buffers of 100 KB: the second ends past the 192 KB UB
             pipe.InitBuffer(q, 2, 100 * 1024);
+            LocalTensor<float> a = q.AllocTensor<float>(), c = q.AllocTensor<float>();
+            Duplicate(a, 1.0f, 25600);  // wholly inside the UB
+            Duplicate(c, 1.0f, which == 1 ? 25600 : 8);  // 15: its first 32 bytes lie inside too
+            return;
+        }
+        if (which == 16) {  // a TBuf wholly past the UB, never used: no fault (InitBuffer does not check)
+            TBuf<TPosition::VECCALC> big;
+            pipe.InitBuffer(big, 256 * 1024);
+            pipe.InitBuffer(q, 2, 1024);
+            return;
+        }
+        if (which == 17) {  // two EnQue on a depth-1 queue before a DeQue
+            TQue<TPosition::VECIN, 1> one;
+            pipe.InitBuffer(one, 2, 1024);
+            LocalTensor<float> a = one.AllocTensor<float>(), c = one.AllocTensor<float>();
+            one.EnQue(a);
+            one.EnQue(c);
             return;
         }
         pipe.InitBuffer(q, 2, 1024);
         pipe.InitBuffer(b, 1024);
         LocalTensor<float> l = q.AllocTensor<float>();
         switch (which) {
-            case 2: DataCopy(l, gx, 10); break;                            // 40 bytes: not whole 32-byte blocks
-            case 3: DataCopy(l, gx[64], 8); break;                         // reads past x
+            case 3: DataCopy(l, gx[1 << 24], 8); break;                    // reads far from every tensor
+            case 18: DataCopy(l, gx[56], 16); break;                       // reads past x's end: undefined (NaN)
             case 4: DataCopy(gz[60], l, 8); break;                         // writes past z
             case 5: q.DeQue<float>(); break;                               // nothing enqueued
             case 6: q.AllocTensor<float>(); q.AllocTensor<float>(); break;  // both buffers taken already

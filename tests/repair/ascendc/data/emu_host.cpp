@@ -31,7 +31,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
     }
     t.set_axes(a);
     context->SetBlockDim(7);
-    context->SetTilingKey(3);
+    context->SetTilingKey(context->GetOptionalInputTensor(1) == nullptr ? 99 : 3);  // y left out: nullptr
     t.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(t.GetDataSize());
     size_t *workspace = context->GetWorkspaceSizes(1);

@@ -129,6 +129,8 @@ struct GmAcc {
     int line;
 };
 
+struct Slot;  // a UB buffer of a queue or TBuf (tensor.h)
+
 struct Block {
     uint32_t idx = 0, num = 1;
     bool active = false;         // inside a kernel launch
@@ -136,6 +138,7 @@ struct Block {
     uint64_t ub_used = 0;
     void *pipe = nullptr;        // the TPipe the kernel constructed (GetTPipePtr)
     std::vector<PendingFlag> flags;  // SetFlags not yet waited for, in order
+    std::vector<Slot *> slots;   // the UB buffers of this block's queues and TBufs, for raw UB addresses (ub_at)
     int pipe_now = kPipeV;       // the pipe of the instruction running (ASCENDC_EMU_PIPE; vector unless declared)
     Clock vc[kPipes];            // what each pipe has seen of the others (vc[q].c[p]: pipe p's epochs up to it)
     std::vector<GmAcc> *gm = nullptr;  // this block's GM accesses since the last SyncAll (none for one block)
@@ -152,6 +155,14 @@ struct Block {
     bool reduce_set = false;
     uint64_t reduce_value = 0, reduce_index = 0;
     size_t reduce_size = 0;
+    // SetPadValue's value for DataCopyPad (bits, its type's size); the CCE accumulator (vcadd into nullptr)
+    bool pad_set = false;
+    size_t pad_size = 0;
+    uint64_t pad_value = 0;
+    uint64_t acc = 0;
+    // SetDeqScale's scale for Cast from int32_t to half
+    float deq_scale = 1.0f;
+    uint8_t *sys_workspace = nullptr;  // SetSysWorkspace's
 };
 inline Block g_block;
 
@@ -230,6 +241,26 @@ inline std::string g_error;  // the last fault's message, for ascendc_emu_error(
     throw Fault{kind, std::string(buf) + (at.empty() ? "" : " [" + at + "]")};
 }
 
+// What the NPU does without complaint but a kernel rarely means (a DataCopy length rounded down to whole 32-byte
+// blocks): a note for the case's result, once per call site and kind, the launch going on. The repair loop and the
+// user read them beside the numbers.
+inline std::vector<std::string> g_notes;
+constexpr size_t kMaxNotes = 16;
+
+[[gnu::format(printf, 3, 4)]] inline void note(const char *kind, const Loc &loc, const char *fmt, ...) {
+    std::string where = loc.file ? std::string(loc.file) + ":" + std::to_string(loc.line) : "";
+    std::string key = std::string(kind) + "@" + where;
+    for (const std::string &n : g_notes)
+        if (n.compare(0, key.size() + 1, key + "\t") == 0) return;
+    if (g_notes.size() >= kMaxNotes) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    g_notes.push_back(key + "\t" + buf + (where.empty() ? "" : " [" + where + "]"));
+}
+
 // -- global memory: the tensors of the launch, each with a poisoned guard region on either side ----------
 
 struct GmRegion {
@@ -288,6 +319,43 @@ inline void gm_touch(const void *p, uint64_t bytes, int kind, const char *api, c
     }
     rec->push_back(GmAcc{lo, hi, kind, api, loc.file, loc.line});
     if (rec->size() >= (1u << 16)) gm_compact(*rec);
+}
+
+// A read from GM into UB through the copy engines: from a tensor of the launch, the bytes past its end undefined
+// (on the NPU they are the allocation's padding or another allocation's data: never a fault, rarely meant), poison
+// here, with a note once they pass the tensor's last 32-byte block; so is a read that starts within 1 MB past a
+// tensor's end. A read anywhere else faults.
+inline void gm_fetch(uint8_t *dst, const uint8_t *src, uint64_t bytes, const char *api, const Loc &loc) {
+    if (bytes == 0) return;
+    uintptr_t lo = reinterpret_cast<uintptr_t>(src);
+    const GmRegion *in = nullptr;
+    for (const GmRegion &r : g_gm) {
+        if (lo >= r.lo && lo < r.hi) {
+            in = &r;
+            break;
+        }
+        if (lo >= r.hi && lo < r.hi + (1u << 20) && (in == nullptr || r.hi > in->hi)) in = &r;
+    }
+    if (in != nullptr) {
+        const GmRegion &r = *in;
+        uint64_t inside = lo < r.hi ? std::min<uint64_t>(bytes, r.hi - lo) : 0;
+        if (inside) {
+            gm_touch(src, inside, kGmRead, api, loc);
+            std::memcpy(dst, src, inside);
+        }
+        if (inside < bytes) {
+            std::memset(dst + inside, 0xFF, bytes - inside);  // NaN as float and half, -1 as integers
+            uint64_t tail = (r.hi - r.lo + 31) / 32 * 32;
+            if (lo + bytes > r.lo + tail)
+                note("gm-read-past-end", loc, "%s reads GM bytes [%llu, %llu) of %s, which holds %llu: the bytes past "
+                     "its end are undefined on the NPU (NaN here)", api, (unsigned long long)(lo - r.lo),
+                     (unsigned long long)(lo - r.lo + bytes), r.name.c_str(), (unsigned long long)(r.hi - r.lo));
+        }
+        return;
+    }
+    gm_check(src, bytes, false, api, loc);  // far from every tensor: the fault, with its message
+    gm_touch(src, bytes, kGmRead, api, loc);
+    std::memcpy(dst, src, bytes);
 }
 
 // -- numbers: half and bfloat16 compute in float and round back, as the vector unit's results do ------------

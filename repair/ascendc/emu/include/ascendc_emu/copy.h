@@ -1,4 +1,4 @@
-// ascendc-cpu: DataCopy (lengths in whole 32-byte blocks) and DataCopyPad (any length, rows padded to 32 bytes).
+// ascendc-cpu: DataCopy (whole 32-byte blocks; a partial last block is not copied, as on the NPU) and DataCopyPad (any length, rows padded to 32 bytes).
 #pragma once
 
 #include "ascendc_emu/tensor.h"
@@ -17,7 +17,7 @@ struct DataCopyParams {
 
 struct DataCopyExtParams {
     DataCopyExtParams() = default;
-    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t srcStrideIn, uint32_t dstStrideIn, uint32_t rsvIn = 0)
+    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t srcStrideIn, uint32_t dstStrideIn, uint32_t rsvIn)
         : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
     uint16_t blockCount = 1;
     uint32_t blockLen = 0;  // bytes
@@ -52,10 +52,14 @@ namespace ascendc_emu {
 
 constexpr uint8_t kPoison = 0xFF;  // undefined UB bytes read as NaN (float, half) or -1 (integers)
 
-inline void check_blocks(uint64_t bytes, const char *api, const Loc &loc) {
+// DataCopy moves whole 32-byte blocks (calCount / (32 / sizeof(T)) of them): a length that is not a multiple of
+// 32 bytes raises no error on the NPU and its tail is not copied. So here: the whole blocks, and a note.
+inline uint64_t whole_blocks(uint64_t bytes, const char *api, const Loc &loc) {
     if (bytes % 32 != 0)
-        fail(kError, loc, "%s of %llu bytes: the length must be a multiple of 32 bytes (DataCopyPad copies any "
-             "length)", api, (unsigned long long)bytes);
+        note("datacopy-partial-block", loc, "%s of %llu bytes copies %llu: its length is not a multiple of 32 bytes, "
+             "so the NPU moves the whole 32-byte blocks and drops the last %llu bytes (DataCopyPad copies any length)",
+             api, (unsigned long long)bytes, (unsigned long long)(bytes / 32 * 32), (unsigned long long)(bytes % 32));
+    return bytes / 32 * 32;
 }
 
 // One strided copy: `count` blocks of `len` bytes, `src_gap`/`dst_gap` bytes between consecutive blocks.
@@ -102,18 +106,14 @@ namespace AscendC {
 
 template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
     ASCENDC_EMU_PIPE(kPipeMTE2);
-    uint64_t bytes = uint64_t(count) * sizeof(T);
-    ascendc_emu::check_blocks(bytes, "DataCopy", loc);
+    uint64_t bytes = ascendc_emu::whole_blocks(uint64_t(count) * sizeof(T), "DataCopy", loc);
     uint8_t *d = ascendc_emu::ub_span(dst, bytes, true, "DataCopy", loc);
-    ascendc_emu::gm_check(src.raw(), bytes, false, "DataCopy", loc);
-    ascendc_emu::gm_touch(src.raw(), bytes, ascendc_emu::kGmRead, "DataCopy", loc);
-    std::memcpy(d, src.raw(), bytes);
+    ascendc_emu::gm_fetch(d, reinterpret_cast<const uint8_t *>(src.raw()), bytes, "DataCopy", loc);
 }
 
 template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
     ASCENDC_EMU_PIPE(kPipeMTE3);
-    uint64_t bytes = uint64_t(count) * sizeof(T);
-    ascendc_emu::check_blocks(bytes, "DataCopy", loc);
+    uint64_t bytes = ascendc_emu::whole_blocks(uint64_t(count) * sizeof(T), "DataCopy", loc);
     uint8_t *s = ascendc_emu::ub_span(src, bytes, false, "DataCopy", loc);
     ascendc_emu::gm_check(dst.raw(), bytes, true, "DataCopy", loc);
     ascendc_emu::gm_write<T>(reinterpret_cast<uint8_t *>(dst.raw()), s, bytes, "DataCopy", loc);
@@ -121,8 +121,7 @@ template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T
 
 template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint32_t count, ASCENDC_EMU_LOC) {
     ASCENDC_EMU_PIPE(kPipeV);  // UB -> UB runs on the vector pipe
-    uint64_t bytes = uint64_t(count) * sizeof(T);
-    ascendc_emu::check_blocks(bytes, "DataCopy", loc);
+    uint64_t bytes = ascendc_emu::whole_blocks(uint64_t(count) * sizeof(T), "DataCopy", loc);
     uint8_t *s = ascendc_emu::ub_span(src, bytes, false, "DataCopy", loc);
     uint8_t *d = ascendc_emu::ub_span(dst, bytes, true, "DataCopy", loc);
     std::memmove(d, s, bytes);
@@ -134,13 +133,11 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T
     ASCENDC_EMU_PIPE(kPipeMTE2);
     uint64_t len = p.blockLen * 32ull, sg = p.srcStride * 32ull, dg = p.dstStride * 32ull;
     if (p.blockCount == 0) return;
-    uint64_t sspan = p.blockCount * (len + sg) - sg, dspan = p.blockCount * (len + dg) - dg;
+    uint64_t dspan = p.blockCount * (len + dg) - dg;
     uint8_t *d = ascendc_emu::ub_span(dst, dspan, true, "DataCopy", loc);
-    ascendc_emu::gm_check(src.raw(), sspan, false, "DataCopy", loc);
+    const uint8_t *s = reinterpret_cast<const uint8_t *>(src.raw());
     for (uint64_t b = 0; b < p.blockCount; b++)
-        ascendc_emu::gm_touch(reinterpret_cast<const uint8_t *>(src.raw()) + b * (len + sg), len, ascendc_emu::kGmRead,
-                              "DataCopy", loc);
-    ascendc_emu::strided(d, reinterpret_cast<const uint8_t *>(src.raw()), p.blockCount, len, sg, dg);
+        ascendc_emu::gm_fetch(d + b * (len + dg), s + b * (len + sg), len, "DataCopy", loc);
 }
 
 template <class T> void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
@@ -166,8 +163,10 @@ template <class T> void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T>
     ascendc_emu::strided(d, s, p.blockCount, len, sg, dg);
 }
 
-// GM -> UB, any length: each block lands on a 32-byte boundary, left/right padding (elements) around it; the bytes
-// up to the boundary hold paddingValue with isPad, otherwise they are undefined (poison here).
+// GM -> UB, any length: each block lands on a 32-byte boundary, left/right padding (elements) around it, then dummy
+// elements up to the boundary. As the documentation says: with no left or right padding the dummies hold the block's
+// first element; with padding, the padded elements and the dummies hold paddingValue with isPad, the SetPadValue
+// value without it, else they are undefined (poison here).
 template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyExtParams &p,
                                     const DataCopyPadExtParams<T> &pad, ASCENDC_EMU_LOC) {
     ASCENDC_EMU_PIPE(kPipeMTE2);
@@ -177,21 +176,25 @@ template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTenso
     uint64_t left = pad.leftPadding * sizeof(T), right = pad.rightPadding * sizeof(T);
     uint64_t row = (left + p.blockLen + right + 31) / 32 * 32, gap = uint64_t(p.dstStride) * 32;
     uint64_t dspan = p.blockCount * (row + gap) - gap;
-    uint64_t sspan = p.blockCount * (uint64_t(p.blockLen) + p.srcStride) - p.srcStride;
     uint8_t *d = ascendc_emu::ub_span(dst, dspan, true, "DataCopyPad", loc);
-    ascendc_emu::gm_check(src.raw(), sspan, false, "DataCopyPad", loc);
     const uint8_t *s = reinterpret_cast<const uint8_t *>(src.raw());
+    const ascendc_emu::Block &blk = ascendc_emu::g_block;
+    const bool padded = left != 0 || right != 0;
+    const bool valued = pad.isPad || (blk.pad_set && blk.pad_size == sizeof(T));
+    T value = pad.paddingValue;
+    if (!pad.isPad && valued) std::memcpy(&value, &blk.pad_value, sizeof(T));
     for (uint64_t b = 0; b < p.blockCount; b++) {
         uint8_t *r = d + b * (row + gap);
-        if (pad.isPad) {
+        if (padded && valued) {
             T *e = reinterpret_cast<T *>(r);
-            for (uint64_t k = 0; k < row / sizeof(T); k++) e[k] = pad.paddingValue;
+            for (uint64_t k = 0; k < row / sizeof(T); k++) e[k] = value;
         } else {
             std::memset(r, ascendc_emu::kPoison, row);
         }
-        ascendc_emu::gm_touch(s + b * (uint64_t(p.blockLen) + p.srcStride), p.blockLen, ascendc_emu::kGmRead,
-                              "DataCopyPad", loc);
-        std::memmove(r + left, s + b * (uint64_t(p.blockLen) + p.srcStride), p.blockLen);
+        ascendc_emu::gm_fetch(r + left, s + b * (uint64_t(p.blockLen) + p.srcStride), p.blockLen, "DataCopyPad", loc);
+        if (!padded)  // the dummies: the block's first element
+            for (uint64_t k = (p.blockLen + sizeof(T) - 1) / sizeof(T) * sizeof(T); k + sizeof(T) <= row; k += sizeof(T))
+                std::memcpy(r + k, r, sizeof(T));
     }
 }
 
@@ -200,7 +203,7 @@ template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTenso
     T value;
     uint64_t raw = pad.paddingValue;
     std::memcpy(&value, &raw, sizeof(T) < 8 ? sizeof(T) : 8);
-    DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride),
+    DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0),
                 DataCopyPadExtParams<T>(pad.isPad, pad.leftPadding, pad.rightPadding, value), loc);
 }
 
@@ -222,7 +225,33 @@ template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTenso
 
 template <class T> void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
                                     ASCENDC_EMU_LOC) {
-    DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride), loc);
+    DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0), loc);
+}
+
+// the value DataCopyPad pads with when its isPad is false (GM -> VECIN/VECOUT)
+template <class T, TPosition pos = TPosition::MAX> void SetPadValue(T paddingValue) {
+    ascendc_emu::Block &b = ascendc_emu::g_block;
+    b.pad_set = true;
+    b.pad_size = sizeof(T);
+    b.pad_value = 0;
+    std::memcpy(&b.pad_value, &paddingValue, sizeof(T));
+}
+
+// GM[0, size) = value, by this core (InitGlobalMemory(gm, size, value))
+template <class T> void InitGlobalMemory(const GlobalTensor<T> &gm, const uint64_t size,
+                                         const typename ascendc_emu::Identity<T>::type value, ASCENDC_EMU_LOC) {
+    ascendc_emu::gm_check(gm.raw(), size * sizeof(T), true, "InitGlobalMemory", loc);
+    T v = value;
+    for (uint64_t i = 0; i < size; i++) ascendc_emu::gm_write<T>(reinterpret_cast<uint8_t *>(gm.raw() + i),
+                                                                  reinterpret_cast<const uint8_t *>(&v), sizeof(T),
+                                                                  "InitGlobalMemory", loc);
+}
+
+// the earlier name of the same fill: CANN's kernel_operator_common_intf.h declares `InitOutput(GlobalTensor<T>
+// gmWorkspaceAddr, uint32_t size, T value = 0)`, deprecated there for Fill, still in answers written for CANN 7/8
+template <class T> void InitOutput(const GlobalTensor<T> &gm, const uint32_t size,
+                                   const typename ascendc_emu::Identity<T>::type value = 0, ASCENDC_EMU_LOC) {
+    InitGlobalMemory(gm, uint64_t(size), value, loc);
 }
 
 // the atomic mode of this core's UB -> GM copies, until SetAtomicNone

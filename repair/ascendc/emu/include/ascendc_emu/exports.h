@@ -15,7 +15,10 @@ ASCENDC_EMU_EXPORT void ascendc_emu_configure(uint32_t aiv, uint32_t aic, uint64
 
 ASCENDC_EMU_EXPORT void ascendc_emu_set_auto_sync(int on) { ascendc_emu::g_config.auto_sync = on != 0; }
 
-ASCENDC_EMU_EXPORT void ascendc_emu_gm_reset() { ascendc_emu::g_gm.clear(); }
+ASCENDC_EMU_EXPORT void ascendc_emu_gm_reset() {
+    ascendc_emu::g_gm.clear();
+    ascendc_emu::g_notes.clear();  // the notes are a launch's
+}
 
 ASCENDC_EMU_EXPORT void ascendc_emu_gm_add(void *p, uint64_t bytes, const char *name) {
     uintptr_t lo = reinterpret_cast<uintptr_t>(p);
@@ -23,3 +26,11 @@ ASCENDC_EMU_EXPORT void ascendc_emu_gm_add(void *p, uint64_t bytes, const char *
 }
 
 ASCENDC_EMU_EXPORT const char *ascendc_emu_error() { return ascendc_emu::g_error.c_str(); }
+
+// the launch's notes, one a line (without their keys)
+ASCENDC_EMU_EXPORT const char *ascendc_emu_notes() {
+    static std::string out;
+    out.clear();
+    for (const std::string &n : ascendc_emu::g_notes) out += n.substr(n.find('\t') + 1) + "\n";
+    return out.c_str();
+}

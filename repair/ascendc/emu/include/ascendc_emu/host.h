@@ -3,7 +3,17 @@
 // attributes and collects the tiling data, block dimension, tiling key and workspace size.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
 #include <initializer_list>
 #include <iostream>  // host code prints with std::cout, which CANN's host headers bring in
 #include <string>
@@ -52,9 +62,94 @@ struct TypeUtils {
     }
 };
 
+// the shape the host-side library queries take (GetSoftMaxMinTmpSize, SoftMaxTilingFunc, ...)
+class Shape {
+public:
+    Shape() = default;
+    explicit Shape(const std::vector<int64_t> &dims) : dims_(dims) {}
+    size_t GetDimNum() const { return dims_.size(); }
+    int64_t GetDim(size_t i) const { return i < dims_.size() ? dims_[i] : 0; }
+    void SetDim(size_t i, int64_t v) {
+        if (i >= dims_.size()) dims_.resize(i + 1, 1);
+        dims_[i] = v;
+    }
+    std::vector<int64_t> GetDims() const { return dims_; }
+    int64_t GetShapeSize() const {
+        int64_t n = 1;
+        for (int64_t d : dims_) n *= d;
+        return n;
+    }
+
+private:
+    std::vector<int64_t> dims_;
+};
+
 }  // namespace ge
 
+namespace AscendC {
+
+// The host-side library for the high-level APIs: SoftMax's tiling (its shape as [rows, last axis]), and the scratch
+// sizes kernels ask for. ascendc-cpu's library needs no scratch: the sizes are the emulation's own (a few blocks
+// a row), enough for a kernel to size a buffer by.
+inline void SoftMaxTilingFunc(const ge::Shape &srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
+                              tiling::SoftMaxTiling &t) {
+    (void)dataTypeSize;
+    (void)localWorkSpaceSize;
+    size_t n = srcShape.GetDimNum();
+    uint32_t k = n ? uint32_t(srcShape.GetDim(n - 1)) : 1;
+    uint32_t m = k ? uint32_t(srcShape.GetShapeSize() / k) : 0;
+    t = tiling::SoftMaxTiling{};
+    t.srcM = t.splitM = t.rangeM = m;
+    t.srcK = t.splitK = k;
+    t.srcSize = t.splitSize = m * k;
+    t.outMaxM = t.reduceM = m;
+    t.outMaxK = t.reduceK = 8;
+    t.outMaxSize = t.reduceSize = m * 8;
+}
+inline uint32_t emu_tmp_size(const ge::Shape &s, uint32_t typeSize) {
+    uint64_t n = uint64_t(s.GetShapeSize()) * (typeSize ? typeSize : 4);
+    return uint32_t(std::min<uint64_t>((n + 31) / 32 * 32 * 2 + 1024, 1u << 20));
+}
+inline uint32_t GetSoftMaxMaxTmpSize(const ge::Shape &s, const uint32_t typeSize, const bool) {
+    return emu_tmp_size(s, typeSize);
+}
+inline uint32_t GetSoftMaxMinTmpSize(const ge::Shape &s, const uint32_t typeSize, const bool) {
+    return emu_tmp_size(s, typeSize) / 2;
+}
+#define ASCENDC_EMU_TMP_SIZE(NAME)                                                                                  \
+    inline void Get##NAME##MaxMinTmpSize(const ge::Shape &s, const uint32_t typeSize, const bool,                  \
+                                         uint32_t &maxValue, uint32_t &minValue) {                                 \
+        maxValue = emu_tmp_size(s, typeSize);                                                                      \
+        minValue = maxValue / 2;                                                                                   \
+    }
+ASCENDC_EMU_TMP_SIZE(Sigmoid)
+ASCENDC_EMU_TMP_SIZE(Tanh)
+ASCENDC_EMU_TMP_SIZE(Gelu)
+ASCENDC_EMU_TMP_SIZE(Silu)
+ASCENDC_EMU_TMP_SIZE(Swish)
+ASCENDC_EMU_TMP_SIZE(Erf)
+ASCENDC_EMU_TMP_SIZE(Sin)
+ASCENDC_EMU_TMP_SIZE(Cos)
+ASCENDC_EMU_TMP_SIZE(Log)
+ASCENDC_EMU_TMP_SIZE(Exp)
+ASCENDC_EMU_TMP_SIZE(Power)
+ASCENDC_EMU_TMP_SIZE(Sign)
+ASCENDC_EMU_TMP_SIZE(Round)
+#undef ASCENDC_EMU_TMP_SIZE
+
+}  // namespace AscendC
+
+// CANN's host headers make the standard containers visible unqualified in optiling (tiling code names them bare)
+namespace optiling {
+using std::map;
+using std::string;
+using std::unordered_map;
+using std::vector;
+}  // namespace optiling
+
 namespace gert {
+
+inline void *g_compile_info = nullptr;  // the compile info TilingParse filled, what TilingContext::GetCompileInfo gives
 
 class Shape {
 public:
@@ -94,6 +189,8 @@ public:
     const Shape &GetStorageShape() const { return storage_; }
     Shape &MutableOriginShape() { return origin_; }
     Shape &MutableStorageShape() { return storage_; }
+    bool operator==(const StorageShape &o) const { return origin_ == o.origin_ && storage_ == o.storage_; }
+    bool operator!=(const StorageShape &o) const { return !(*this == o); }
 
 private:
     Shape origin_, storage_;
@@ -186,16 +283,20 @@ public:
 class TilingContext {
 public:
     const StorageShape *GetInputShape(size_t i) const { return i < inputs_.size() ? &inputs_[i].shape_ : nullptr; }
-    const StorageShape *GetOptionalInputShape(size_t i) const { return GetInputShape(i); }
+    // an optional input the call leaves out (an undefined at::Tensor() in the binding) is nullptr, as on the NPU
+    const StorageShape *GetOptionalInputShape(size_t i) const { return absent(i) ? nullptr : GetInputShape(i); }
     const StorageShape *GetDynamicInputShape(size_t i, size_t) const { return GetInputShape(i); }
     const StorageShape *GetOutputShape(size_t i) const { return i < outputs_.size() ? &outputs_[i].shape_ : nullptr; }
     const Tensor *GetInputTensor(size_t i) const { return i < inputs_.size() ? &inputs_[i] : nullptr; }
-    const Tensor *GetOptionalInputTensor(size_t i) const { return GetInputTensor(i); }
+    const Tensor *GetOptionalInputTensor(size_t i) const { return absent(i) ? nullptr : GetInputTensor(i); }
     const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return i < in_desc_.size() ? &in_desc_[i] : nullptr; }
-    const CompileTimeTensorDesc *GetOptionalInputDesc(size_t i) const { return GetInputDesc(i); }
+    const CompileTimeTensorDesc *GetOptionalInputDesc(size_t i) const { return absent(i) ? nullptr : GetInputDesc(i); }
     const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < out_desc_.size() ? &out_desc_[i] : nullptr; }
     const RuntimeAttrs *GetAttrs() const { return &attrs_; }
     fe::PlatFormInfos *GetPlatformInfo() const { return &fe::g_platform_infos; }
+    bool absent(size_t i) const { return i < absent_.size() && absent_[i]; }
+    const void *GetCompileInfo() const { return g_compile_info; }
+    template <class T> const T *GetCompileInfo() const { return static_cast<const T *>(g_compile_info); }
     const ComputeNodeInfo *GetComputeNodeInfo() const { return &node_; }
     const char *GetNodeName() const { return "ascendc_cpu"; }
     const char *GetNodeType() const { return "ascendc_cpu"; }
@@ -223,11 +324,13 @@ public:
     }
     size_t GetWorkspaceNum() const { return workspace_.size(); }
     ge::graphStatus SetScheduleMode(uint32_t) { return ge::GRAPH_SUCCESS; }
+    int32_t GetDeterministic() const { return 0; }  // the graph's deterministic-computation option: off
     ge::graphStatus SetNeedAtomic(bool) { return ge::GRAPH_SUCCESS; }
     ge::graphStatus SetLocalMemorySize(uint32_t) { return ge::GRAPH_SUCCESS; }
 
     std::vector<Tensor> inputs_, outputs_;
     std::vector<CompileTimeTensorDesc> in_desc_, out_desc_;
+    std::vector<bool> absent_;  // per input: an optional one not given
     RuntimeAttrs attrs_;
     TilingData raw_;
     std::vector<size_t> workspace_;
@@ -237,12 +340,17 @@ public:
 };
 
 // the compile info a TilingParse stored (never run here: a TilingFunc reading it gets a value-initialised one)
+// TilingParse's context: the compile info it fills (one object of each type) and the platform
 class TilingParseContext {
 public:
     template <class T> T *GetCompiledInfo() {
         static T info{};
+        g_compile_info = &info;
         return &info;
     }
+    fe::PlatFormInfos *GetPlatformInfo() const { return &fe::g_platform_infos; }
+    const char *GetNodeName() const { return "ascendc_cpu"; }
+    const char *GetNodeType() const { return "ascendc_cpu"; }
 };
 
 // Compiled, never run by ascendc-cpu (the binding's allocation says the output's shape and dtype).
@@ -427,10 +535,20 @@ template <class Op> struct OpRegistrar {
 #define OP_ADD(name, ...) static ::ascendc_emu::OpRegistrar<name> ascendc_emu_op_registrar_##name(#name)
 namespace ascendc_emu {
 inline ops::TilingFunc g_impl_tiling = nullptr;  // a tiling function registered with IMPL_OP_OPTILING
+inline std::function<ge::graphStatus()> g_impl_parse;  // its TilingParse, run before it
 
 struct ImplOp {
     ImplOp &Tiling(ops::TilingFunc f) {
         g_impl_tiling = f;
+        return *this;
+    }
+    // TilingParse<CompileInfo>(fn): fn fills the compile info before the tiling runs (TilingContext::GetCompileInfo)
+    template <class T> ImplOp &TilingParse(ge::graphStatus (*fn)(gert::TilingParseContext *)) {
+        g_impl_parse = [fn] {
+            gert::TilingParseContext ctx;
+            ctx.GetCompiledInfo<T>();
+            return fn(&ctx);
+        };
         return *this;
     }
     template <class... T, class... A> ImplOp &TilingParse(A...) { return *this; }

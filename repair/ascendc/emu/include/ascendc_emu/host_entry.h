@@ -93,8 +93,14 @@ ASCENDC_EMU_EXPORT int ascendc_emu_tiling(const AscendcEmuTensorDesc *in, int ni
         if (ops.empty()) throw Fault{kError, "no OP_ADD registered an operator"};
         ops::TilingFunc f = ops.back()->aicore_.tiling_ ? ops.back()->aicore_.tiling_ : g_impl_tiling;
         if (f == nullptr) throw Fault{kError, "the OpDef registers no tiling function (AICore().SetTiling)"};
+        if (g_impl_parse) {  // TilingParse first, as the NPU's graph compile does
+            ge::graphStatus parsed = g_impl_parse();
+            if (parsed != ge::GRAPH_SUCCESS) throw Fault{kError, "the operator's TilingParse returned " +
+                                                                      std::to_string(parsed) + ", not GRAPH_SUCCESS"};
+        }
         gert::TilingContext ctx;
         for (int k = 0; k < nin; k++) {
+            ctx.absent_.push_back(in[k].ndim < 0);  // the runner's mark of an input the call leaves out
             ctx.inputs_.push_back(tensor_of(in[k]));
             ctx.in_desc_.push_back(gert::CompileTimeTensorDesc{static_cast<ge::DataType>(in[k].dtype)});
         }

@@ -37,6 +37,7 @@ inline void begin_block(uint32_t idx, uint32_t num) {
     b.ub_used = 0;
     b.pipe = nullptr;
     reset_pipes(b);
+    b.slots.clear();
     b.syncs = 0;
     b.gm = nullptr;  // a multi-block launch's scheduler records this block's GM accesses
     b.sync_all = nullptr;
@@ -45,6 +46,10 @@ inline void begin_block(uint32_t idx, uint32_t num) {
     b.mask_counter = false;  // and the mask register in normal mode, all ones
     b.mask[0] = b.mask[1] = ~0ull;
     b.reduce_set = false;
+    b.pad_set = false;
+    b.acc = 0;
+    b.deq_scale = 1.0f;
+    b.sys_workspace = nullptr;
 }
 
 inline void check_blocks(uint32_t blocks, const Loc &loc) {
@@ -359,7 +364,12 @@ template <class... P> int run_entry(void (*kernel)(P...), const AscendcEmuArg *a
         if (nargs != int(sizeof...(P)))
             fail(kError, Loc{nullptr, 0}, "the kernel entry takes %d parameters, the launch has %d", int(sizeof...(P)), nargs);
         check_blocks(blocks, Loc{nullptr, 0});
-        run_blocks(blocks, tiling_key, [&] { call(kernel, args, std::index_sequence_for<P...>{}); });
+        // msopgen's entry takes (..., workspace, tiling): the framework sets each block's system workspace from it
+        uint8_t *sys_ws = nargs >= 2 ? static_cast<uint8_t *>(args[nargs - 2].p) : nullptr;
+        run_blocks(blocks, tiling_key, [&] {
+            g_block.sys_workspace = sys_ws;
+            call(kernel, args, std::index_sequence_for<P...>{});
+        });
     });
 }
 

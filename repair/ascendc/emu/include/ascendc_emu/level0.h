@@ -1,4 +1,4 @@
-// ascendc-cpu: the level-0 forms of the binary, unary and scalar instructions, Copy and Compare: a mask (a count of leading elements, or two
+// ascendc-cpu: the level-0 forms of the binary (And, Or too), unary (Not too) and scalar instructions, Copy and Compare: a mask (a count of leading elements, or two
 // 64-bit masks; with isSetMask = false the mask register, see mask.h), repeats of 256 bytes, and block and repeat
 // strides in 32-byte units (BinaryRepeatParams). Every operand is checked as in the count form, up to the last
 // element a repeat reaches.
@@ -98,8 +98,10 @@ ASCENDC_EMU_BINARY_L0(Add, a + b)
 ASCENDC_EMU_BINARY_L0(Sub, a - b)
 ASCENDC_EMU_BINARY_L0(Mul, a * b)
 ASCENDC_EMU_BINARY_L0(Div, a / b)
-ASCENDC_EMU_BINARY_L0(Max, ascendc_emu::vmax(a, b))
-ASCENDC_EMU_BINARY_L0(Min, ascendc_emu::vmin(a, b))
+ASCENDC_EMU_BINARY_L0(Max, ascendc_emu::nan_max(a, b))
+ASCENDC_EMU_BINARY_L0(Min, ascendc_emu::nan_min(a, b))
+ASCENDC_EMU_BINARY_L0(And, a & b)
+ASCENDC_EMU_BINARY_L0(Or, a | b)
 #undef ASCENDC_EMU_BINARY_L0
 
 #define ASCENDC_EMU_UNARY_L0(NAME, EXPR, FLOAT_ONLY)                                                             \
@@ -133,7 +135,8 @@ ASCENDC_EMU_UNARY_L0(Sqrt, std::sqrt(x), true)
 ASCENDC_EMU_UNARY_L0(Rsqrt, decltype(x)(1) / std::sqrt(x), true)
 ASCENDC_EMU_UNARY_L0(Reciprocal, decltype(x)(1) / x, true)
 ASCENDC_EMU_UNARY_L0(Abs, x < 0 ? -x : x, false)
-ASCENDC_EMU_UNARY_L0(Relu, ascendc_emu::vmax(x, decltype(x)(0)), false)
+ASCENDC_EMU_UNARY_L0(Relu, ascendc_emu::nan_max(x, decltype(x)(0)), false)
+ASCENDC_EMU_UNARY_L0(Not, ~x, false)
 #undef ASCENDC_EMU_UNARY_L0
 
 #define ASCENDC_EMU_SCALAR_L0(NAME, EXPR)                                                                        \
@@ -165,8 +168,8 @@ ASCENDC_EMU_UNARY_L0(Relu, ascendc_emu::vmax(x, decltype(x)(0)), false)
     }
 ASCENDC_EMU_SCALAR_L0(Adds, x + s)
 ASCENDC_EMU_SCALAR_L0(Muls, x * s)
-ASCENDC_EMU_SCALAR_L0(Maxs, ascendc_emu::vmax(x, s))
-ASCENDC_EMU_SCALAR_L0(Mins, ascendc_emu::vmin(x, s))
+ASCENDC_EMU_SCALAR_L0(Maxs, ascendc_emu::nan_max(x, s))
+ASCENDC_EMU_SCALAR_L0(Mins, ascendc_emu::nan_min(x, s))
 #undef ASCENDC_EMU_SCALAR_L0
 
 struct CopyRepeatParams {

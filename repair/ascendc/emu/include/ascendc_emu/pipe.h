@@ -26,6 +26,7 @@ using TEventID = int8_t;
 inline int64_t GetBlockIdx() { return ascendc_emu::g_block.idx; }
 inline int64_t GetBlockNum() { return ascendc_emu::g_block.num; }
 inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetSubBlockNum() { return 1; }
 inline int64_t GetTaskRation() { return 1; }
 inline uint64_t GetSystemCycle() { return 0; }
 
@@ -113,6 +114,19 @@ inline void SyncAll(ASCENDC_EMU_LOC) {
     ascendc_emu::g_block.syncs++;
 }
 template <bool isAIVOnly> inline void SyncAll(ASCENDC_EMU_LOC) { SyncAll(loc); }  // SyncAll<true>(): the same
+// the software form: the cores' flags in a GM workspace (GetBlockNum() * 32 bytes, zeroed) and a UB one (as many
+// bytes); a barrier as the hardware form is
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace,
+                    const int32_t usedCores = 0, ASCENDC_EMU_LOC) {
+    uint32_t n = ascendc_emu::g_block.num;
+    if (usedCores < 0 || uint32_t(usedCores) > n)
+        ascendc_emu::fail(ascendc_emu::kError, loc, "SyncAll: usedCores %d outside [0, %u] (the launch's blocks)",
+                          usedCores, n);
+    ascendc_emu::gm_check(gmWorkspace.raw(), uint64_t(n) * 32, true, "SyncAll's GM workspace", loc);
+    ubWorkspace.use(n * 8, true, "SyncAll's UB workspace", loc);
+    SyncAll(loc);
+}
 
 template <pipe_t src, pipe_t dst> class TQueSync {
 public:
@@ -143,6 +157,7 @@ public:
     EmuQueue(int producer, int consumer, const char *what) : prod_(producer), cons_(consumer), what_(what) {}
     EmuQueue(const EmuQueue &) = delete;
     EmuQueue &operator=(const EmuQueue &) = delete;
+    ~EmuQueue() { forget(); }
 
     template <class T> LocalTensor<T> AllocTensor(ASCENDC_EMU_LOC) {
         inited("AllocTensor", loc);
@@ -164,6 +179,10 @@ public:
         ascendc_emu::check_use(s, t.gen(), false, "EnQue", loc);
         if (s->state == ascendc_emu::kEnqueued)
             ascendc_emu::fail(ascendc_emu::kError, loc, "EnQue of a LocalTensor already in the queue");
+        if (depth_ > 0 && fifo_.size() >= uint32_t(depth_))
+            ascendc_emu::fail(ascendc_emu::kError, loc, "EnQue on a full queue: TQue<..., %d> holds %d tensor%s and "
+                              "none was DeQue'd since (a deeper queue, or DeQue before the next EnQue)", depth_, depth_,
+                              depth_ == 1 ? "" : "s");
         s->state = ascendc_emu::kEnqueued;
         s->enq_token = ascendc_emu::release(prod_);  // what the producer wrote, for the consumer's DeQue
         fifo_.push_back(s);
@@ -203,20 +222,27 @@ public:
     void FreeAllEvent() {}
 
     // TPipe::InitBuffer
-    void init(uint32_t num, uint64_t bytes, uint64_t offset) {
+    void init(uint32_t num, uint64_t bytes, uint64_t offset, const ascendc_emu::Loc &loc) {
+        forget();
         num_ = num;
         slots_.reset(new ascendc_emu::Slot[num]);
         for (uint32_t k = 0; k < num; k++) {
             slots_[k].offset = offset + k * bytes;
             slots_[k].bytes = bytes;
             slots_[k].owner = this;
+            slots_[k].past_ub = slots_[k].offset + bytes > ascendc_emu::g_config.ub;
+            slots_[k].init = loc;
             slots_[k].what = what_;
+            ascendc_emu::register_slot(&slots_[k]);
         }
         fifo_.clear();
         next_ = 0;
     }
 
 private:
+    void forget() {
+        for (uint32_t k = 0; k < num_ && slots_; k++) ascendc_emu::unregister_slot(&slots_[k]);
+    }
     void inited(const char *api, const ascendc_emu::Loc &loc) const {
         if (num_ == 0) ascendc_emu::fail(ascendc_emu::kError, loc, "%s on a queue no TPipe::InitBuffer gave buffers", api);
     }
@@ -230,6 +256,10 @@ private:
         return LocalTensor<T>(reinterpret_cast<T *>(ascendc_emu::g_block.ub.data() + s.offset),
                               static_cast<uint32_t>(s.bytes / sizeof(T)), &s, s.gen);
     }
+protected:
+    int32_t depth_ = 0;  // TQue's depth: how many tensors it holds enqueued at once (0: not checked)
+
+private:
     std::unique_ptr<ascendc_emu::Slot[]> slots_;
     std::vector<ascendc_emu::Slot *> fifo_;
     uint32_t num_ = 0, next_ = 0;
@@ -239,11 +269,11 @@ private:
 
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind : public EmuQueue {
 public:
-    TQueBind() : EmuQueue(producer_of(src), consumer_of(dst), "a buffer of a TQueBind") {}
+    TQueBind() : EmuQueue(producer_of(src), consumer_of(dst), "a buffer of a TQueBind") { depth_ = depth; }
 };
 template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public EmuQueue {
 public:
-    TQue() : EmuQueue(producer_of(pos), consumer_of(pos), queue_name(pos)) {}
+    TQue() : EmuQueue(producer_of(pos), consumer_of(pos), queue_name(pos)) { depth_ = depth; }
 };
 
 template <TPosition pos = TPosition::VECCALC> class TBuf {
@@ -251,8 +281,11 @@ public:
     TBuf() = default;
     TBuf(const TBuf &) = delete;
     TBuf &operator=(const TBuf &) = delete;
+    ~TBuf() { ascendc_emu::unregister_slot(&slot_); }
     // a TBuf's tensor stays its until the pipe goes: FreeTensor on it gives nothing back (as on the NPU)
     template <class T> void FreeTensor(LocalTensor<T> &) {}
+    // TBuf inherits TQueBind's AllocTensor on the NPU: the TBuf's whole buffer, as Get
+    template <class T> LocalTensor<T> AllocTensor(ASCENDC_EMU_LOC) { return Get<T>(loc); }
     template <class T> LocalTensor<T> Get(ASCENDC_EMU_LOC) { return Get<T>(static_cast<uint32_t>(slot_.bytes / sizeof(T)), loc); }
     template <class T> LocalTensor<T> Get(uint32_t len, ASCENDC_EMU_LOC) {
         // no InitBuffer: the NPU hands out a tensor at no real buffer, harmless until used (a kernel may Get one it
@@ -270,12 +303,15 @@ public:
         return LocalTensor<T>(reinterpret_cast<T *>(ascendc_emu::g_block.ub.data() + slot_.offset + offset), size,
                               &slot_, slot_.gen);
     }
-    void init(uint64_t bytes, uint64_t offset) {
+    void init(uint64_t bytes, uint64_t offset, const ascendc_emu::Loc &loc) {
         slot_.offset = offset;
         slot_.bytes = bytes;
         slot_.state = ascendc_emu::kScratch;
         slot_.owner = this;
+        slot_.past_ub = offset + bytes > ascendc_emu::g_config.ub;
+        slot_.init = loc;
         slot_.what = "a TBuf";
+        ascendc_emu::register_slot(&slot_);
     }
 
 private:
@@ -295,12 +331,12 @@ public:
         static_assert(std::is_base_of_v<EmuQueue, Q>, "InitBuffer(queue, num, len) takes a TQue or TQueBind");
         if (num == 0) ascendc_emu::fail(ascendc_emu::kError, loc, "InitBuffer with 0 buffers");
         uint64_t bytes = (uint64_t(len) + 31) / 32 * 32;
-        que.init(num, bytes, take(bytes * num, "InitBuffer(queue)", loc));
+        que.init(num, bytes, take(bytes * num), loc);
         return true;
     }
     template <TPosition p> bool InitBuffer(TBuf<p> &buf, uint32_t len, ASCENDC_EMU_LOC) {
         uint64_t bytes = (uint64_t(len) + 31) / 32 * 32;
-        buf.init(bytes, take(bytes, "InitBuffer(TBuf)", loc));
+        buf.init(bytes, take(bytes), loc);
         return true;
     }
     void Reset() { ascendc_emu::g_block.ub_used = 0; }
@@ -311,12 +347,11 @@ public:
     template <HardEvent e> TEventID FetchEventID() { return static_cast<TEventID>(next_event_++ % 8); }
 
 private:
-    static uint64_t take(uint64_t bytes, const char *api, const ascendc_emu::Loc &loc) {
+    // The NPU's InitBuffer hands out UB addresses without checking them against the capacity: a buffer past the
+    // end is harmless until used (a kernel may size one for a dtype it never runs), and its first access faults
+    // (Slot::past_ub). The offsets keep counting, as the NPU's do.
+    static uint64_t take(uint64_t bytes) {
         ascendc_emu::Block &b = ascendc_emu::g_block;
-        if (b.ub_used + bytes > ascendc_emu::g_config.ub)
-            ascendc_emu::fail(ascendc_emu::kError, loc, "%s of %llu bytes: UB overflow (%llu bytes already taken, the "
-                              "unified buffer holds %llu)", api, (unsigned long long)bytes,
-                              (unsigned long long)b.ub_used, (unsigned long long)ascendc_emu::g_config.ub);
         uint64_t at = b.ub_used;
         b.ub_used += bytes;
         return at;
@@ -325,5 +360,26 @@ private:
 };
 
 inline TPipe *GetTPipePtr() { return static_cast<TPipe *>(ascendc_emu::g_block.pipe); }
+
+// the rest of the unified buffer after every InitBuffer so far, as a tensor (the documentation's "stack buffer")
+template <class T, TPosition pos> inline bool PopStackBuffer(LocalTensor<T> &popLocal, ASCENDC_EMU_LOC) {
+    static thread_local ascendc_emu::Slot slot;
+    ascendc_emu::Block &b = ascendc_emu::g_block;
+    uint64_t at = (b.ub_used + 31) / 32 * 32;
+    if (at >= ascendc_emu::g_config.ub)
+        ascendc_emu::fail(ascendc_emu::kError, loc, "PopStackBuffer: no unified buffer left (%llu bytes taken)",
+                          (unsigned long long)b.ub_used);
+    slot = ascendc_emu::Slot{};
+    slot.offset = at;
+    slot.bytes = ascendc_emu::g_config.ub - at;
+    slot.state = ascendc_emu::kScratch;
+    slot.owner = &slot;
+    slot.what = "the stack buffer (PopStackBuffer)";
+    slot.init = loc;
+    ascendc_emu::register_slot(&slot);
+    popLocal = LocalTensor<T>(reinterpret_cast<T *>(b.ub.data() + at), static_cast<uint32_t>(slot.bytes / sizeof(T)),
+                              &slot, slot.gen);
+    return true;
+}
 
 }  // namespace AscendC

@@ -39,12 +39,23 @@ struct Slot {
     int state = kFree;
     uint32_t gen = 0;
     const void *owner = nullptr;  // the queue (or TBuf) it belongs to
+    // InitBuffer placed it (partly) past the unified buffer: the NPU's InitBuffer does not check, and an access past
+    // the end faults (LocalTensor::use); where InitBuffer was called, for the message
+    bool past_ub = false;
+    Loc init{nullptr, 0};
     const char *what = "a UB buffer";  // how a report names it: "a TBuf", "a buffer of a TQue<VECIN>"
     // the pipe model: what each pipe wrote and read of it; for a queue's buffer the tokens of its last EnQue
     // (producer -> consumer) and FreeTensor (consumer -> producer)
     UbRecord wrote[kPipes], read[kPipes];
     Clock enq_token, free_token;
 };
+
+[[noreturn]] inline void past_ub(const Slot *slot, const char *api, const Loc &loc) {
+    fail(kError, loc, "%s uses a buffer at UB bytes [%llu, %llu), past the end of the unified buffer (%llu bytes): "
+         "its InitBuffer (%s:%d) asked for more UB than the core has, and on the NPU this access faults", api,
+         (unsigned long long)slot->offset, (unsigned long long)(slot->offset + slot->bytes),
+         (unsigned long long)g_config.ub, slot->init.file ? slot->init.file : "?", slot->init.line);
+}
 
 inline void ub_record(UbRecord &rec, uint32_t epoch, uint32_t lo, uint32_t hi, const char *api, const Loc &loc) {
     if (rec.epoch != epoch) {  // an earlier epoch of the same pipe is ordered before whatever orders this one
@@ -117,6 +128,29 @@ inline void ub_access(Slot *slot, const void *ptr, uint64_t bytes, bool write, c
     if (write || q != kPipeS) ub_record(write ? slot->wrote[q] : slot->read[q], seen.c[q], lo, hi, api, loc);
 }
 
+// The buffers a raw UB address may fall in (a CCE intrinsic's __ubuf__ pointer, TransDataTo5HD's address lists):
+// each queue's and TBuf's, registered while it lives, so such an access goes through ub_access as well.
+inline void register_slot(Slot *s) {
+    std::vector<Slot *> &v = g_block.slots;
+    if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+inline void unregister_slot(Slot *s) {
+    std::vector<Slot *> &v = g_block.slots;
+    v.erase(std::remove(v.begin(), v.end(), s), v.end());
+}
+// bytes [addr, addr + bytes) of UB, read or written by the running API's pipe: recorded against the buffer the
+// address falls in (the latest one InitBuffer placed there), up to that buffer's end; nothing where no buffer is
+inline void ub_access_raw(uint64_t addr, uint64_t bytes, bool write, const char *api, const Loc &loc) {
+    const std::vector<Slot *> &v = g_block.slots;
+    for (size_t k = v.size(); k-- > 0;) {
+        Slot *s = v[k];
+        if (addr >= s->offset && addr < s->offset + s->bytes) {
+            ub_access(s, g_block.ub.data() + addr, std::min(bytes, s->offset + s->bytes - addr), write, api, loc);
+            return;
+        }
+    }
+}
+
 inline const char *state_name(int s) {
     switch (s) {
         case kFree: return "freed";
@@ -147,6 +181,11 @@ public:
     LocalTensor(T *ptr, uint32_t size, ascendc_emu::Slot *slot, uint32_t gen)
         : ptr_(ptr), size_(size), slot_(slot), gen_(gen) {}
 
+    // `dst = a + b` (and -, *, /, &, |): the instruction over dst.GetSize() elements (expr.h), as on the NPU
+    template <class E, class = typename E::ascendc_emu_expr> LocalTensor &operator=(const E &e) {
+        e.run(*this);
+        return *this;
+    }
     LocalTensor operator[](uint32_t offset) const {
         return LocalTensor(ptr_ + offset, offset <= size_ ? size_ - offset : 0, slot_, gen_);
     }
@@ -156,6 +195,7 @@ public:
         ASCENDC_EMU_PIPE(kPipeS);
         ascendc_emu::check_use(slot_, gen_, false, "GetValue", loc);
         bounds(i, "GetValue", loc);
+        in_ub(i + 1, "GetValue", loc);
         ascendc_emu::ub_access(slot_, ptr_ + i, sizeof(T), false, "GetValue", loc);
         return ptr_[i];
     }
@@ -163,6 +203,7 @@ public:
         ASCENDC_EMU_PIPE(kPipeS);
         ascendc_emu::check_use(slot_, gen_, true, "SetValue", loc);
         bounds(i, "SetValue", loc);
+        in_ub(i + 1, "SetValue", loc);
         ascendc_emu::ub_access(slot_, ptr_ + i, sizeof(T), true, "SetValue", loc);
         ptr_[i] = v;
     }
@@ -172,6 +213,7 @@ public:
         ASCENDC_EMU_PIPE(kPipeS);
         ascendc_emu::check_use(slot_, gen_, false, "LocalTensor()", loc);
         bounds(i, "LocalTensor()", loc);
+        in_ub(i + 1, "LocalTensor()", loc);
         ascendc_emu::ub_access(slot_, ptr_ + i, sizeof(T), false, "LocalTensor()", loc);
         return ptr_[i];
     }
@@ -191,6 +233,7 @@ public:
         if (count > size_)
             ascendc_emu::fail(ascendc_emu::kError, loc, "%s: %u elements of a LocalTensor<%s> that has %u left in its "
                               "buffer", api, count, ascendc_emu::type_name<T>(), size_);
+        in_ub(count, api, loc);
         ascendc_emu::ub_access(slot_, ptr_, uint64_t(count) * sizeof(T), write, api, loc);
         return ptr_;
     }
@@ -206,6 +249,11 @@ public:
     uint32_t gen() const { return gen_; }
 
 private:
+    // the first `elems` elements from ptr_ lie inside the unified buffer (see Slot::past_ub)
+    void in_ub(uint64_t elems, const char *api, const ascendc_emu::Loc &loc) const {
+        if (slot_->past_ub && GetPhyAddr() + elems * sizeof(T) > ascendc_emu::g_config.ub)
+            ascendc_emu::past_ub(slot_, api, loc);
+    }
     void bounds(uint32_t i, const char *api, const ascendc_emu::Loc &loc) const {
         if (i >= size_)
             ascendc_emu::fail(ascendc_emu::kError, loc, "%s(%u) past the end of a LocalTensor<%s> of %u elements", api,
@@ -241,6 +289,15 @@ public:
         ascendc_emu::gm_check(addr_ + i, sizeof(T), true, "GlobalTensor::SetValue", loc);
         ascendc_emu::gm_touch(addr_ + i, sizeof(T), ascendc_emu::kGmWrite, "GlobalTensor::SetValue", loc);
         addr_[i] = v;
+    }
+    // the element at offset i by reference (kernel_tensor.h declares `T& operator()(const uint64_t offset) const` on
+    // GlobalTensor as on LocalTensor): checked as a write, since what the reference is used for is not known here;
+    // recorded for the race check between blocks as a read (blocks reading one value through it is no race, and a
+    // race on a write through it may go unseen; none is invented)
+    T &operator()(uint64_t i) const {
+        ascendc_emu::gm_check(addr_ + i, sizeof(T), true, "GlobalTensor()", ascendc_emu::Loc{nullptr, 0});
+        ascendc_emu::gm_touch(addr_ + i, sizeof(T), ascendc_emu::kGmRead, "GlobalTensor()", ascendc_emu::Loc{nullptr, 0});
+        return addr_[i];
     }
     T *GetPhyAddr() const { return addr_; }
     T *GetPhyAddr(uint64_t offset) const { return addr_ + offset; }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ascendc_emu/base.h"
+#include "ascendc_emu/softmax_tiling.h"  // a tiling struct may hold one
 
 namespace ascendc_emu {
 

@@ -37,18 +37,20 @@ void binary(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &a
     for (uint32_t i = 0; i < n; i++) d[i] = down<T>(f(up(x[i]), up(y[i])));
 }
 
-template <class C> inline C vmax(C a, C b) {
+template <class C> inline C nan_max(C a, C b) {
     if constexpr (std::is_floating_point_v<C>) {
         if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
     }
     return a > b ? a : b;
 }
-template <class C> inline C vmin(C a, C b) {
+template <class C> inline C nan_min(C a, C b) {
     if constexpr (std::is_floating_point_v<C>) {
         if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
     }
     return a < b ? a : b;
 }
+
+template <class T> constexpr uint32_t per_repeat_of() { return 256 / sizeof(T); }  // elements in a 256-byte repeat
 
 template <class T> constexpr void floating_only() {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t>,
@@ -68,8 +70,8 @@ namespace AscendC {
 ASCENDC_EMU_BINARY(Add, a + b)
 ASCENDC_EMU_BINARY(Sub, a - b)
 ASCENDC_EMU_BINARY(Mul, a * b)
-ASCENDC_EMU_BINARY(Max, ascendc_emu::vmax(a, b))
-ASCENDC_EMU_BINARY(Min, ascendc_emu::vmin(a, b))
+ASCENDC_EMU_BINARY(Max, ascendc_emu::nan_max(a, b))
+ASCENDC_EMU_BINARY(Min, ascendc_emu::nan_min(a, b))
 ASCENDC_EMU_BINARY(And, a & b)
 ASCENDC_EMU_BINARY(Or, a | b)
 #undef ASCENDC_EMU_BINARY
@@ -96,40 +98,9 @@ ASCENDC_EMU_UNARY(Sqrt, std::sqrt(x), true)
 ASCENDC_EMU_UNARY(Rsqrt, decltype(x)(1) / std::sqrt(x), true)
 ASCENDC_EMU_UNARY(Reciprocal, decltype(x)(1) / x, true)
 ASCENDC_EMU_UNARY(Abs, x < 0 ? -x : x, false)
-ASCENDC_EMU_UNARY(Relu, ascendc_emu::vmax(x, decltype(x)(0)), false)
+ASCENDC_EMU_UNARY(Relu, ascendc_emu::nan_max(x, decltype(x)(0)), false)
 ASCENDC_EMU_UNARY(Not, ~x, false)
-// the math library's Tanh (exact here; the NPU's approximation is within the tolerances its tasks use)
-ASCENDC_EMU_UNARY(Tanh, std::tanh(x), true)
 #undef ASCENDC_EMU_UNARY
-
-// the math library's forms with a caller-given scratch buffer (unused here: the result does not depend on it)
-template <class T, bool isReuseSource = false>
-void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer,
-          const uint32_t count, ASCENDC_EMU_LOC) {
-    sharedTmpBuffer.aligned("Tanh", loc);
-    Tanh(dst, src, static_cast<int32_t>(count), loc);
-}
-
-// the math library's logarithms (Log the natural one), with or without a caller-given scratch buffer
-#define ASCENDC_EMU_LOG(NAME, EXPR)                                                                              \
-    template <class T, bool isReuseSource = false>                                                              \
-    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t calCount, ASCENDC_EMU_LOC) {   \
-        ascendc_emu::floating_only<T>();                                                                        \
-        ascendc_emu::unary(dst, src, calCount, #NAME, loc, [](T v) {                                            \
-            auto x = ascendc_emu::up(v);                                                                        \
-            return ascendc_emu::down<T>(EXPR);                                                                  \
-        });                                                                                                     \
-    }                                                                                                           \
-    template <class T, bool isReuseSource = false>                                                              \
-    void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer, \
-              const uint32_t calCount, ASCENDC_EMU_LOC) {                                                       \
-        sharedTmpBuffer.aligned(#NAME, loc);                                                                    \
-        NAME<T, isReuseSource>(dst, src, calCount, loc);                                                        \
-    }
-ASCENDC_EMU_LOG(Log, std::log(x))
-ASCENDC_EMU_LOG(Log2, std::log2(x))
-ASCENDC_EMU_LOG(Log10, std::log10(x))
-#undef ASCENDC_EMU_LOG
 
 #define ASCENDC_EMU_SCALAR(NAME, EXPR)                                                                           \
     template <class T>                                                                                          \
@@ -143,8 +114,8 @@ ASCENDC_EMU_LOG(Log10, std::log10(x))
     }
 ASCENDC_EMU_SCALAR(Adds, x + s)
 ASCENDC_EMU_SCALAR(Muls, x * s)
-ASCENDC_EMU_SCALAR(Maxs, ascendc_emu::vmax(x, s))
-ASCENDC_EMU_SCALAR(Mins, ascendc_emu::vmin(x, s))
+ASCENDC_EMU_SCALAR(Maxs, ascendc_emu::nan_max(x, s))
+ASCENDC_EMU_SCALAR(Mins, ascendc_emu::nan_min(x, s))
 ASCENDC_EMU_SCALAR(LeakyRelu, x < 0 ? x * s : x)
 ASCENDC_EMU_SCALAR(ShiftLeft, x << s)
 ASCENDC_EMU_SCALAR(ShiftRight, x >> s)
@@ -266,6 +237,7 @@ template <class T> constexpr bool is_float_v = std::is_same_v<T, float> || std::
 
 template <class D, class S> inline D cast_one(S s, AscendC::RoundMode m) {
     double v = is_float_v<S> ? double(static_cast<float>(s)) : double(s);
+    if constexpr (std::is_same_v<S, int32_t> && std::is_same_v<D, half>) v *= g_block.deq_scale;  // SetDeqScale
     if constexpr (is_float_v<D>) {
         if constexpr (std::is_same_v<D, S>) {  // float -> float of the same type rounds to an integral value
             if (m == AscendC::RoundMode::CAST_NONE || !std::isfinite(v)) return s;
@@ -281,10 +253,57 @@ template <class D, class S> inline D cast_one(S s, AscendC::RoundMode m) {
 
 namespace AscendC {
 
+}  // namespace AscendC
+
+namespace ascendc_emu {
+
+// The conversions and rounding modes the AscendC documentation lists for Cast on the Atlas A2 (910B) vector unit
+// (its table of data type combinations); any other pair or mode is not an instruction the NPU has.
+template <class D, class S> inline bool cast_listed(AscendC::RoundMode m) {
+    using AscendC::RoundMode;
+    const bool none = m == RoundMode::CAST_NONE, odd = m == RoundMode::CAST_ODD;
+    const bool rounding = !none && !odd;  // RINT, FLOOR, CEIL, ROUND, TRUNC
+    auto is = [](auto s, auto d) { return std::is_same_v<S, decltype(s)> && std::is_same_v<D, decltype(d)>; };
+    // (source, destination)
+    if (is(int8_t(), half()) || is(uint8_t(), half()) || is(int16_t(), float()) || is(half(), float()) ||
+        is(bfloat16_t(), float()) || is(int32_t(), int16_t()) || is(int32_t(), int64_t()) || is(int64_t(), int32_t()))
+        return none;
+    if (is(int16_t(), half()) || is(half(), int8_t()) || is(half(), uint8_t()) || is(int32_t(), float()))
+        return !odd;
+    if (is(half(), int16_t()) || is(half(), int32_t()) || is(bfloat16_t(), int32_t()) || is(float(), int16_t()) ||
+        is(float(), bfloat16_t()) || is(float(), int32_t()) || is(float(), float()) || is(float(), int64_t()) ||
+        is(int64_t(), float()))
+        return rounding;
+    if (is(float(), half()) || is(int32_t(), half())) return true;  // int32 -> half: scaled by SetDeqScale
+    return false;
+}
+
+inline const char *round_name(AscendC::RoundMode m) {
+    static const char *names[] = {"CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC",
+                                  "CAST_ODD"};
+    int i = static_cast<int>(m);
+    return i >= 0 && i < 7 ? names[i] : "an unknown RoundMode";
+}
+
+template <class D, class S> inline void check_cast(AscendC::RoundMode m, const Loc &loc) {
+    if (!cast_listed<D, S>(m))
+        fail(kError, loc, "Cast from %s to %s in %s: not a conversion the AscendC documentation lists for the vector "
+             "unit (the NPU has no such instruction; convert through half or float, or use a listed RoundMode)",
+             type_name<S>(), type_name<D>(), round_name(m));
+}
+
+}  // namespace ascendc_emu
+
+namespace AscendC {
+
+// the scale of Cast from int32_t to half (dst = half(src * scale))
+inline void SetDeqScale(half scale) { ascendc_emu::g_block.deq_scale = static_cast<float>(scale); }
+
 template <class D, class S>
 void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, const uint32_t count,
           ASCENDC_EMU_LOC) {
     RoundMode m = roundMode;
+    ascendc_emu::check_cast<D, S>(m, loc);
     ascendc_emu::unary(dst, src, count, "Cast", loc, [m](S v) { return ascendc_emu::cast_one<D, S>(v, m); });
 }
 
@@ -326,9 +345,17 @@ void compare_into(const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor
 
 namespace AscendC {
 
+// The count form compares whole 256-byte repeats (the documentation asks count * sizeof(T) to be a multiple of 256
+// bytes): the elements past the last whole repeat are not compared and their bits keep what they held; a note says so.
 template <class U, class T>
 void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode,
              uint32_t count, ASCENDC_EMU_LOC) {
+    uint32_t whole = uint32_t(uint64_t(count) * sizeof(T) / 256 * 256 / sizeof(T));
+    if (whole != count)
+        ascendc_emu::note("compare-partial-repeat", loc, "Compare of %u %s elements compares %u: its count is not a "
+                          "whole number of 256-byte repeats, so the NPU leaves the last %u bits as they were",
+                          count, ascendc_emu::type_name<T>(), whole, count - whole);
+    count = whole;
     src1.aligned("Compare", loc);
     const T *a = src0.raw();
     const T *b = src1.use(count, false, "Compare", loc);
@@ -347,31 +374,68 @@ void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
                               [&](uint32_t i) { return ascendc_emu::compare(ascendc_emu::up(a[i]), s, cmpMode); });
 }
 
+// Compares: CompareScalar's newer name
+template <class U, class T>
+void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
+                   const typename ascendc_emu::Identity<T>::type &src1Scalar, CMPMODE cmpMode, uint32_t count,
+                   ASCENDC_EMU_LOC) {
+    const T *a = src0.raw();
+    auto s = ascendc_emu::up(T(src1Scalar));
+    ascendc_emu::compare_into(dst, src0, count, "Compares", loc,
+                              [&](uint32_t i) { return ascendc_emu::compare(ascendc_emu::up(a[i]), s, cmpMode); });
+}
+
+}  // namespace AscendC
+
+namespace ascendc_emu {
+
+// Select's bit for element i: VSEL_CMPMASK_SPR reads one repeat's bits (256 bytes of elements) and uses them for every
+// repeat; VSEL_TENSOR_TENSOR_MODE and VSEL_TENSOR_SCALAR_MODE go on through the mask, a repeat's bits after another's.
+template <class T, class U>
+const uint8_t *select_bits(const AscendC::LocalTensor<U> &selMask, AscendC::SELMODE mode, uint32_t count, bool scalar,
+                           const Loc &loc) {
+    using AscendC::SELMODE;
+    if (scalar && mode != SELMODE::VSEL_TENSOR_SCALAR_MODE)
+        fail(kError, loc, "Select between a tensor and a scalar takes SELMODE::VSEL_TENSOR_SCALAR_MODE, not mode %d",
+             int(mode));
+    if (!scalar && mode == SELMODE::VSEL_TENSOR_SCALAR_MODE)
+        fail(kError, loc, "Select between two tensors takes SELMODE::VSEL_CMPMASK_SPR or VSEL_TENSOR_TENSOR_MODE, not "
+             "VSEL_TENSOR_SCALAR_MODE");
+    uint32_t bits = mode == SELMODE::VSEL_CMPMASK_SPR ? std::min(count, per_repeat_of<T>()) : count;
+    selMask.aligned("Select", loc);
+    return reinterpret_cast<const uint8_t *>(
+        selMask.use(static_cast<uint32_t>(((bits + 7) / 8 + sizeof(U) - 1) / sizeof(U)), false, "Select", loc));
+}
+
+inline bool select_bit(const uint8_t *m, uint32_t i, AscendC::SELMODE mode, uint32_t per) {
+    if (mode == AscendC::SELMODE::VSEL_CMPMASK_SPR) i %= per;
+    return (m[i / 8] >> (i % 8)) & 1;
+}
+
+}  // namespace ascendc_emu
+
+namespace AscendC {
+
 template <class T, class U>
 void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
             const LocalTensor<T> &src1, SELMODE selMode, uint32_t count, ASCENDC_EMU_LOC) {
-    (void)selMode;
     ascendc_emu::count_form_mask();
-    selMask.aligned("Select", loc);
-    const uint8_t *m = reinterpret_cast<const uint8_t *>(
-        selMask.use(static_cast<uint32_t>(((count + 7) / 8 + sizeof(U) - 1) / sizeof(U)), false, "Select", loc));
+    const uint8_t *m = ascendc_emu::select_bits<T>(selMask, selMode, count, false, loc);
     src1.aligned("Select", loc);
     const T *b = src1.use(count, false, "Select", loc);
     src0.aligned("Select", loc);
     const T *a = src0.use(count, false, "Select", loc);
     dst.aligned("Select", loc);
     T *d = dst.use(count, true, "Select", loc);
-    for (uint32_t i = 0; i < count; i++) d[i] = (m[i / 8] >> (i % 8)) & 1 ? a[i] : b[i];
+    constexpr uint32_t per = ascendc_emu::per_repeat_of<T>();
+    for (uint32_t i = 0; i < count; i++) d[i] = ascendc_emu::select_bit(m, i, selMode, per) ? a[i] : b[i];
 }
 
 template <class T, class U>
 void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
             typename ascendc_emu::Identity<T>::type src1, SELMODE selMode, uint32_t count, ASCENDC_EMU_LOC) {
-    (void)selMode;
     ascendc_emu::count_form_mask();
-    selMask.aligned("Select", loc);
-    const uint8_t *m = reinterpret_cast<const uint8_t *>(
-        selMask.use(static_cast<uint32_t>(((count + 7) / 8 + sizeof(U) - 1) / sizeof(U)), false, "Select", loc));
+    const uint8_t *m = ascendc_emu::select_bits<T>(selMask, selMode, count, true, loc);
     src0.aligned("Select", loc);
     const T *a = src0.use(count, false, "Select", loc);
     dst.aligned("Select", loc);

@@ -1,5 +1,5 @@
 """z = x + y, where each case tells the candidate (tests/repair/ascendc/data/faults/faulty_add.json) which fault to
-make: 0 none, 1 UB overflow, 2 a misaligned DataCopy, 3 a DataCopyPad past z, 4 a raw store past z, 5 a DeQue of
+make: 0 none, 1 a buffer past the UB used, 2 a DataCopy of a partial 32-byte block, 3 a DataCopyPad past z's allocation, 4 a raw store past it, 5 a DeQue of
 an empty queue, 6 a loop that never ends, 7 none (the engine survived), 8 a segfault."""
 import torch
 
