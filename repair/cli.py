@@ -524,7 +524,8 @@ def import_kernelbench_cmd(files, out, scale, full_cases, backend, elements, flo
     for r in refused:
         click.echo(r.to_json() if as_json else "\n".join(fold(r.line())))
     if not as_json:
-        click.echo(f"imported {len(done)}, refused {len(refused)}" + (f"; cohort manifest: {manifest}" if manifest else ""))
+        click.echo("\n".join(fold(f"imported {len(done)}, refused {len(refused)}"
+                                   + (f"; cohort manifest: {manifest}" if manifest else ""))))
     if refused:
         sys.exit(1)
 

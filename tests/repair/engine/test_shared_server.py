@@ -217,12 +217,18 @@ def test_stop_right_after_an_engine_leaves_ends_the_server_itself(monkeypatch):
 
 
 def test_the_cli_idle_default_is_the_library_default():
-    """`repair server start --idle` repeats the number (importing shared_server would slow `repair --help`)."""
+    """`repair server start --idle` reads the library's number when the command runs or its help is shown
+    (importing shared_server at import time would slow `repair --help`)."""
+    import click
+
     from repair.cli import cli
     from repair.engine.shared_server import DEFAULT_IDLE_S
 
     start = cli.commands["server"].commands["start"]
-    assert next(p for p in start.params if p.name == "idle_s").default == DEFAULT_IDLE_S
+    option = next(p for p in start.params if p.name == "idle_s")
+    ctx = click.Context(start)
+    assert option.get_default(ctx) == DEFAULT_IDLE_S
+    assert f"{DEFAULT_IDLE_S:g}" in option.get_help_record(ctx)[1]
 
 
 def test_start_without_a_backend_takes_repair_backend(monkeypatch):

@@ -181,7 +181,7 @@ def test_the_command(tmp_path):
     assert starts[0].startswith("1_ReLU: ") and "batch_size 2048->64, dim 524288->16384" in " ".join(lines)
     assert starts[1].startswith("refused: ") and (f"{DATA / 'refused' / 'literal_shapes.py'}: no module constant"
                                                   in " ".join(res.stdout.split()))
-    assert starts[2].startswith("imported 1, refused 1; cohort manifest: ")
+    assert starts[2].startswith("imported 1, refused 1; cohort manifest:")
     probed = {ln.split(" probed: ", 1)[1] for ln in res.stderr.splitlines() if ln.startswith("repair import [")}
     assert probed == {"1_ReLU (cases derived)", "literal_shapes (refused)"}  # on stderr as each probe ends
     res = runner.invoke(cli, ["import", "kernelbench", str(DATA / "level1" / "1_ReLU.py"), "--out", str(tmp_path / "j"),
