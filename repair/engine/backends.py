@@ -96,7 +96,11 @@ _FOUND: set[str] = set()  # modules found importable once (the engine checks bef
 
 def _need(module: str, why: str) -> None:
     if module not in _FOUND:
-        if importlib.util.find_spec(module) is None:
+        try:  # a module without a spec in sys.modules is a stand-in (ascendc-cpu's torch_npu), not the real one
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
             raise EnvironmentMissing(why)
         _FOUND.add(module)
 

@@ -92,8 +92,12 @@ def build_record(p: StarterPattern, root: Path = ROOT, *, seed: int = 0,
 
 
 def stable_view(record: dict) -> dict:
-    """What must not change between two builds of the same record."""
-    return {k: v for k, v in record.items() if k not in _VOLATILE}
+    """What must not change between two builds of the same record (a run's temporary directory, named in an
+    emulator's note, is as volatile as its times)."""
+    import re
+
+    kept = {k: v for k, v in record.items() if k not in _VOLATILE}
+    return json.loads(re.sub(r"/repair-run-[A-Za-z0-9_]+/", "/repair-run-*/", json.dumps(kept, sort_keys=True)))
 
 
 def write_record(record: RepairRecord, out: Path) -> bool:
