@@ -11,7 +11,7 @@ nothing is downloaded. Get them with `git clone https://github.com/weich97/NPUKe
 `tasks/level1/Math tasks/level2/Activation tasks/level2/Norm tasks/level2/Loss` from a mirror) and pass --tasks.
 
     .venv/bin/python bench/bench_npukernelbench.py --tasks DIR [--categories level1/Math,level2/Norm]
-        [--only AbsMath,RmsNorm] [--out DIR] [--cache DIR] [--tier full] [--cores 48] [--json FILE]
+        [--only AbsMath,RmsNorm] [--out DIR] [--cache DIR] [--tier full] [--cores 48] [--json FILE] [--jobs N]
 """
 from __future__ import annotations
 
@@ -109,11 +109,9 @@ def first_reason(result) -> str:
     return f"{c.status} [{c.case_id} {c.params.get('dtype', '')}]: {pick}"[:300]
 
 
-def run_task(category: str, task: Path, out: Path, tier: str) -> Row:
-    from repair.ascendc import build_library, load_candidate, plan_emu_build
-    from repair.ascendc.emu.binding import launch_function
+def import_task(category: str, task: Path, out: Path):
+    """The task's row so far and its import (None when the import failed: the row says why)."""
     from repair.ascendc.importer import import_tasks
-    from repair.engine.harness import evaluate
     from repair.errors import RepairError
 
     vec, why = vector_only(task)
@@ -122,8 +120,20 @@ def run_task(category: str, task: Path, out: Path, tier: str) -> Row:
         done, _ = import_tasks([task], out)
     except RepairError as e:
         row.status, row.reason = "import-error", str(e).splitlines()[0][:300]
+        return row, None
+    return row, done[0]
+
+
+def judge_task(row: Row, imported, tier: str) -> Row:
+    """Build the imported task's answer (timed apart) and evaluate it on ascendc-cpu."""
+    if imported is None:
         return row
-    imported = done[0]
+    _worker_setup()
+    from repair.ascendc import build_library, load_candidate, plan_emu_build
+    from repair.ascendc.emu.binding import launch_function
+    from repair.engine.harness import evaluate
+    from repair.errors import RepairError
+
     t0 = time.perf_counter()
     try:
         c = load_candidate(Path(imported.candidate))
@@ -145,6 +155,30 @@ def run_task(category: str, task: Path, out: Path, tier: str) -> Row:
     return row
 
 
+def _worker_setup() -> None:
+    """A --jobs worker process (spawned) finds the project and works offline, as the bench's own process does."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from provenance.offline import apply_offline_env
+
+    apply_offline_env()
+
+
+def judged_rows(jobs: list, tier: str, n: int):
+    """Each task's row, judged `n` at a time (separate processes), yielded in task order as each is ready."""
+    if n <= 1:
+        for row, imported in jobs:
+            yield judge_task(row, imported, tier)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(judge_task, row, imported, tier) for row, imported in jobs]
+        for f in futures:
+            yield f.result()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", required=True, help="NPUKernelBench checkout (or its tasks/ folder)")
@@ -157,6 +191,9 @@ def main() -> int:
                         help="vector cores of the emulated chip (default 48, the Ascend 910B the answers were written "
                              "for: some size their tiling arrays for 48 cores); sets $REPAIR_ASCENDC_CORES")
     parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="tasks judged at once, each in a process of its own (default 1; rows print in task "
+                             "order); each evaluation uses its own candidate and reference processes and g++")
     args = parser.parse_args()
     root = Path(args.tasks)
     if not root.is_dir():
@@ -177,10 +214,13 @@ def main() -> int:
     from repair.ascendc import prepare_pch
 
     prepare_pch()
+    if args.jobs < 1:
+        print("error: --jobs must be at least 1", file=sys.stderr)
+        return 2
     rows = []
     print(f"{'category':<11} {'task':<30} {'vector':<6} {'status':<12} {'cases':>6} {'build_s':>7} {'run_s':>6}  reason")
-    for category, task in tasks:
-        row = run_task(category, task, out, args.tier)
+    jobs = [import_task(category, task, out) for category, task in tasks]  # one after another: one manifest
+    for row in judged_rows(jobs, args.tier, args.jobs):
         rows.append(row)
         fmt = lambda v: f"{v:.2f}" if v is not None else "-"  # noqa: E731
         reason = row.reason if row.vector_only or row.status == "pass" else f"(not vector-only: {row.why_not_vector}) " \

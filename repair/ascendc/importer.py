@@ -77,7 +77,7 @@ one, and one of another shape holding the same elements (`[1]` for a scalar) too
 
 OPERATOR = {{'id': {operator_id!r}, 'family': {family!r}}}
 TOLERANCE = {pprint.pformat(t.tolerance, sort_dicts=True)}
-COMPARE = {{'promote': True}}
+{f"TOLERANCE_KEY = {t.tolerance_key!r}{chr(10)}" if t.tolerance_key else ""}COMPARE = {{'promote': True}}
 CASES = [
 {"".join(f"    {c!r},{chr(10)}" for c in t.cases)}]
 {columns}{validation}

@@ -42,6 +42,7 @@ class TaskProblem:
     tolerance_source: str
     notes: list[str] = field(default_factory=list)
     validation_sha256: dict[str, str] = field(default_factory=dict)  # the validation files as read
+    tolerance_key: str | None = None  # the case column whose dtype picks TOLERANCE's entry (custom_check_precision's)
 
 
 def validation_hashes(validation: Path) -> dict[str, str]:
@@ -86,7 +87,11 @@ def read_task(task: Path) -> TaskProblem:
         reference = _rename(reference)
     cases, columns = _cases(v / "test_cases.csv")
     tolerance, source = _tolerance(inputs_tree, inputs_path, notes)
-    return TaskProblem(task.name, reference, inputs, cases, columns, tolerance, source, notes, validation_hashes(v))
+    key = _tolerance_key(inputs_tree) if source.endswith("(per dtype)") else None
+    if key is not None:
+        source = source.replace("(per dtype)", f"(per dtype: the case's `{key}`, as the check reads it)")
+    return TaskProblem(task.name, reference, inputs, cases, columns, tolerance, source, notes, validation_hashes(v),
+                       key)
 
 
 # -- the reference ----------------------------------------------------------------------------------
@@ -244,6 +249,39 @@ def _tolerance(tree: ast.Module, path: Path, notes: list[str]) -> tuple[dict, st
                      "NPUKernelBench's default check is used instead")
         return dict(DEFAULT_TOLERANCE), "NPUKernelBench's default check (custom_check_precision not translated)"
     return per_dtype, f"custom_check_precision in {path.name} (per dtype)"
+
+
+def _tolerance_key(tree: ast.Module) -> str | None:
+    """The case column custom_check_precision picks its per-dtype bounds by (`dtype = getattr(torch,
+    param.get('dtype'))`, then `if dtype == torch.float16:`), or None when its tests read something else (an output's
+    dtype): the bounds then hold for every output of the case, whatever each output's own dtype."""
+    check = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "custom_check_precision"), None)
+    if check is None or not check.args.args:
+        return None
+    param = check.args.args[0].arg
+
+    def column(node) -> str | None:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get" and \
+                    isinstance(n.func.value, ast.Name) and n.func.value.id == param and n.args and \
+                    isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
+                return n.args[0].value
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == param and \
+                    isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
+                return n.slice.value
+        return None
+
+    names: dict[str, str] = {}  # a name assigned from the column, or from a name that is (`dtype_str`, then `dtype`)
+    for n in (n for n in ast.walk(check) if isinstance(n, ast.Assign)):
+        col = column(n.value) or next((names[v.id] for v in ast.walk(n.value)
+                                       if isinstance(v, ast.Name) and v.id in names), None)
+        names.update({t.id: col for t in n.targets if isinstance(t, ast.Name) and col is not None})
+    tested = set()
+    for n in ast.walk(check):
+        if isinstance(n, ast.If) and _dtype_test(n.test) is not None:
+            sides = [v for c in ast.walk(n.test) if isinstance(c, ast.Compare) for v in (c.left, *c.comparators)]
+            tested |= {names.get(v.id) if isinstance(v, ast.Name) else column(v) for v in sides} - {None}
+    return tested.pop() if len(tested) == 1 else None
 
 
 def _walk_check(body: list, dtypes: set[str] | None, per_dtype: dict, flat: list) -> None:

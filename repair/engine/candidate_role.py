@@ -121,8 +121,10 @@ class CandidateRole(Role):
         device = self.backend.device
         init, inputs = to_device(init, device), to_device(inputs, device)
         guard = runtime_guard(self.config.get("rules_off", []))
-        # what the mutation check compares the inputs with after the forward (a copy: memory the size of the inputs)
-        before = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] \
+        # what the mutation check compares the inputs with after the forward (a copy; a big input's digest)
+        if guard is not None:
+            from repair.integrity.runtime import snapshot
+        before = [snapshot(x) if isinstance(x, torch.Tensor) else x for x in inputs] \
             if guard is not None and guard.active("runtime.input-mutated") else None
         if hasattr(self.loader, "take_fault"):
             self.loader.take_fault()  # a fault of an earlier case's forward is that case's

@@ -156,7 +156,8 @@ class _Session:
             return False
         ran.ref = self.ref.judge(ran.job.key, ran.job.seed, ran.job.case.case_id, ran.out.header["outputs"],
                                  ran.out.payload or b"", keep="first-seed" if keep else None,
-                                 against="first-seed" if against else None, timed=ran.job.time)
+                                 against="first-seed" if against else None, timed=ran.job.time,
+                                 params=ran.job.case.params)
         ran.out.payload = None  # the reference process has them now
         return True
 
@@ -284,6 +285,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
         static_scan = ((lambda: scan(problem, candidate, rules_off=rules_off, ascendc=ascendc, policy=policy))
                        if integrity else (lambda: None))
     else:
+        ascendc = None
         if "python" not in be.languages:
             raise BadInput(f"{candidate}: backend {be.name} runs {' and '.join(be.languages)} candidates, and this is "
                            "a Python one (--backend triton-cpu runs Triton on the CPU)")
@@ -321,7 +323,12 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     if load_error is None and not is_ascendc_candidate(candidate) and cand.tree is None:
         load_error = cand_syntax(candidate, cand.text)
     if integrity:
-        verdict = _verdict(static, session.findings, rules_off, policy)
+        runtime = session.findings
+        if ascendc is not None:  # a benchmark's own forward and binding are not the candidate's code
+            from repair.integrity.ascendc_trust import benchmark_owned, validation_trust
+
+            runtime = benchmark_owned(runtime, validation_trust(ascendc, Path(problem)))
+        verdict = _verdict(static, runtime, rules_off, policy)
     else:
         verdict = IntegrityVerdict(rules_off=rules_off, policy=policy)
     return EvalResult(

@@ -35,7 +35,17 @@ class ProblemSpec(BaseModel):
     cases: list[CaseSpec]
     tolerance: dict[str, Any] | None = None  # as written in the problem (None: defaults by dtype)
     compare: dict[str, Any] | None = None  # COMPARE as written: {"promote": True} compares as a benchmark's check does
+    # TOLERANCE_KEY: the case key whose value (a dtype) names TOLERANCE's entry for every output of the case, as a
+    # benchmark's check that picks its bounds by the case's dtype column does
+    tolerance_key: str | None = None
     kernelbench_style: bool = False  # no CASES: one "default" case
+
+    def tolerance_for(self, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        """TOLERANCE for a case: its TOLERANCE_KEY's entry (flat, so it holds for every output), else as written."""
+        value = (params or {}).get(self.tolerance_key) if self.tolerance_key else None
+        if isinstance(value, str) and isinstance(self.tolerance, dict) and isinstance(self.tolerance.get(value), dict):
+            return dict(self.tolerance[value])
+        return self.tolerance
 
     def cases_for(self, tier: Tier) -> list[CaseSpec]:
         """The compact tier is the cases marked compact; the full tier is every case."""
@@ -180,6 +190,14 @@ def _validate_tolerance(path: Path, tol: Any) -> dict | None:
     return tol
 
 
+def _validate_tolerance_key(path: Path, key: Any) -> str | None:
+    if key is None:
+        return None
+    if not isinstance(key, str) or not key.isidentifier():
+        raise BadInput(f"{path}: TOLERANCE_KEY must be the name of a case key, like 'dtype'")
+    return key
+
+
 def _validate_compare(path: Path, compare: Any) -> dict | None:
     if compare is None:
         return None
@@ -199,4 +217,5 @@ def spec_from_report(path: str | Path, sha256: str, report: dict) -> ProblemSpec
     return ProblemSpec(operator_id=op_id, family=family, path=str(p), sha256=sha256, cases=cases,
                        tolerance=_validate_tolerance(p, report.get("TOLERANCE")),
                        compare=_validate_compare(p, report.get("COMPARE")),
+                       tolerance_key=_validate_tolerance_key(p, report.get("TOLERANCE_KEY")),
                        kernelbench_style=not report.get("has_cases"))

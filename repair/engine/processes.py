@@ -120,12 +120,12 @@ class ReferenceProcess:
         return reply["values"], payload
 
     def judge(self, key: str, seed: int, case_id: str, actual: dict, payload, *, keep: str | None = None,
-              against: str | None = None, timed: dict | None = None) -> dict:
+              against: str | None = None, timed: dict | None = None, params: dict | None = None) -> dict:
         """Run Model on the prepared copy; returns once that forward is over ({"seconds"}), while the
         reference process goes on comparing the candidate's outputs (as they came off the wire) with it:
         `judged()` reads that verdict."""
         reply, _ = self._call({"op": "judge", "key": key, "seed": seed, "actual": actual,
-                               "tolerance": self.spec.tolerance, "compare": self.spec.compare, "keep": keep,
+                               "tolerance": self.spec.tolerance_for(params), "compare": self.spec.compare, "keep": keep,
                                "against": against, **({"time": timed} if timed else {})},
                               f"Model forward on case {case_id}", payload)
         self.seconds += reply["seconds"]

@@ -125,7 +125,7 @@ class ReferenceRole(Role):
 
         m = self.module
         spec = {"status": "ok", "has_cases": hasattr(m, "CASES")}
-        for attr in ("OPERATOR", "CASES", "TOLERANCE", "COMPARE"):
+        for attr in ("OPERATOR", "CASES", "TOLERANCE", "TOLERANCE_KEY", "COMPARE"):
             if hasattr(m, attr):
                 try:
                     spec[attr] = json.loads(json.dumps(getattr(m, attr), allow_nan=False))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,3 +74,34 @@ def recorded_hashes(problem_path: Path) -> dict[str, str] | None:
             if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
                 return value
     return None
+
+
+# Runtime rules that judge the forward's and the binding's own code: with the benchmark's validation files they judge
+# the benchmark, not the candidate (its forward may compute an input for the kernel; its binding may return an input
+# the operator updates in place). The kernel's own part (no launch, an output no kernel wrote) is judged as ever.
+_BENCHMARK_CODE = ("runtime.framework-compute", "runtime.output-alias")
+_INPUT = re.compile(r"\binput (\d+)\b")
+_CASE = re.compile(r"\[case ([^\]]+)\]")
+
+
+def benchmark_owned(findings: list[IntegrityFinding], trust: Trust) -> list[IntegrityFinding]:
+    """The runtime findings, those about the benchmark's own forward and binding made notes when `trust` holds: a
+    framework op of its forward, an output its binding returns that is an input, and the mutation of that input (the
+    operator's in-place interface, as the benchmark's binding defines it). A mutated input the binding does not
+    return stays a finding of the candidate's kernel."""
+    if not trust.trusted:
+        return findings
+    returned = set()  # (case, input index) an output of the binding is
+    for f in findings:
+        m, c = _INPUT.search(f.evidence), _CASE.search(f.evidence)
+        if f.rule == "runtime.output-alias" and m:
+            returned.add((c.group(1) if c else None, m.group(1)))
+    out = []
+    for f in findings:
+        m, c = _INPUT.search(f.evidence), _CASE.search(f.evidence)
+        key = (c.group(1) if c else None, m.group(1) if m else None)
+        if f.rule in _BENCHMARK_CODE or (f.rule == "runtime.input-mutated" and key in returned):
+            f = f.model_copy(update={"level": "note", "message": f"{f.message} (the benchmark's own forward and "
+                                     f"binding, validation/ as imported: not the candidate's code)"})
+        out.append(f)
+    return out

@@ -401,22 +401,24 @@ def output_findings(inputs, outputs, guard: RuntimeGuard | None = None, epilogue
     in place (`in_place`: an input changed, and the output's storage went to a launch) is a policy finding too."""
     rules_off = guard.rules_off if guard else ()
     found: list[RuntimeFinding] = []
-    spans = [_storage_span(t) for t in iter_tensors(inputs) if t.untyped_storage().nbytes()]
+    spans = [(_storage_span(t), i) for i, x in enumerate(inputs if isinstance(inputs, (list, tuple)) else [inputs])
+             for t in iter_tensors(x) if t.untyped_storage().nbytes()]
     written, derived = (guard._taint(inputs)[:2] if guard is not None and guard.tracked_ops else (set(), set()))
     for i, o in enumerate(iter_tensors(outputs)):
         ptr, n = _storage_span(o)
         if not n:
             continue
-        if any(ptr < p + m and p < ptr + n for p, m in spans):  # an alias is judged as such, nothing else
+        aliased = [j for (p, m), j in spans if ptr < p + m and p < ptr + n]
+        if aliased:  # an alias is judged as such, nothing else
             if "runtime.output-alias" not in rules_off:
                 launched = guard is not None and any(ev[0] == "launch" and ptr in ev[1] for ev in guard._events)
                 if in_place and launched:
                     f = _finding("runtime.output-alias", f"output {i} is an input a kernel updated in place",
-                                 f"output storage 0x{ptr:x}+{n}")
+                                 f"output storage 0x{ptr:x}+{n}, input {aliased[0]}")
                     f.level = "policy"
                 else:
                     f = _finding("runtime.output-alias", f"output {i} shares storage with an input",
-                                 f"output storage 0x{ptr:x}+{n}")
+                                 f"output storage 0x{ptr:x}+{n}, input {aliased[0]}")
                 found.append(f)
         elif (guard is not None and "runtime.output-not-from-kernel" not in rules_off and guard.launches
               and guard.tracked_ops and ptr not in written):
@@ -436,11 +438,43 @@ def output_findings(inputs, outputs, guard: RuntimeGuard | None = None, epilogue
 
 
 _SPAN = 1 << 16  # elements compared at a time by _same and _constant
+_DIGEST_FROM = 256 << 20  # bytes: an input this big is remembered by a digest of its bytes, not a copy
+
+
+class Fingerprint:
+    """A big input as it was before the forward: its shape, dtype and a digest of its bytes (a copy would double the
+    candidate process's memory for the mutation check: a 1 GiB input did not fit in 4 GiB with its GM copy)."""
+
+    def __init__(self, t):
+        self.shape, self.dtype, self.digest = tuple(t.shape), t.dtype, _digest(t)
+
+    def same(self, t) -> bool:
+        return tuple(t.shape) == self.shape and t.dtype == self.dtype and _digest(t) == self.digest
+
+
+def _digest(t) -> bytes:
+    import hashlib
+
+    import torch
+
+    flat = t.detach().contiguous().reshape(-1).view(torch.uint8)
+    h = hashlib.blake2b(digest_size=32)
+    step = 64 << 20
+    for lo in range(0, flat.numel(), step):  # piece by piece: no second copy of the whole input
+        h.update(flat[lo:lo + step].cpu().numpy().tobytes())
+    return h.digest()
+
+
+def snapshot(t):
+    """What the mutation check keeps of an input before the forward: a clone, or a Fingerprint of a big one."""
+    return Fingerprint(t) if t.numel() * t.element_size() >= _DIGEST_FROM else t.clone()
 
 
 def _same(a, b) -> bool:
     import torch
 
+    if isinstance(a, Fingerprint) and isinstance(b, torch.Tensor):
+        return a.same(b)  # bytes unchanged (a NaN rewritten as another NaN counts as a change here)
     if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
         if a.shape != b.shape or a.dtype != b.dtype:
             return False

@@ -3,7 +3,7 @@
 Reference: validation/module.py's Model without its NPU-only imports. Inputs: validation/prepare_inputs.py
 (its get_inputs/get_init_inputs renamed _task_*, called with the case's test_cases.csv row). CASES: every row of
 validation/test_cases.csv; the compact tier is the 2 smallest.
-TOLERANCE: custom_check_precision in prepare_inputs.py (per dtype).
+TOLERANCE: custom_check_precision in prepare_inputs.py (per dtype: the case's `dtype`, as the check reads it).
 COMPARE: NPUKernelBench's check computes `out - out_new`, so an output of another dtype compares in the promoted
 one, and one of another shape holding the same elements (`[1]` for a scalar) too.
 """
@@ -67,6 +67,7 @@ OPERATOR = {'id': 'layer_norm', 'family': 'normalization'}
 TOLERANCE = {'bfloat16': {'atol': 0.00390625, 'rtol': 0.00390625},
  'float16': {'atol': 0.001953125, 'rtol': 0.001953125},
  'float32': {'atol': 0.00054931640625, 'rtol': 0.00054931640625}}
+TOLERANCE_KEY = 'dtype'
 COMPARE = {'promote': True}
 CASES = [
     {'tier': 'compact', 'case_id': 0, 'shape': '[4, 64]', 'dtype': 'float32', 'eps': 1e-05},

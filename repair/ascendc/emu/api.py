@@ -142,6 +142,9 @@ API: tuple[Api, ...] = (
        "`$REPAIR_ASCENDC_UB_KB` of UB"),
     _a("ge::Shape GetSigmoidMaxMinTmpSize GetSoftMaxMaxTmpSize GetSoftMaxMinTmpSize", "host", EMULATED,
        "the scratch sizes are the emulation's own (its library needs none)"),
+    _a("l0op", "host", MISSING, "the aclnn op-API layer: an `aclnn<Name>` the candidate's op_host/ defines over "
+       "`l0op::` calls (Contiguous, Cast, ViewCopy, CANN's own operators around its kernel). ascendc-cpu runs the "
+       "OpDef's kernel the binding's EXEC_NPU_CMD names; a binding calling such an op-API function is `unsupported`"),
     _a("TilingBaseClass TilingRegistry REGISTER_TILING_TEMPLATE TilingParse GetCompileInfo", "host", EMULATED,
        "the ops libraries' tiling framework: DoTiling's steps in order, templates tried by priority, TilingParse's "
        "compile info before the tiling"),

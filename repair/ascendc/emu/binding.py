@@ -118,6 +118,16 @@ class BindingPlan:
     def where(self, node) -> str:
         return self.binding.where(self.func.unit, node)
 
+    def check_op_api(self) -> None:
+        """OpApiUnsupported when this function runs only op-API functions of the candidate's (aclnn<Name> over
+        l0op:: calls), never its operator directly: checked at the build, before any of the candidate's code runs."""
+        reached = self.binding.reached(self.func)
+        if any(r[0] == "launch" or r[1] == f"aclnn{self.binding.cand.op}" for r in reached):
+            return
+        for kind, acl, where in reached:
+            if kind == "aclnn":
+                op_api_unsupported(self.binding.cand, acl, where)
+
     def check_reaches_operator(self) -> None:
         """MappingError when nothing this function can reach runs the candidate's own operator."""
         reached = self.binding.reached(self.func)
@@ -134,6 +144,25 @@ class BindingPlan:
         raise MappingError(f"{self.where(self.func.node)}: {self.function} runs no EXEC_NPU_CMD(aclnn"
                            f"{cand.op or '<Op>'}, ...) and calls no host function that launches a kernel: nothing of "
                            "the candidate runs on ascendc-cpu")
+
+
+class OpApiUnsupported(MappingError):
+    """The binding calls an op-API function of the candidate's (aclnn<Name> over l0op:: calls): a layer ascendc-cpu
+    does not emulate, so the case is `unsupported` (this environment cannot judge it), not wrong."""
+
+    case_status = "unsupported"
+
+
+def op_api_unsupported(cand: AscendCCandidate, name: str, where: str) -> None:
+    """OpApiUnsupported when a host source of `cand` defines `name` as an op-API function (`<name>GetWorkspaceSize`
+    beside it, over l0op:: calls): on the NPU it runs the candidate's kernel among CANN's operators."""
+    from repair.ascendc.emu.api import Unsupported
+
+    for s in cand.of("host_operator"):
+        if re.search(rf"\b{re.escape(name)}GetWorkspaceSize\s*\(", s.text) and re.search(r"\bl0op::", s.text):
+            raise OpApiUnsupported(f"{Unsupported('l0op', where, False).message()}: the binding runs {name}, an "
+                                   f"op-API function {s.name} defines over l0op:: calls around the kernel of "
+                                   f"aclnn{cand.op}")
 
 
 def binding_program(cand: AscendCCandidate) -> BindingProgram:

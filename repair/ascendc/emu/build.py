@@ -133,9 +133,13 @@ def plan_emu_build(cand: AscendCCandidate, *, launch_fn: str | None = None) -> E
         # OpDef and tiling the emulation runs: left out
         hosts = [d for s in cand.of("host_operator") if not _OP_API.search(s.text) for d in _destinations(cand, s)
                  if not d.endswith((".h", ".hpp", ".hh"))]
-        files["ascendc_emu_host.cpp"] = "".join(['#include "ascendc_emu/host_unit.h"\n',
-                                                 *[f'#include "{h}"\n' for h in hosts]])
-        units.append("ascendc_emu_host.cpp")
+        # msopgen compiles each op_host/*.cpp on its own (a constant two of them define is no clash there): one
+        # unit per file, the first with the library's C interface
+        for i, h in enumerate(hosts or [None]):
+            name = "ascendc_emu_host.cpp" if i == 0 else f"ascendc_emu_host_{i}.cpp"
+            head = '#include "ascendc_emu/host_unit.h"\n' if i == 0 else '#include "ascendc_emu/host.h"\n'
+            files[name] = head + (f'#include "{h}"\n' if h else "")
+            units.append(name)
     dirs = sorted({str(Path(p).parent) for p in files if "/" in p})
     from repair.ascendc.emu.includes import refused_includes
 
@@ -159,6 +163,13 @@ _GE_NUM = {"DT_FLOAT": 0, "DT_FLOAT16": 1, "DT_INT8": 2, "DT_INT32": 3, "DT_UINT
            "DT_UINT32": 8, "DT_INT64": 9, "DT_UINT64": 10, "DT_DOUBLE": 11, "DT_BOOL": 12, "DT_BF16": 27}
 _OPDEF_IO = re.compile(r'\bthis\s*->\s*(?:Input|Output)\s*\(\s*"(\w+)"\s*\)([^;]*);')
 _DATATYPE = re.compile(r"\.DataType\s*\(\s*\{([^}]*)\}\s*\)")
+# `this->AICore().AddConfig("ascend910b", cfg)`: an OpAICoreConfig whose Input/Output lists msopgen builds for that
+# SoC instead of the OpDef's own; ascendc-cpu is an Ascend 910B (platform.h's GetSocVersion)
+_SOC_CONFIG = re.compile(r'\bAddConfig\s*\(\s*"ascend910b"\s*,\s*(\w+)\s*\)')
+
+
+def _config_io(var: str) -> re.Pattern:
+    return re.compile(rf'\b{re.escape(var)}\s*\.\s*(?:Input|Output)\s*\(\s*"(\w+)"\s*\)([^;]*);')
 
 
 def dtype_variants(cand: AscendCCandidate) -> tuple[tuple[tuple[str, str], ...], ...]:
@@ -168,14 +179,17 @@ def dtype_variants(cand: AscendCCandidate) -> tuple[tuple[tuple[str, str], ...],
         return ()
     from repair.ascendc.cxx import strip_comments
 
-    lists = []
+    lists: dict[str, list[str]] = {}
     for host in cand.of("host_operator"):
-        for m in _OPDEF_IO.finditer(strip_comments(host.text)):
-            d = _DATATYPE.search(m.group(2))
-            if d:
-                dts = [t.strip().split("::")[-1] for t in d.group(1).split(",") if t.strip()]
-                if dts and all(t in _C_TYPES for t in dts):
-                    lists.append((m.group(1), dts))
+        text = strip_comments(host.text)
+        for rx in (_OPDEF_IO, *(_config_io(v) for v in _SOC_CONFIG.findall(text))):
+            for m in rx.finditer(text):
+                d = _DATATYPE.search(m.group(2))
+                if d:
+                    dts = [t.strip().split("::")[-1] for t in d.group(1).split(",") if t.strip()]
+                    if dts and all(t in _C_TYPES for t in dts):
+                        lists[m.group(1)] = dts  # the emulated SoC's AICore config over the OpDef's own lists
+    lists = list(lists.items())
     n = max((len(d) for _, d in lists), default=0)
     if n == 0 or any(len(d) not in (1, n) for _, d in lists):
         return ()
@@ -376,7 +390,8 @@ def _publish_error(build: EmuBuild, d: Path, message: str) -> None:
 
 
 def _opt(unit: str) -> str:
-    return OPT["ascendc_emu_kernel.cpp" if unit.startswith("ascendc_emu_kernel") else unit]
+    return OPT["ascendc_emu_kernel.cpp" if unit.startswith("ascendc_emu_kernel") else "ascendc_emu_host.cpp"
+               if unit.startswith("ascendc_emu_host") else unit]
 
 
 def _message(output: str, work: Path) -> str:

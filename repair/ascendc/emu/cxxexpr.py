@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from repair.ascendc.emu.cxxvalues import _DTYPES, Opaque, Ptr, _dtype, _is_tensor, _number, convert
+from repair.ascendc.emu.cxxvalues import _DTYPES, BindingOutOfRange, Opaque, Ptr, _dtype, _is_tensor, _number, convert
 
 
 class Expressions:
@@ -123,9 +123,43 @@ class Expressions:
             seq = self.eval(left.child_by_field_name("argument"), env)
             if not isinstance(seq, (list, dict)):
                 self.fail(e, "an assignment into a value that is not a local vector or map")
-            seq[self.index(left, env)] = value
+            key = self.index(left, env)
+            if isinstance(seq, list) and not (isinstance(key, int) and 0 <= key < len(seq)):
+                self.fail(e, f"an element {key!r} of a vector of {len(seq)}: undefined behaviour in C++")
+            seq[key] = value
+        elif left.type == "call_expression" and self._element_ref(left, env) is not None:
+            seq, key = self._element_ref(left, env)
+            seq[key] = value
+        elif left.type == "parenthesized_expression":
+            self.store(left.named_children[-1], value, env, e)
         else:
             self.fail(e, "an assignment to something other than a local")
+
+    def _element_ref(self, call, env: dict) -> tuple[list, int] | None:
+        """`v.back()`, `v.front()`, `v.at(k)` of a local vector as an assignment's target: (the vector, the index),
+        None for any other call. An empty vector's back()/front() is undefined behaviour in C++: an error here; at()
+        past the end throws std::out_of_range (pybind11 raises it as an IndexError)."""
+        fn = call.child_by_field_name("function")
+        if fn is None or fn.type != "field_expression":
+            return None
+        method = self.text(fn.child_by_field_name("field"))
+        if method not in ("back", "front", "at"):
+            return None
+        seq = self.eval(fn.child_by_field_name("argument"), env)
+        if not isinstance(seq, list):
+            return None
+        args = [a for a in call.child_by_field_name("arguments").named_children if a.type != "comment"]
+        if method == "at":
+            if len(args) != 1:
+                return None
+            k = self.eval(args[0], env)
+            if not isinstance(k, int) or not 0 <= k < len(seq):
+                raise BindingOutOfRange(f"{self.where(call)}: `{self.text(call)[:80]}` in the binding writes element "
+                                        f"{k} of {len(seq)} (std::out_of_range)")
+            return seq, k
+        if not seq:
+            self.fail(call, f"{method}() of an empty vector: undefined behaviour in C++")
+        return seq, len(seq) - 1 if method == "back" else 0
 
     def index(self, n, env: dict) -> Any:
         idx = n.child_by_field_name("index") or n.child_by_field_name("indices")

@@ -14,7 +14,7 @@ from typing import Callable
 
 from repair.ascendc.emu.binding import binding_program, launch_function
 from repair.ascendc.emu.build import build_library, plan_emu_build, prepare_pch, writable_dirs
-from repair.ascendc.emu.forward import MappingError, extension_module, import_model
+from repair.ascendc.emu.forward import MappingError, bound_names, extension_module, import_model
 from repair.ascendc.emu.runner import EmulatedOp, Library
 from repair.ascendc.load import load_candidate
 
@@ -35,6 +35,12 @@ class EmulatedLoader:
     def build(self) -> None:
         """g++, or the cache: CompileError (a `compile-error` result) when the candidate does not build."""
         self.library = build_library(self.build_plan)
+        for name in bound_names(self.cand):  # a binding over the candidate's own op-API layer: unsupported
+            try:
+                found = self.binding.plan(name)
+            except MappingError:
+                continue  # the call says why
+            found.check_op_api()
 
     def load(self) -> types.ModuleType:
         """The candidate's model module, imported with the extension's stand-in: its ModelNew runs as written."""

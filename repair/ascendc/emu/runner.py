@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from repair.ascendc.emu.binding import BindingPlan, BindingProgram
+from repair.ascendc.emu.binding import BindingPlan, BindingProgram, op_api_unsupported
 from repair.ascendc.emu.build import _GE_NUM
 from repair.ascendc.emu.cxxeval import Evaluator, Opaque, Ptr
 from repair.ascendc.emu.forward import MappingError
@@ -118,6 +118,41 @@ def npu_allocation(nbytes: int) -> int:
     return (nbytes + 32 + 511) // 512 * 512
 
 
+_HOST_OUTPUT_MAX = 2000  # characters of what the host printed that a failure's message carries (its last ones)
+
+
+class _Printed:
+    text = ""
+
+
+@contextlib.contextmanager
+def host_output():
+    """What the candidate's host code prints on stdout while it runs (its OP_LOGE is often a printf): captured, and
+    passed on to the process's stdout as well; `.text` holds its last lines for a failure's message."""
+    import sys
+    import tempfile
+
+    printed = _Printed()
+    libc = ctypes.CDLL(None)
+    sys.stdout.flush()
+    libc.fflush(None)
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as f:
+        os.dup2(f.fileno(), 1)
+        try:
+            yield printed
+        finally:
+            libc.fflush(None)
+            os.dup2(saved, 1)
+            os.close(saved)
+            f.seek(0)
+            data = f.read()
+            if data:
+                os.write(1, data[-(1 << 16):])
+            text = " ".join(data.decode("utf-8", "replace").split())
+            printed.text = text[-_HOST_OUTPUT_MAX:]
+
+
 class Arena:
     """The GM of one launch: each tensor in a buffer of its own between two poisoned guard regions."""
 
@@ -201,7 +236,10 @@ class Arena:
             lib.ascendc_emu_gm_add(buf.data_ptr() + GUARD, nbytes, name.encode())
 
     def buffers(self) -> list:
-        return [buf for buf, _, _ in self.regions]
+        """What a launch reads and writes, for the runtime guard: every GM buffer, and the caller's tensors the
+        inputs were copied from (the kernel reads them through their copies, and writes them back when it updates
+        one in place)."""
+        return [buf for buf, _, _ in self.regions] + [orig for orig, _ in self._inputs]
 
     def check_guards(self) -> None:
         """A write that landed in a guard region: a crash, naming the tensor and how far outside it."""
@@ -264,6 +302,8 @@ class EmulatedOp:
         arena = Arena()
 
         def on_call(kind: str, name: str, values: list, texts: list, where: str) -> int:
+            if kind == "aclnn" and name != f"aclnn{self.op}":
+                op_api_unsupported(self.binding.cand, name, where)
             if kind == "aclnn" and name != f"aclnn{self.op}":
                 raise MappingError(f"{where}: the binding runs {name}, another operator than the candidate's own "
                                    f"(aclnn{self.op}): on the NPU that is CANN's kernel, not the candidate's; "
@@ -367,13 +407,17 @@ class EmulatedOp:
         out_arr = (_TensorDesc * max(1, len(outs)))(*[desc(t) for t in outs])
         self._tiling_bytes = (ctypes.c_uint8 * _TILING_CAPACITY)()
         res = _Tiling()
-        rc = self.lib.lib.ascendc_emu_tiling(in_arr, len(ins), out_arr, len(outs), attr_arr, len(attrs),
-                                             ctypes.cast(self._tiling_bytes, ctypes.c_void_p), _TILING_CAPACITY,
-                                             ctypes.byref(res))
+        with host_output() as printed:  # OP_LOGE and the like: the host's reason for failing, said with it
+            rc = self.lib.lib.ascendc_emu_tiling(in_arr, len(ins), out_arr, len(outs), attr_arr, len(attrs),
+                                                 ctypes.cast(self._tiling_bytes, ctypes.c_void_p), _TILING_CAPACITY,
+                                                 ctypes.byref(res))
+        said = f"; it printed: {printed.text}" if printed.text else ""
         if rc:
-            raise KernelFault(_STATUS.get(rc, "error"), f"ascendc-cpu: the host's TilingFunc: {self.lib.error()}")
+            raise KernelFault(_STATUS.get(rc, "error"), f"ascendc-cpu: the host's TilingFunc: {self.lib.error()}{said}")
         if res.status != 0:
-            raise KernelFault("error", f"ascendc-cpu: the host's TilingFunc returned {res.status}, not GRAPH_SUCCESS")
+            name = " (GRAPH_FAILED)" if res.status == 0xFFFFFFFF else ""
+            raise KernelFault("error", f"ascendc-cpu: the host's TilingFunc returned {res.status}{name}, not "
+                                       f"GRAPH_SUCCESS{said}")
         if res.block_dim == 0:
             raise KernelFault("error", "ascendc-cpu: the host's TilingFunc set no block dimension "
                                        "(context->SetBlockDim)")

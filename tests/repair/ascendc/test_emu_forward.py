@@ -113,3 +113,27 @@ std::vector<at::Tensor> add_custom_impl_npu(const at::Tensor &x, const at::Tenso
         ext.add_custom(x, x, 1)
     with pytest.raises(IndexError, match="a key 7 the table does not hold"):
         ext.add_custom(x, x, 7)
+
+
+def test_a_binding_assigns_through_a_vectors_element_references(tmp_path):
+    """`shape.back() = 1`, `shape.back() /= 2`, `shape.front() = ...`, `shape.at(k) = ...` write the local vector as
+    C++ does (a shape for an output); `at(k)` past the end throws std::out_of_range, an IndexError in Python."""
+    forms = variant(ADD / "correct.py", tmp_path, (BINDING, """at::Tensor add_custom_impl_npu(const at::Tensor &x, const at::Tensor &y, int64_t k)
+{
+    auto shape = x.sizes().vec();
+    int64_t last = shape.back();
+    if (!shape.empty()) shape.back() = 1;
+    shape.front() = shape.front() * 2;
+    shape.back() /= 2;
+    shape.back() *= 2;
+    shape.at(k) = last;
+    at::Tensor z = at::empty(shape, x.options());
+    EXEC_NPU_CMD(aclnnAddCustom, x, y, z);
+    return z;
+}
+"""), (CALL, "        return custom_ops_lib.add_custom(x, y, 0)\n"))
+    ext = type(emulate(forms)()).forward.__globals__["custom_ops_lib"]
+    x, y = torch.randn(48), torch.randn(48)
+    torch.testing.assert_close(ext.add_custom(x, y, 0), x + y)  # [48] -> [1] -> [2] -> [1] -> [2] -> [48]
+    with pytest.raises(IndexError, match=r"writes element 1 of 1 \(std::out_of_range\)"):
+        ext.add_custom(x, y, 1)

@@ -165,3 +165,75 @@ def test_an_integer_torch_rand_draws_as_on_the_npu_and_a_float_one_is_untouched(
     x, _ = problem["get_inputs"](**case)
     assert x.dtype == torch.float32 and not float(x.frac().abs().sum()) == 0  # floats, as torch.rand makes them
     assert torch.rand is not None and torch.rand(2).dtype == torch.float32  # torch.rand restored
+
+
+def test_the_910b_aicore_configs_datatype_lists_are_the_columns_built(tmp_path):
+    """An OpAICoreConfig added for "ascend910b" (the SoC ascendc-cpu is) gives msopgen's columns for it, over the
+    OpDef's own lists; one added for another SoC does not."""
+    from repair.ascendc.emu.build import plan_emu_build
+    from repair.ascendc.load import load_candidate
+
+    task = make_task(tmp_path / "tasks", "case_id;shape;dtype\n0;[100];bfloat16\n")
+    host = task / "answer" / "0" / "op_host" / "add_custom.cpp"
+    config = "".join(f'        {cfg}.{io}("{n}").ParamType(REQUIRED).DataType({{{types}}});\n'
+                     for cfg, types in (("a2", "ge::DT_BF16, ge::DT_FLOAT"), ("p310", "ge::DT_INT32"))
+                     for io, n in (("Input", "x"), ("Input", "y"), ("Output", "z")))
+    host.write_text(host.read_text().replace(
+        '.AddConfig("ascend910b");',
+        '.AddConfig("ascend910b");\n        OpAICoreConfig a2;\n        OpAICoreConfig p310;\n' + config +
+        '        this->AICore().AddConfig("ascend910b", a2);\n        this->AICore().AddConfig("ascend310p", p310);'))
+    (imported,), _ = import_tasks([task], tmp_path / "out")
+    plan = plan_emu_build(load_candidate(Path(imported.candidate)))
+    assert plan.variants == ((("x", "DT_BF16"), ("y", "DT_BF16"), ("z", "DT_BF16")),
+                             (("x", "DT_FLOAT"), ("y", "DT_FLOAT"), ("z", "DT_FLOAT")))
+
+
+def test_a_check_keyed_on_the_cases_dtype_gives_every_output_that_dtypes_bounds(tmp_path):
+    """custom_check_precision picks its bounds by `param.get('dtype')`: the import writes TOLERANCE_KEY, and a
+    case's outputs all compare at that dtype's bounds (a float32 output of a bfloat16 case at bfloat16's), as the
+    benchmark's check does; a check reading something else writes none."""
+    from repair.engine.problem import spec_from_report
+
+    task = make_task(tmp_path / "tasks", "case_id;shape;dtype\n0;[100];bfloat16\n")
+    prepare = task / "validation" / "prepare_inputs.py"
+    prepare.write_text(PREPARE.split("def custom_check_precision")[0] + "def custom_check_precision(param, o, n):\n"
+                       "    dtype_str = param.get('dtype', 'float16')\n    dtype = getattr(torch, dtype_str)\n"
+                       "    if dtype == torch.bfloat16:\n        RTOL = 1 / 256\n    else:\n        RTOL = 1 / 2048\n"
+                       "    return True\n")
+    t = read_task(task)
+    assert t.tolerance_key == "dtype" and t.tolerance["bfloat16"] == {"atol": 1 / 256, "rtol": 1 / 256}
+    (imported,), _ = import_tasks([task], tmp_path / "out")
+    text = Path(imported.problem).read_text()
+    assert "TOLERANCE_KEY = 'dtype'\n" in text
+    spec = spec_from_report("p.py", "0" * 64, {"TOLERANCE": t.tolerance, "TOLERANCE_KEY": "dtype", "has_cases": True,
+                                                "CASES": [{"tier": "compact", "case_id": 0, "dtype": "bfloat16"}]})
+    assert spec.tolerance_for({"dtype": "bfloat16"}) == {"atol": 1 / 256, "rtol": 1 / 256}
+    assert spec.tolerance_for({"dtype": "int8"}) == t.tolerance  # no entry: as written, per output dtype
+    prepare.write_text(PREPARE.split("def custom_check_precision")[0] + "def custom_check_precision(param, o, n):\n"
+                       "    if o[0].dtype == torch.bfloat16:\n        RTOL = 1 / 256\n    else:\n        RTOL = 1 / 2048\n"
+                       "    return True\n")
+    assert read_task(task).tolerance_key is None
+
+
+def test_the_benchmarks_own_forward_and_in_place_binding_are_notes_not_the_candidates(tmp_path):
+    """With the task's validation files as imported, the runtime findings about them are notes: a forward computing
+    the kernel's input in torch (relu(y)), and a binding whose operator writes its input x and returns it (an
+    in-place operator, as the benchmark defines it). The kernel is judged as ever: both pass."""
+    from repair.engine.harness import evaluate
+
+    cases = "case_id;shape;dtype\n0;[1000];float32\n1;[4099];float32\n"
+    prologue = make_task(tmp_path / "a", cases)
+    module = prologue / "validation" / "module.py"
+    module.write_text(module.read_text().replace("return x + y", "return x + torch.relu(y)").replace(
+        "kernel_gen_ops.add_custom(x, y)", "kernel_gen_ops.add_custom(x, torch.relu(y))"))
+    in_place = make_task(tmp_path / "b", cases)
+    pybind = in_place / "validation" / "pybind.cpp"
+    pybind.write_text(pybind.read_text().replace("    at::Tensor z = at::empty_like(x);\n", "").replace(
+        "EXEC_NPU_CMD(aclnnCustomOp, x, y, z);\n    return z;", "EXEC_NPU_CMD(aclnnCustomOp, x, y, x);\n    return x;"))
+    for task, rules in ((prologue, {"runtime.framework-compute"}),
+                        (in_place, {"runtime.input-mutated", "runtime.output-alias"})):
+        (imported,), _ = import_tasks([task], tmp_path / f"{task.parent.name}-out")
+        r = evaluate(imported.problem, imported.candidate, backend="ascendc-cpu", seed=0, tier="full")
+        assert r.passed and [c.status for c in r.cases] == ["pass", "pass"], [c.message for c in r.cases]
+        found = {f.rule: f.level for f in r.integrity.findings if f.phase == "runtime"}
+        assert set(found) == rules and set(found.values()) == {"note"}, r.integrity.findings

@@ -63,6 +63,16 @@ def test_promote_compares_as_a_benchmark_check_does():
     assert compare_outputs([exp], [exp.double().reshape(3, 1)], lambda d: TOL, promote=True).status == "pass"
 
 
+def test_promote_zips_the_outputs_as_the_benchmark_check_does():
+    """NPUKernelBench's check zips the reference's outputs with the candidate's: under COMPARE promote the outputs
+    both lists hold are compared (a wrong one still fails); an empty list is no comparison; strict counts them."""
+    a, b = torch.tensor([1.0, 2.0]), torch.tensor([3.0])
+    assert compare_outputs([a, b], [a.clone()], lambda d: TOL, promote=True).status == "pass"
+    assert compare_outputs([a, b], [a + 1], lambda d: TOL, promote=True).status == "mismatch"
+    assert compare_outputs([a, b], [], lambda d: TOL, promote=True).diagnostics.symptom == "output-count"
+    assert compare_outputs([a, b], [a.clone()], lambda d: TOL).diagnostics.symptom == "output-count"
+
+
 def test_compare_is_validated():
     ok = spec_from_report("p.py", "0" * 64, {"COMPARE": {"promote": True}})
     assert ok.compare == {"promote": True}

@@ -356,3 +356,20 @@ def test_random_draws_are_allocations_and_compute_on_them_is_not():
 
     _, found = _run(computed)
     assert "aten::sigmoid" in next(f.evidence for f in found if f.rule == "runtime.framework-compute")
+
+
+def test_a_big_input_is_remembered_by_its_digest_and_a_change_is_still_found(monkeypatch):
+    """The mutation check keeps a digest of an input past _DIGEST_FROM bytes, not a copy: one byte changed is a
+    finding, the same bytes are none."""
+    import torch
+
+    from repair.integrity import runtime
+
+    monkeypatch.setattr(runtime, "_DIGEST_FROM", 1024)
+    x = torch.randn(4096, dtype=torch.bfloat16)
+    kept = runtime.snapshot(x)
+    assert isinstance(kept, runtime.Fingerprint)
+    assert runtime.mutation_findings([kept], [x]) == []
+    x[4095] += 1
+    assert [f.rule for f in runtime.mutation_findings([kept], [x])] == ["runtime.input-mutated"]
+    assert isinstance(runtime.snapshot(torch.ones(4)), torch.Tensor)  # a small one is a copy

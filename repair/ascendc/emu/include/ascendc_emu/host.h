@@ -282,15 +282,27 @@ public:
 // What the operator's tiling function sees of the case.
 class TilingContext {
 public:
-    const StorageShape *GetInputShape(size_t i) const { return i < inputs_.size() ? &inputs_[i].shape_ : nullptr; }
-    // an optional input the call leaves out (an undefined at::Tensor() in the binding) is nullptr, as on the NPU
-    const StorageShape *GetOptionalInputShape(size_t i) const { return absent(i) ? nullptr : GetInputShape(i); }
-    const StorageShape *GetDynamicInputShape(size_t i, size_t) const { return GetInputShape(i); }
+    // GetInputShape/GetInputTensor/GetInputDesc take the compute node's input index, which counts the inputs the call
+    // gives (an optional one it leaves out, an undefined at::Tensor() in the binding, has none: the indices after it
+    // shift, and one past the last is nullptr); the GetOptional* forms take the OpDef's (IR) index and give nullptr
+    // for an input left out, as CANN's TilingContext documents
+    const StorageShape *GetInputShape(size_t i) const { return given(i) ? &inputs_[ir(i)].shape_ : nullptr; }
+    const StorageShape *GetOptionalInputShape(size_t i) const { return present(i) ? &inputs_[i].shape_ : nullptr; }
+    const StorageShape *GetDynamicInputShape(size_t i, size_t) const { return GetOptionalInputShape(i); }
     const StorageShape *GetOutputShape(size_t i) const { return i < outputs_.size() ? &outputs_[i].shape_ : nullptr; }
-    const Tensor *GetInputTensor(size_t i) const { return i < inputs_.size() ? &inputs_[i] : nullptr; }
-    const Tensor *GetOptionalInputTensor(size_t i) const { return absent(i) ? nullptr : GetInputTensor(i); }
-    const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return i < in_desc_.size() ? &in_desc_[i] : nullptr; }
-    const CompileTimeTensorDesc *GetOptionalInputDesc(size_t i) const { return absent(i) ? nullptr : GetInputDesc(i); }
+    const Tensor *GetInputTensor(size_t i) const { return given(i) ? &inputs_[ir(i)] : nullptr; }
+    const Tensor *GetOptionalInputTensor(size_t i) const { return present(i) ? &inputs_[i] : nullptr; }
+    const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return given(i) ? &in_desc_[ir(i)] : nullptr; }
+    const CompileTimeTensorDesc *GetOptionalInputDesc(size_t i) const { return present(i) ? &in_desc_[i] : nullptr; }
+    // the OpDef index of the compute node's input i (the i-th input the call gives)
+    size_t ir(size_t i) const {
+        for (size_t k = 0; k < inputs_.size(); k++) {
+            if (!absent(k) && i-- == 0) return k;
+        }
+        return inputs_.size();
+    }
+    bool given(size_t i) const { return ir(i) < inputs_.size() && ir(i) < in_desc_.size(); }
+    bool present(size_t i) const { return i < inputs_.size() && i < in_desc_.size() && !absent(i); }
     const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return i < out_desc_.size() ? &out_desc_[i] : nullptr; }
     const RuntimeAttrs *GetAttrs() const { return &attrs_; }
     fe::PlatFormInfos *GetPlatformInfo() const { return &fe::g_platform_infos; }
@@ -384,7 +396,36 @@ public:
     RuntimeAttrs attrs_;
 };
 
-class InferShapeRangeContext {};
+// A shape range (gert::Range<Shape>): its smallest and largest shapes
+template <typename T>
+class Range {
+public:
+    Range() = default;
+    Range(T *min, T *max) : min_(min), max_(max) {}
+    T *GetMin() { return min_; }
+    const T *GetMin() const { return min_; }
+    T *GetMax() { return max_; }
+    const T *GetMax() const { return max_; }
+
+private:
+    T *min_ = nullptr;
+    T *max_ = nullptr;
+};
+
+// Compiled, never run by ascendc-cpu, as InferShapeContext (shape ranges serve graph compilation, not the kernel)
+class InferShapeRangeContext {
+public:
+    const Range<Shape> *GetInputShapeRange(size_t i) const { return i < in_.size() ? &in_[i] : nullptr; }
+    const Range<Shape> *GetOptionalInputShapeRange(size_t i) const { return GetInputShapeRange(i); }
+    Range<Shape> *GetOutputShapeRange(size_t i) {
+        if (i >= out_.size()) out_.resize(i + 1);
+        return &out_[i];
+    }
+    const RuntimeAttrs *GetAttrs() const { return &attrs_; }
+    const char *GetNodeName() const { return "ascendc_cpu"; }
+    std::deque<Range<Shape>> in_, out_;
+    RuntimeAttrs attrs_;
+};
 
 }  // namespace gert
 
