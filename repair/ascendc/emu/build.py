@@ -147,8 +147,9 @@ def plan_emu_build(cand: AscendCCandidate, *, launch_fn: str | None = None) -> E
     if refused:  # before the compiler opens anything: /etc/shadow, a FIFO, /proc/self/fd/1, a header outside
         raise CompileError("the candidate's C++ would make the compiler read outside its own files and the "
                            "emulation's headers:\n" + "\n".join(refused[:8]))
+    extra = {"link": list(_MULTI_HOST_LINK)} if _host_units(units) > 1 else {}  # the key of one host unit unchanged
     key = content_hash({"abi": ABI, "compiler": identity(), "flags": [*FLAGS, OPT, *_DEPS], "headers": headers_digest(),
-                        "files": files, "units": units, "entry": entry, "variants": variants})
+                        "files": files, "units": units, "entry": entry, "variants": variants, **extra})
     return EmuBuild(files, tuple(units), tuple(dirs), entry, key, variants)
 
 
@@ -355,7 +356,8 @@ def _build(build: EmuBuild, work: Path, timeout_s: float) -> Path:
     for i, k in enumerate(kernels if failed is None else []):  # one library per kernel unit (per dtype variant)
         # undefined symbols (a kernel entry declared, never defined) fail here, not at dlopen
         code, out = run([cxx, "-shared", "-fPIC", f"{k}.o", *others, "-o", str(entry / build.library_name(i)),
-                         "-Wl,--no-undefined"], cwd=src, timeout_s=timeout_s, log=work / "link.log")
+                         "-Wl,--no-undefined", *(_MULTI_HOST_LINK if _host_units(build.units) > 1 else ())],
+                        cwd=src, timeout_s=timeout_s, log=work / "link.log")
         if code != 0:
             failed = (code, out)
             break
@@ -378,6 +380,16 @@ def _build(build: EmuBuild, work: Path, timeout_s: float) -> Path:
     d = cache.publish(entry, build.key)
     cache.enforce_cap(keep=(d, *([pch.parent] if pch else [])))
     return d / "lib.so"
+
+
+# msopgen's project builds op_host/ into several libraries (the OpDef into opsproto and the aclnn stub, the TilingFunc
+# into optiling: the candidate's CMakeLists.txt target_sources), each with its own copy of a function a shared host
+# header defines; ascendc-cpu links them into one library, where such copies are the same code: the first is kept
+_MULTI_HOST_LINK = ("-Wl,--allow-multiple-definition",)
+
+
+def _host_units(units) -> int:
+    return sum(u.startswith("ascendc_emu_host") for u in units)
 
 
 def _publish_error(build: EmuBuild, d: Path, message: str) -> None:

@@ -237,3 +237,22 @@ def test_the_benchmarks_own_forward_and_in_place_binding_are_notes_not_the_candi
         assert r.passed and [c.status for c in r.cases] == ["pass", "pass"], [c.message for c in r.cases]
         found = {f.rule: f.level for f in r.integrity.findings if f.phase == "runtime"}
         assert set(found) == rules and set(found.values()) == {"note"}, r.integrity.findings
+
+
+def test_each_host_source_is_a_unit_of_its_own_linked_as_msopgens_libraries_are(tmp_path):
+    """Two op_host/*.cpp defining the same namespace-scope constant build (msopgen compiles each on its own), and a
+    function a shared host header defines in both links once (they go to different libraries there); the case
+    passes."""
+    from repair.engine.harness import evaluate
+
+    task = make_task(tmp_path / "tasks", "case_id;shape;dtype\n0;[1000];float32\n")
+    host = task / "answer" / "0" / "op_host"
+    (host / "host_helpers.h").write_text("#pragma once\n#include <cstdint>\n"
+                                         "int64_t HostMod(int64_t a, int64_t b) { return a % b; }\n")
+    text = (host / "add_custom.cpp").read_text()
+    (host / "add_custom.cpp").write_text('#include "host_helpers.h"\nconstexpr uint32_t HOST_BLOCK = 32;\n' + text)
+    (host / "add_custom_extra.cpp").write_text('#include "host_helpers.h"\nconstexpr uint32_t HOST_BLOCK = 64;\n'
+                                               "int64_t HostExtra(int64_t a) { return HostMod(a, HOST_BLOCK); }\n")
+    (imported,), _ = import_tasks([task], tmp_path / "out")
+    r = evaluate(imported.problem, imported.candidate, backend="ascendc-cpu", seed=0, tier="full")
+    assert [c.status for c in r.cases] == ["pass"], [c.message for c in r.cases]
