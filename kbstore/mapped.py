@@ -263,6 +263,16 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.repeat(starts - (ends - lengths), lengths) + np.arange(total)
 
 
+BLOCK_BYTES = 16 << 20  # bytes copied at once into a snapshot's files
+
+
+def _blocks(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) ranges, in order, with each range that begins where the one before ends merged into it."""
+    cut = np.flatnonzero(starts[1:] != ends[:-1]) + 1
+    first, last = np.concatenate([[0], cut]), np.concatenate([cut, [len(starts)]]) - 1
+    return list(zip(starts[first].tolist(), ends[last].tolist()))
+
+
 class SnapshotSource:
     """A snapshot's data files written from the mapped layout (kb freeze): the included rows' lines copied from
     rows.jsonl, their vectors gathered, and their BM25 index computed from the term frequencies, in id order, a chunk
@@ -275,7 +285,21 @@ class SnapshotSource:
         self.dim = int(corpus.vectors.shape[1]) if corpus.n else 0
 
     def write_entries(self, f) -> list[int]:
-        """The included rows' lines, in id order; the length of each line (newline included)."""
+        """The included rows' lines, in id order; the length of each line (newline included). Lines that follow each
+        other in rows.jsonl (a layout is built in id order) are copied as one block of bytes."""
+        if not self.n:
+            return []
+        data = self.corpus._rows.data
+        off = np.asarray(self.corpus._rows.offsets[self.rows], dtype=np.int64).reshape(-1, 2)
+        starts, ends = off[:, 0], off[:, 0] + off[:, 1] + 1  # each line with the newline after it
+        if len(data) < int(ends.max()) or not bool(np.all(np.asarray(data[ends - 1]) == 0x0A)):
+            return self._write_lines(f)  # not the layout's own framing: read line by line
+        for a, b in _blocks(starts, ends):
+            for x in range(a, b, BLOCK_BYTES):
+                f.write(bytes(data[x:min(b, x + BLOCK_BYTES)]))
+        return (ends - starts).tolist()
+
+    def _write_lines(self, f) -> list[int]:
         lens: list[int] = []
         store = self.corpus._rows
         for s in range(0, self.n, self.chunk):
@@ -285,11 +309,15 @@ class SnapshotSource:
         return lens
 
     def write_vectors(self, f) -> None:
-        """vectors.npy, byte for byte what np.save writes for the (n, dim) float32 matrix."""
+        """vectors.npy, byte for byte what np.save writes for the (n, dim) float32 matrix; rows that follow each other
+        in the layout are copied as one block."""
         np.lib.format.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False, "shape": (self.n, self.dim)})
-        for s in range(0, self.n, self.chunk):
-            f.write(np.ascontiguousarray(self.corpus.vectors[np.sort(self.rows[s:s + self.chunk])]
-                                         [np.argsort(np.argsort(self.rows[s:s + self.chunk]))], dtype="<f4").tobytes())
+        if not self.n:
+            return
+        step = max(1, BLOCK_BYTES // max(1, 4 * self.dim))
+        for a, b in _blocks(self.rows, self.rows + 1):
+            for x in range(a, b, step):
+                f.write(np.ascontiguousarray(self.corpus.vectors[x:min(b, x + step)], dtype="<f4").tobytes())
 
     def codes(self) -> tuple[np.ndarray, dict]:
         """The included rows' filter and rule codes (kbstore.mapped.CODE_COLUMNS), and their labels."""

@@ -119,9 +119,10 @@ def _second_pass(index, targets, items, segs, cand, df, languages, n: int):
     hist = {r: [0] * 20 for r in REPRS}
     matches = []
     cache: dict = {}
+    memo: dict = {}
     for i, slots in worth.items():  # in entry order
         eid, parts = items[i]
-        matches.extend(index._score(eid, parts, ignored, cache=cache, only=slots)[0])
+        matches.extend(_score_parts(index, eid, parts, ignored, cache, slots, memo))
     for ri, r in enumerate(REPRS):
         bins = np.minimum(19, (top[cand, ri] * 20).astype(np.int64))
         hist[r] = np.bincount(bins, minlength=20).tolist()
@@ -166,6 +167,43 @@ def scan_postings(index, lookup, fetch, n_entries: int, keys: Iterable[tuple]):
         _first_pass(targets, flat_hashes(batch, check_key, languages), len(batch), start, need,
                     np.zeros(n_keys, dtype=np.int64), segs, cand)
     return _second_pass(index, targets, items, segs, cand, df, languages, n_entries)
+
+
+def _score_parts(index, eid: str, parts, ignored, cache: dict, slots: set[int], memo: dict) -> list:
+    """index._score(eid, parts, ignored, only=slots)[0], each part's blob scored once per scan: a part's matches depend
+    on its fingerprints, the slots scored and the scan's boilerplate only, and KB entries repeat kernels (records of
+    the same source kernel, one repaired kernel behind several entries). Per part, the best match per cohort file and
+    representation is kept as _score keeps it across parts (the first of equals, in part order)."""
+    import hashlib
+
+    from provenance.fingerprint_store import _blob_headers
+
+    best: dict = {}
+    first = 0
+    for part, fps in parts.items():
+        packed = isinstance(fps, (bytes, bytearray, memoryview))
+        blob = bytes(fps) if packed else None
+        n = len(_blob_headers(blob)) if packed else len(fps)
+        local = frozenset(s - first for s in slots if first <= s < first + n)
+        first += n
+        if not local:
+            continue
+        if packed:
+            key = (blob, local)
+            got = memo.get(key)
+            if got is None:  # labelled by the blob's hash: _score's caches key on the entry and part
+                label = hashlib.sha256(blob).hexdigest()
+                got = memo[key] = index._score(label, {label: blob}, ignored, cache=cache, only=set(local))[0]
+            got = [m.model_copy(update={"entry_id": eid, "entry_part": part}) for m in got]
+        else:
+            got = index._score(eid, {part: fps}, ignored, cache=cache, only=set(local))[0]
+        for m in got:
+            k = (m.cohort_file, m.representation)
+            old = best.get(k)
+            if old is None or (m.flagged, m.score, m.containment, m.covered) > \
+                    (old.flagged, old.score, old.containment, old.covered):
+                best[k] = m
+    return sorted(best.values(), key=lambda m: (m.cohort_file, m.representation, m.cohort_unit))
 
 
 def _first_pass(t: _Targets, flat, n_items: int, first: int, need, df, segs: list, cand: list) -> None:
