@@ -79,6 +79,7 @@ def compare(root: Path, gen: dict, want_root: Path, want: dict) -> list[str]:
     d, w = root / gen["base"], want_root / want["base"]
     _postings(out, "fingerprint postings", [Segment(d / s) for s in gen["fingerprints"]["segments"]],
               [Segment(w / s) for s in want["fingerprints"]["segments"]], inv, ("repr",), name, lambda k: f"#{k & (2**64 - 1):016x}")
+    _fingerprints(out, root / gen["base"], gen, want_root / want["base"], want, inv, name)
     for what, a, b in (("BM25 total length", gen["lexical"]["total_len"], want["lexical"]["total_len"]),
                        ("fingerprinted entries", gen["fingerprints"]["entries"], want["fingerprints"]["entries"]),
                        ("fingerprint keys", sorted(map(list, gen["fingerprints"]["keys"])),
@@ -114,6 +115,53 @@ def _rows(out, have, ref, order, name, gen, want, have_dir: Path, want_dir: Path
         for p, r in zip(pos.tolist(), rows.tolist()):
             if _line(have, r) != _line(ref, p):
                 out.add("rows", f"entry {name[p]} (row {r}): its JSON line differs from DuckDB's retrieval row")
+
+
+def _fingerprints(out, d: Path, gen: dict, w: Path, want: dict, inv, name) -> None:
+    """fpinfo (each stored fingerprint's entry, representation, language, distinct hashes) as a multiset per entry, and
+    every posting's fingerprint id naming a fingerprint of its own row and representation."""
+    from kbstore.mapped import fingerprint_info
+
+    def table(root: Path, g: dict, to_pos) -> np.ndarray:
+        info = np.asarray(fingerprint_info(root.parent, {**g, "base": root.name})).astype(np.int64).reshape(-1, 4)
+        rows = info[:, 0]
+        ok = (rows >= 0) & (rows < len(inv))
+        pos = np.where(ok, to_pos[np.clip(rows, 0, max(0, len(inv) - 1))], -1) if to_pos is not None else rows
+        t = np.concatenate([pos[:, None], info[:, 1:]], axis=1)
+        return t[np.lexsort(tuple(t[:, c] for c in range(3, -1, -1)))]
+
+    have, ref = table(d, gen, inv), table(w, want, None)
+    if have.shape != ref.shape or not np.array_equal(have, ref):
+        bad = sorted({int(p) for p in np.setxor1d(_rows_as(have), _rows_as(ref)) // (1 << 40)}) if len(have) or len(ref) else []
+        for p in bad:
+            entry = name[p] if 0 <= p < len(name) else f"<position {p}>"
+            out.add("fingerprints", f"entry {entry}: its stored fingerprints (representation, language, distinct "
+                                    "hashes) differ from DuckDB's")
+        if not bad:
+            out.add("fingerprints", f"fpinfo holds {len(have)} fingerprints; DuckDB has {len(ref)}")
+    info = np.asarray(fingerprint_info(d.parent, {**gen, "base": d.name})).reshape(-1, 4)
+    for s in gen["fingerprints"]["segments"]:
+        seg = Segment(d / s)
+        if not seg.n_postings:
+            continue
+        fid = np.asarray(seg.columns["fid"]).astype(np.int64)
+        ok = (fid >= 0) & (fid < len(info))
+        own = np.zeros(len(fid), dtype=bool)
+        own[ok] = (info[fid[ok], 0] == np.asarray(seg.columns["row"])[ok]) & \
+                  (info[fid[ok], 1] == np.asarray(seg.columns["repr"])[ok])
+        bad = np.flatnonzero(~own)
+        for at in bad[:SHOWN].tolist():
+            out.add("fingerprint postings", f"{s}: posting {at} names fingerprint {int(fid[at])}, not one of its row's")
+        if len(bad) > SHOWN:
+            out.extra["fingerprint postings"] = out.extra.get("fingerprint postings", 0) + len(bad) - SHOWN
+
+
+def _rows_as(t: np.ndarray) -> np.ndarray:
+    """One int per fpinfo line (position in the high bits), for set differences."""
+    if not len(t):
+        return np.zeros(0, dtype=np.int64)
+    h = (t[:, 1] * 1_000_003 + t[:, 2]) * 1_000_003 + t[:, 3]
+    return (t[:, 0] << 40) + (h % (1 << 40))
 
 
 def _line(corpus, row: int) -> str | None:
@@ -159,16 +207,26 @@ def _postings(out, what: str, have: list[Segment], want: list[Segment], inv, col
         b = _gather(want, lo, hi, columns, None)
         if len(a[0]) == len(b[0]) and all(np.array_equal(x, y) for x, y in zip(a, b)):
             continue
-        got = {(k, p): v for k, p, *v in zip(*(x.tolist() for x in a))}
-        exp = {(k, p): v for k, p, *v in zip(*(x.tolist() for x in b))}
+        got, exp = _grouped(a), _grouped(b)
         for kp in sorted(set(got) | set(exp)):
-            g, e = got.get(kp), exp.get(kp)
+            g, e = got.get(kp, []), exp.get(kp, [])
             if g == e:
                 continue
             where = f"{key_name(kp[0])} of entry {name[kp[1]] if 0 <= kp[1] < len(name) else f'<position {kp[1]}>'}"
             cols = ", ".join(columns)
-            out.add(what, f"{where}: {cols} {g} in the layout, {e} from DuckDB" if g and e else
+            out.add(what, f"{where}: {cols} {_values(g)} in the layout, {_values(e)} from DuckDB" if g and e else
                     f"{where}: in the layout, not from DuckDB" if g else f"{where}: from DuckDB, missing from the layout")
+
+
+def _grouped(arrays) -> dict[tuple[int, int], list[list[int]]]:
+    out: dict = {}
+    for k, p, *v in zip(*(x.tolist() for x in arrays)):
+        out.setdefault((k, p), []).append(v)
+    return out
+
+
+def _values(vs: list[list[int]]) -> str:
+    return ", ".join(" ".join(map(str, v)) for v in vs)
 
 
 def _gather(segments: list[Segment], lo, hi, columns, inv) -> tuple[np.ndarray, ...]:
@@ -191,8 +249,9 @@ def _gather(segments: list[Segment], lo, hi, columns, inv) -> tuple[np.ndarray, 
     if inv is not None:
         ok = (r >= 0) & (r < len(inv))
         r = np.where(ok, inv[np.clip(r, 0, max(0, len(inv) - 1))], -1 - r)
-    order = np.lexsort((r, k))
-    return (k[order], r[order], *(np.concatenate(v)[order] for v in vals))
+    v = [np.concatenate(x) for x in vals]
+    order = np.lexsort((*reversed(v), r, k))  # by key, then position, then values
+    return (k[order], r[order], *(x[order] for x in v))
 
 
 class _Lines:

@@ -15,7 +15,10 @@ The live KB's layout (written by kbstore.layout under the write lock) lives in <
     rowoff-*     int64 (offset, length) a row into rows.jsonl (a new file when a row changed)
     order-*      int32 rows sorted by id (a new file with every generation that adds rows)
     lex-*/       BM25 postings: token hash -> (row, term frequency), with the token's text (kbstore.postings)
-    fp-*/        code fingerprints: fingerprint hash -> (row, representation), for kb freeze's overlap scan
+    fp-*/        code fingerprints: fingerprint hash -> (row, representation, fingerprint id), one posting per hash
+                 of each stored fingerprint, for kb freeze's overlap scan
+    fpinfo       int32 a stored fingerprint, by id (append-only): its row, representation and language codes and
+                 its count of distinct hashes (the scan computes every containment from these and the postings)
 
 Rows are in id order when the layout is built and appended in ingest order after; `order` maps them back, so every
 score a reader hands on is in id order, as the rows of an in-memory Corpus are (kbstore.retrieve gets the same ranks
@@ -33,7 +36,7 @@ import numpy as np
 from kbstore.lexical import B, K1, tokenize
 from kbstore.postings import Segment, token_hash
 
-SCHEMA = "kb.mapped/v1"
+SCHEMA = "kb.mapped/v2"  # v2: fingerprint postings per fingerprint (fid), fpinfo
 GEN = "gen.json"
 CODE_COLUMNS = ("family", "language", "backend", "rules")
 ID_BYTES = 64
@@ -233,7 +236,8 @@ def open_layout(directory: Path, gen: dict, source: dict) -> MappedCorpus:
 
 
 def fingerprint_lookup(directory: Path, gen: dict):
-    """provenance.overlap_scan.scan_postings's lookup over the generation's fingerprint segments."""
+    """provenance.overlap_scan.scan_postings's lookup over the generation's fingerprint segments: hashes ->
+    (index into hashes, row, representation, fingerprint id) of every posting."""
     d = Path(directory) / gen["base"]
     segments = [Segment(d / s) for s in gen["fingerprints"]["segments"]]
 
@@ -247,13 +251,22 @@ def fingerprint_lookup(directory: Path, gen: dict):
             a = np.asarray(s.ptr[pos[hit]])
             cnt = np.asarray(s.ptr[pos[hit] + 1]) - a
             idx = _ranges(a, cnt)
-            out.append((np.repeat(hit, cnt), np.asarray(s.columns["row"][idx]), np.asarray(s.columns["repr"][idx])))
+            out.append((np.repeat(hit, cnt), np.asarray(s.columns["row"][idx]), np.asarray(s.columns["repr"][idx]),
+                        np.asarray(s.columns["fid"][idx])))
         if not out:
             z = np.zeros(0, dtype=np.int64)
-            return z, z, z
-        return tuple(np.concatenate([o[k] for o in out]).astype(np.int64) for k in range(3))
+            return z, z, z, z
+        return tuple(np.concatenate([o[k] for o in out]).astype(np.int64) for k in range(4))
 
     return lookup
+
+
+def fingerprint_info(directory: Path, gen: dict) -> np.ndarray:
+    """(fingerprints, 4) int32: each stored fingerprint's row, representation code, language code, distinct hashes."""
+    from kbstore.layout import FPINFO
+
+    d = Path(directory) / gen["base"]
+    return _map(d / "fpinfo", "<i4", (int(gen["fingerprints"]["fids"]), FPINFO))
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
