@@ -17,7 +17,8 @@ its children) are medians over the runs. Cold: no helper anywhere (the servers' 
 run). Warm: `kb server` holds the KB's retrieval state and the embedder (kb query asks it) and `repair server`
 holds a fork server with torch and triton imported (repair eval and repair run use it); the other commands have no
 helper and run the same code again. `repair run` is also shown less the time its evaluations took (the trajectory's
-`evaluate` events). Peak RSS: the command's own process's VmHWM, read as it exits (a sitecustomize on PYTHONPATH,
+`evaluate` events; the target's CPU verdict subtracts those wall seconds from the CPU time, a lower bound of the CPU
+outside the evaluations). Peak RSS: the command's own process's VmHWM, read as it exits (a sitecustomize on PYTHONPATH,
 only while BENCH_CLI_HWM names a file; the children it starts are not counted), so the bench's own memory, which
 ru_maxrss of a vforked child carries, stays out of it. Targets (issue 22): kb query and kb show <= 1.0 s cold; repair run --worker rules on a small
 example <= 3 s plus its evaluations; kb --help < 0.3 s.
