@@ -21,14 +21,13 @@ from pathlib import Path
 import numpy as np
 
 from kbstore.faults import kill_point
-from kbstore.mapped import CODE_COLUMNS, GEN, ID_BYTES, SCHEMA, read_generation
+from kbstore.mapped import CODE_COLUMNS, FPINFO, GEN, ID_BYTES, SCHEMA, read_generation
 from kbstore.postings import Segment, merge, plan_merges, token_hash, write
 from provenance.canonical import canonical_json, sha256_text
 
 CHUNK = 5000  # entries read from DuckDB at once while building
 LEX_COLUMNS = {"row": "<i4", "tf": "<i4"}
 FP_COLUMNS = {"row": "<i4", "repr": "i1", "fid": "<i4"}
-FPINFO = 4  # int32 a stored fingerprint in `fpinfo`: its row, representation code, language code, distinct hashes
 APPEND_FILES = ("ids", "vectors", "codes", "doclen", "rows.jsonl", "fpinfo")
 
 

@@ -40,6 +40,7 @@ SCHEMA = "kb.mapped/v2"  # v2: fingerprint postings per fingerprint (fid), fpinf
 GEN = "gen.json"
 CODE_COLUMNS = ("family", "language", "backend", "rules")
 ID_BYTES = 64
+FPINFO = 4  # int32 a stored fingerprint in `fpinfo`: its row, representation code, language code, distinct hashes
 
 
 CHUNK_ROWS = 16384  # rows per dense chunk: a multiple of every BLAS row block, 24 MiB of 384-dim vectors
@@ -263,8 +264,6 @@ def fingerprint_lookup(directory: Path, gen: dict):
 
 def fingerprint_info(directory: Path, gen: dict) -> np.ndarray:
     """(fingerprints, 4) int32: each stored fingerprint's row, representation code, language code, distinct hashes."""
-    from kbstore.layout import FPINFO
-
     d = Path(directory) / gen["base"]
     return _map(d / "fpinfo", "<i4", (int(gen["fingerprints"]["fids"]), FPINFO))
 

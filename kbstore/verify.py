@@ -5,7 +5,7 @@ DuckDB is the truth and is never repaired; a problem there fails the check. The 
 drift, and index directories a killed build left, are warnings, which `repair` (`kb verify --repair`) fixes. The mapped
 layout (kbstore.layout) is a cache too, but it is what cold queries answer from: a difference from DuckDB
 (kbstore.layout_verify: ids, vectors, rows, codes, postings) fails the check, one line each, and `--repair` rebuilds it;
-a layout merely behind the KB is a warning (the next reader or writer catches it up).
+a layout merely behind the KB is a warning (the next reader or writer catches it up, as `--repair` does).
 """
 from __future__ import annotations
 
@@ -74,13 +74,16 @@ def _check_index(kb: KBPaths, ids, matrix, metas, report: VerifyReport, repair: 
 
 
 def _check_layout(store, kb: KBPaths, report: VerifyReport, repair: bool) -> None:
-    from kbstore.layout import rebuild
+    from kbstore.layout import rebuild, update
     from kbstore.layout_verify import layout_problems
 
     problems, warnings = layout_problems(store, kb)
     if repair and problems:
         n = rebuild(store, kb)
         report.repaired.append(f"rebuilt the mapped layout from DuckDB ({n} rows): it differed in {len(problems)} ways")
+        problems, warnings = layout_problems(store, kb)
+    elif repair and warnings:  # behind the KB, or missing: what the next reader would do
+        report.repaired.append(f"brought the mapped layout up to date ({update(store, kb)})")
         problems, warnings = layout_problems(store, kb)
     for p in problems:
         report.add("mapped", p)

@@ -98,9 +98,14 @@ def test_tampered_postings_are_named_and_repair_rebuilds_the_layout(kb):
     assert verify(kb).ok
 
 
-def test_a_layout_behind_the_kb_is_a_warning_not_a_failure(kb):
+def test_a_layout_behind_the_kb_is_a_warning_that_repair_catches_up(kb, tmp_path):
     root = layout_dir(KBPaths.of(kb))
-    gen = read_generation(root)
-    (root / "gen.json").write_text(json.dumps({**gen, "kb_version": 2}))
+    shutil.copytree(root, tmp_path / "old-layout")
+    write_records(tmp_path / "v4", [make_record(30)])
+    ingest([tmp_path / "v4"])
+    shutil.rmtree(root)
+    shutil.copytree(tmp_path / "old-layout", root)  # the layout as it was at version 3
     r = verify(kb)
-    assert r.ok and any("kb_version 2" in w["message"] for w in r.warnings if w["check"] == "mapped")
+    assert r.ok and any("kb_version 3" in w["message"] for w in r.warnings if w["check"] == "mapped")
+    r = verify(kb, repair=True)
+    assert r.ok and not r.warnings and any("brought the mapped layout up to date" in x for x in r.repaired)
