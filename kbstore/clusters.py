@@ -17,7 +17,7 @@ import numpy as np
 MIN_ROWS = 20_000  # below this the full product costs a few milliseconds: no index
 ROWS_PER_CLUSTER = 100
 MAX_CLUSTERS = 1024
-BLOCK = 64  # rows: a multiple of every BLAS kernel's row block, so a gathered row takes the same kernel path
+BLOCK = 16  # rows: a multiple of the BLAS kernels' row blocks (checked at build), so a row takes the same kernel path
 ASSIGN_CHUNK = 8192
 
 
@@ -117,6 +117,21 @@ class ClusterBound:
                 pos, scores = np.concatenate([pos, t]), np.concatenate([scores, tail[t - self.tail]])
         return pos, scores
 
+    def _at(self, q: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """The full product's scores at these positions: their rows gathered, padded to whole blocks (the caller limits
+        BLAS to one thread)."""
+        out = np.empty(len(positions), dtype=np.float32)
+        main = positions < self.tail
+        if main.any():
+            take = self.slot[positions[main]]
+            pad = -len(take) % BLOCK
+            if pad:
+                take = np.concatenate([take, np.full(pad, take[0])])
+            out[main] = (self.rows[take] @ q)[:int(main.sum())]
+        if not main.all():
+            out[~main] = (self.tail_rows @ q)[positions[~main] - self.tail]
+        return out
+
     def _self_check(self, matrix: np.ndarray, rng) -> bool:
         """This BLAS gives every row the value the full product gives it, from the cluster-ordered rows (one query)."""
         from kbstore.vector import one_blas_thread
@@ -125,9 +140,11 @@ class ClusterBound:
         q = (q / np.linalg.norm(q)).astype(np.float32)
         with one_blas_thread():
             full = matrix @ q
-        with one_blas_thread():
             pos, scores = self._scores(q, np.arange(len(self.counts)), None)
-        return bool(np.array_equal(self.dense(q), full) and np.array_equal(scores, full[pos]))
+            some = rng.permutation(self.n)[:max(BLOCK + 3, self.n // 8)]
+            gathered = self._at(q, some)
+        return bool(np.array_equal(self.dense(q), full) and np.array_equal(scores, full[pos])
+                    and np.array_equal(gathered, full[some]))
 
     def top(self, qvec: np.ndarray, depth: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]] | None:
         """kbstore.retrieve.top_finite(matrix @ q, depth, allowed), or None when the bound does not pay (see the module
@@ -143,6 +160,13 @@ class ClusterBound:
         qn = float(np.linalg.norm(q64))
         # float32 dot products of 384 terms err by less than dim * 2**-24 * |q| |v|; doubled, and a floor
         margin = 2 * len(q) * 2.0 ** -24 * qn * max(self.max_norm, 1.0) + 1e-6
+        if allowed is not None:
+            allowed = np.asarray(allowed)
+            chosen = np.flatnonzero(allowed)
+            if len(chosen) * 4 <= self.n:  # a narrow filter: its rows alone, gathered
+                if len(chosen) < depth:
+                    return None
+                return self._best(chosen, self._at(q, chosen), depth)
         bound = self.centroids @ q64 + self.radius * qn
         order = np.argsort(-bound, kind="stable")
         if allowed is None:
@@ -160,6 +184,11 @@ class ClusterBound:
         if int(counts[keep].sum()) * 3 > self.n:
             return None  # the bound keeps too much: the full product is as cheap
         rows, scores = self._scores(q, keep, allowed)
+        return self._best(rows, scores, depth)
+
+    @staticmethod
+    def _best(rows: np.ndarray, scores: np.ndarray, depth: int) -> list[tuple[int, float]] | None:
+        """top_finite's selection over rows holding every row that can reach the top; None on ties at the cut."""
         top = np.argpartition(-scores, depth - 1)[:depth]
         kth = scores[top].min()
         if int(np.count_nonzero(scores == kth)) != int(np.count_nonzero(scores[top] == kth)):

@@ -37,7 +37,8 @@ def small_index(monkeypatch):
 def test_the_bound_returns_the_full_products_top_exactly(small_index):
     m, index = small_index
     rng = np.random.default_rng(7)
-    allowed = rng.random(len(m)) < 0.3
+    allowed = rng.random(len(m)) < 0.3  # scored through the clusters
+    narrow = rng.random(len(m)) < 0.1  # its rows alone, gathered
     assert np.array_equal(index.dense(m[5]), _full(m, m[5]))
     pruned = 0
     for i in range(40):
@@ -45,12 +46,12 @@ def test_the_bound_returns_the_full_products_top_exactly(small_index):
         q /= np.linalg.norm(q)
         if i % 10 == 0:
             q = m[len(m) - 1 - i]  # a row of the last partial block, itself the best hit
-        for mask in (None, allowed):
+        for mask in (None, allowed, narrow):
             want = top_finite(_full(m, q), 50, mask)
             got = index.top(q, 50, mask)
             assert got is not None and got == want, (i, mask is not None)
             pruned += 1
-    assert pruned == 80
+    assert pruned == 120
 
 
 def test_ties_at_the_cut_fall_back_to_the_full_product(small_index):
