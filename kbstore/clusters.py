@@ -163,7 +163,7 @@ class ClusterBound:
         if allowed is not None:
             allowed = np.asarray(allowed)
             chosen = np.flatnonzero(allowed)
-            if len(chosen) * 4 <= self.n:  # a narrow filter: its rows alone, gathered
+            if len(chosen) * 16 <= self.n:  # a narrow filter: its rows alone, gathered
                 if len(chosen) < depth:
                     return None
                 return self._best(chosen, self._at(q, chosen), depth)

@@ -38,7 +38,7 @@ def test_the_bound_returns_the_full_products_top_exactly(small_index):
     m, index = small_index
     rng = np.random.default_rng(7)
     allowed = rng.random(len(m)) < 0.3  # scored through the clusters
-    narrow = rng.random(len(m)) < 0.1  # its rows alone, gathered
+    narrow = rng.random(len(m)) < 0.05  # its rows alone, gathered
     assert np.array_equal(index.dense(m[5]), _full(m, m[5]))
     pruned = 0
     for i in range(40):
