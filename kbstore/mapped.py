@@ -198,13 +198,10 @@ class MappedCorpus:
             if self._bound is None:  # too few rows, or this BLAS fails the bound's check: the id-ordered copy
                 self._resident = resident
 
-    def dense_top(self, qvec: np.ndarray, depth: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
-        """kbstore.retrieve.top_finite(self.dense(qvec), depth, allowed): the same positions and scores, from the
-        clusters a resident corpus's bound keeps when it can (kbstore.clusters), else from every row."""
-        from kbstore.retrieve import top_finite
-
-        got = self._bound.top(qvec, depth, allowed) if self._bound is not None else None
-        return got if got is not None else top_finite(self.dense(qvec), depth, allowed)
+    def dense_top(self, qvec: np.ndarray, depth: int, allowed: np.ndarray | None = None):
+        """kbstore.retrieve.top_finite(self.dense(qvec), depth, allowed) from the clusters a resident corpus's bound
+        keeps (kbstore.clusters): the same positions and scores; None when it cannot say (score every row)."""
+        return self._bound.top(qvec, depth, allowed) if self._bound is not None else None
 
     def lexical_scores(self, text: str, *, distinct: bool = False) -> np.ndarray:
         if self._order_ix is None:  # intp: an int32 index is converted on every use
