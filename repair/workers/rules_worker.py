@@ -26,7 +26,7 @@ from repair.workers.base import FailureLabels, Pattern, Proposal, Usage, WorkerC
 # how much an observed failure cue says about a bug class: specific cues weigh more than generic ones
 CUE_WEIGHTS = {"nan": 3, "layout": 3, "param": 3, "nan-introduced": 3, "zero-output": 2, "tail-localized": 2,
                "tail-columns": 2, "tail-rows": 2, "last-block": 2, "uniform-drift": 2, "queue": 4,
-               "datacopy-align": 4, "local-bounds": 3, "gm-bounds": 3}
+               "datacopy-align": 4, "local-bounds": 3, "gm-bounds": 3, "gm-race": 4}
 _GENERIC = 1
 
 

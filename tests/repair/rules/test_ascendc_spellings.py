@@ -153,6 +153,34 @@ CASES = {
          "END_TILING_DATA_DEF;\n" + _host("    const float *beta = ctx->GetAttrs()->GetAttrPointer<float>(0);\n"
                                           "    tiling.set_beta(*beta);")),
     ],
+    "buffer-dtype": [
+        (_kernel(MEMBERS, "        pipe.InitBuffer(tmpBuf, sizeof(half) * this->n);\n"
+                          "        AscendC::LocalTensor<float> w = tmpBuf.Get<float>();"),
+         _kernel(MEMBERS, "        pipe.InitBuffer(tmpBuf, sizeof(float) * this->n);\n"
+                          "        AscendC::LocalTensor<float> w = tmpBuf.Get<float>();")),
+    ],
+    "missing-enque": [
+        (_kernel(MEMBERS, "        auto t = qIn.AllocTensor<half>();\n        DataCopy(t, aGm[k * 256], 256);\n"
+                          "        Adds(t, t, (half)1, 256);"),
+         _kernel(MEMBERS, "        auto t = qIn.AllocTensor<half>();\n        DataCopy(t, aGm[k * 256], 256);\n"
+                          "        Adds(t, t, (half)1, 256);\n        qIn.EnQue(t);")),
+    ],
+    "ub-overallocated": [  # one source holding the kernel (its InitBuffer's buffer count) and the host's tiling
+        (_kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, this->n * sizeof(half));")
+         + _host("    constexpr uint32_t QUEUES = 3;\n    uint64_t ub = 0;\n"
+                 "    plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);\n"
+                 "    uint32_t per = static_cast<uint32_t>(ub / QUEUES) / 64 * 64;"),
+         _kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, this->n * sizeof(half));")
+         + _host("    constexpr uint32_t QUEUES = 3;\n    uint64_t ub = 0;\n"
+                 "    plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);\n"
+                 "    uint32_t per = static_cast<uint32_t>(ub / (QUEUES * 2)) / 64 * 64;")),
+    ],
+    "clamp-bounds-swapped": [
+        (_kernel(MEMBERS, "        AscendC::Mins(o, v, this->lowerBound, cnt);\n"
+                          "        AscendC::Maxs(o, o, this->upperBound, cnt);"),
+         _kernel(MEMBERS, "        AscendC::Mins(o, v, this->upperBound, cnt);\n"
+                          "        AscendC::Maxs(o, o, this->lowerBound, cnt);")),
+    ],
     "buffer-bytes": [
         (_kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, this->tileLen);\n"
                           "        LocalTensor<half> t = qIn.AllocTensor<half>();"),

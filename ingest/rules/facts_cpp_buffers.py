@@ -1,0 +1,180 @@
+"""C++ facts about buffers, queues and clamps (the rules of repair.rules.ascendc_buffers use them).
+
+`cpp-enque-after-last-use` inserts the EnQue a filled tensor lacks after the last statement that uses it;
+`cpp-ub-size` and `cpp-buffer-num` tell the UB's size variable and the buffer count the kernel gives each queue;
+`cpp-clamp-swap` swaps a clamp's two bounds where the file's own names say each sits where the other belongs.
+"""
+from __future__ import annotations
+
+import re
+
+from ingest.rules.facts import FactContext, Option
+from ingest.rules.facts_cpp import _named, _statement, _strip_comments, cpp_fact
+
+
+@cpp_fact("cpp-enque-after-last-use")
+def _enque_after_last_use(ctx: FactContext, args: dict) -> list[Option]:
+    """`Q.EnQue(X);` inserted after the last later statement of the block that uses `of` (the tensor), Q the
+    metavariable args["queue"] binds. No option when nothing after the allocation uses the tensor."""
+    _, name = _named(ctx, args)
+    queue = ctx.node(str(args.get("queue", "Q")))
+    stmt = _statement(ctx.match)
+    if name is None or queue is None or stmt is None or stmt.parent() is None \
+            or stmt.parent().kind() != "compound_statement":
+        return []
+    uses = re.compile(rf"\b{re.escape(name)}\b")
+    last = None
+    for sib in stmt.next_all():
+        if not sib.is_named() or sib.kind() == "comment":
+            continue
+        text = _strip_comments(sib.text())
+        if re.match(r"\s*return\b", text):
+            break
+        if uses.search(text):
+            last = sib
+    if last is None:
+        return []
+    src = ctx.source
+    start = stmt.range().start.index
+    indent = re.match(r"[ \t]*", src[src.rfind("\n", 0, start) + 1:]).group(0)
+    at = last.range().end.index
+    return [Option(edits=((at, at, f"\n{indent}{queue.text().strip()}.EnQue({name});"),))]
+
+
+@cpp_fact("cpp-ub-size")
+def _ub_size(ctx: FactContext, args: dict) -> list[Option]:
+    """Filter: `of` holds the unified buffer's size (GetCoreMemSize(CoreMemType::UB, v), or set from a UB size)."""
+    _, name = _named(ctx, args)
+    if name is None:
+        return []
+    code = _strip_comments(ctx.source)
+    n = re.escape(name)
+    if re.search(rf"GetCoreMemSize\s*\([^;]*\bUB\b[^;]*\b{n}\s*\)", code) or \
+            re.search(rf"\b{n}\s*=[^;=]*(?:\bUB_SIZE\b|GetUbSize|GetUBSize|\bUB\b)", code):
+        return [Option()]
+    return []
+
+
+_CONST = r"(?:constexpr|const|#define)\s+(?:(?:static\s+)?[\w:]+\s+)?{name}\s*(?:=\s*)?\(?\s*(\d+)[uUlL]*\s*\)?"
+
+
+def _constant(code: str, name: str) -> int | None:
+    m = re.search(_CONST.format(name=re.escape(name)), code)
+    return int(m.group(1)) if m else None
+
+
+@cpp_fact("cpp-buffer-num")
+def _buffer_num(ctx: FactContext, args: dict) -> list[Option]:
+    """The buffer count each queue gets (the second argument of a kernel's `InitBuffer(q, n, bytes)`, a constant of
+    at least 2), spelt as this file spells it (its own constant of that name, else the number), where `of` (a
+    constant of this file: the number of queues) is not already multiplied by it in the matched statement."""
+    node, name = _named(ctx, args)
+    if name is None:
+        return []
+    code = _strip_comments(ctx.source)
+    if _constant(code, name) is None:
+        return []  # the divisor is not a constant count of queues
+    counts: dict[str, int] = {}
+    for text in (ctx.source, *ctx.companions):
+        kcode = _strip_comments(text)
+        for m in re.finditer(r"\bInitBuffer\s*\(\s*[\w.>\-]+\s*,\s*([A-Za-z_]\w*|\d+)\s*,", kcode):
+            arg = m.group(1)
+            value = int(arg) if arg.isdigit() else _constant(kcode, arg)
+            if value is not None and value >= 2:
+                counts.setdefault(arg, value)
+    stmt = _statement(ctx.match)
+    stmt_text = _strip_comments(stmt.text()) if stmt is not None else ""
+    for arg, value in counts.items():
+        spelt = arg if (not arg.isdigit() and _constant(code, arg) == value) else str(value)
+        s, n = re.escape(spelt), re.escape(name)
+        if spelt == name or re.search(rf"\b{n}\s*\*\s*{s}\b|\b{s}\s*\*\s*{n}\b", stmt_text):
+            continue  # already split over both
+        return [Option(spelt)]
+    return []
+
+
+_UPPER = {"max", "hi", "high", "upper", "top", "ceil", "ceiling"}
+_LOWER = {"min", "lo", "low", "lower", "bottom", "floor"}
+
+
+def _words(expr: str) -> set[str]:
+    """The words of the names an expression reads (camelCase and snake_case split, `this->` aside)."""
+    out: set[str] = set()
+    for ident in re.findall(r"[A-Za-z_]\w*", expr.replace("this->", " ")):
+        out.update(w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", ident))
+    return out
+
+
+def _bound_kind(code: str, expr: str) -> str | None:
+    """`upper` or `lower`, as the expression's names (or the value a member of that name is set from) say."""
+    for text in (expr, *_definitions(code, expr)):
+        words = _words(text)
+        up, low = bool(words & _UPPER), bool(words & _LOWER)
+        if up != low:
+            return "upper" if up else "lower"
+    return None
+
+
+def _definitions(code: str, expr: str) -> list[str]:
+    m = re.fullmatch(r"\s*(?:this\s*->\s*)?([A-Za-z_]\w*)\s*", expr)
+    if not m:
+        return []
+    return [d.group(1) for d in re.finditer(rf"(?:this\s*->\s*)?\b{re.escape(m.group(1))}\s*=(?!=)\s*([^;]+);", code)]
+
+
+def _call_args(text: str, open_at: int) -> list[tuple[int, int]]:
+    """[start, end) of each top-level argument of the call whose `(` is at open_at."""
+    spans, depth, start = [], 0, open_at + 1
+    for i in range(open_at + 1, len(text)):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                spans.append((start, i))
+                return spans
+            depth -= 1
+        elif ch == "," and depth == 0:
+            spans.append((start, i))
+            start = i + 1
+    return []
+
+
+@cpp_fact("cpp-clamp-swap")
+def _clamp_swap(ctx: FactContext, args: dict) -> list[Option]:
+    """The match `Op(y, x, a, n)` and the later `peer(z, y, b, m)` of its block (Maxs then Mins, or Mins then Maxs)
+    with `a` and `b` swapped, where the names say the bound in the Maxs is the upper one and the bound in the Mins
+    the lower one (a clamp needs the lower bound in the Maxs)."""
+    peer = str(args.get("peer", "Mins"))
+    op_is_max = peer == "Mins"
+    y, a = ctx.node("Y"), ctx.node("A")
+    stmt = _statement(ctx.match)
+    if y is None or a is None or stmt is None:
+        return []
+    code = _strip_comments(ctx.source)
+    y_text = " ".join(y.text().split())
+    for sib in stmt.next_all():
+        if not sib.is_named() or sib.kind() == "comment":
+            continue
+        raw = sib.text()
+        m = re.search(rf"(?:\b\w+\s*::\s*)?\b{peer}\s*(?:<[^<>()]*>)?\s*\(", raw)
+        if not m:
+            if re.search(rf"\b{re.escape(y_text)}\b\s*[,)]", raw) and not re.search(r"\b(EnQue|FreeTensor)\b", raw):
+                return []  # y is used by something else before the peer
+            continue
+        spans = _call_args(raw, m.end() - 1)
+        if len(spans) != 4 or " ".join(raw[spans[1][0]:spans[1][1]].split()) != y_text:
+            return []
+        b_start, b_end = spans[2]
+        b_text = raw[b_start:b_end].strip()
+        a_text = a.text().strip()
+        kind_a, kind_b = _bound_kind(code, a_text), _bound_kind(code, b_text)
+        wrong = ("upper", "lower") if op_is_max else ("lower", "upper")
+        if (kind_a, kind_b) != wrong:
+            return []
+        base = sib.range().start.index
+        lead = len(raw[b_start:b_end]) - len(raw[b_start:b_end].lstrip())
+        ar = a.range()
+        return [Option(edits=((ar.start.index, ar.end.index, b_text),
+                              (base + b_start + lead, base + b_start + lead + len(b_text), a_text)))]
+    return []
