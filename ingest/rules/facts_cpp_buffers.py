@@ -178,3 +178,77 @@ def _clamp_swap(ctx: FactContext, args: dict) -> list[Option]:
         return [Option(edits=((ar.start.index, ar.end.index, b_text),
                               (base + b_start + lead, base + b_start + lead + len(b_text), a_text)))]
     return []
+
+
+@cpp_fact("cpp-share-length")
+def _share_length(ctx: FactContext, args: dict) -> list[Option]:
+    """The length each core's share is clamped to where the code bounds the share by the offset the match defines
+    (`len = total - off < blockLen ? total - off : blockLen`, `min(total - off, blockLen)`): options for the stride
+    the offset should multiply the core index by, other than `of` (the one it does), each as the edit of `of`."""
+    _, stride = _named(ctx, args)
+    decl = ctx.node(str(args.get("offset", "O")))
+    if stride is None or decl is None:
+        return []
+    off = re.escape(decl.text().strip())
+    code = _strip_comments(ctx.source)
+    found = []
+    for m in re.finditer(rf"[^;{{}}]*\b{off}\b[^;?]*<\s*(?:this\s*->\s*)?([A-Za-z_]\w*)\s*\?[^:;]*:\s*"
+                         rf"(?:this\s*->\s*)?\1\b", code):
+        found.append(m.group(1))
+    for m in re.finditer(rf"\bmin\s*(?:<[^<>]*>)?\s*\([^;]*\b{off}\b[^;,]*,\s*(?:this\s*->\s*)?([A-Za-z_]\w*)\s*\)",
+                         code):
+        found.append(m.group(1))
+    node = ctx.node(args.get("of"))
+    r = node.range()
+    # an edit of the stride alone: the rest of the statement keeps the file's spelling (`AscendC::GetBlockIdx()`)
+    return [Option(n, edits=((r.start.index, r.end.index, n),)) for n in dict.fromkeys(found)
+            if n != stride and n != decl.text().strip()]
+
+
+def _block(code: str, open_at: int) -> str:
+    """The text of the braced block whose `{` is at open_at."""
+    depth = 0
+    for i in range(open_at, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        if depth == 0:
+            return code[open_at + 1:i]
+    return code[open_at + 1:]
+
+
+@cpp_fact("cpp-accumulated-by-call")
+def _accumulated_by_call(ctx: FactContext, args: dict) -> list[Option]:
+    """Filter: the tensor `of` names is passed to a function of the file whose parameter in that place is summed
+    into itself (`Add(p, p, t, n)`): a running sum kept across calls."""
+    _, name = _named(ctx, args)
+    if name is None:
+        return []
+    code = _strip_comments(ctx.source)
+    for call in re.finditer(rf"(?<![\w.>:])([A-Za-z_]\w*)\s*\(([^;()]*\b{re.escape(name)}\b[^;()]*)\)\s*;", code):
+        position = [a.strip() for a in call.group(2).split(",")].index(name) \
+            if name in [a.strip() for a in call.group(2).split(",")] else None
+        if position is None:
+            continue
+        for d in re.finditer(rf"\b{re.escape(call.group(1))}\s*\(([^;{{}}()]*)\)\s*\{{", code):
+            params = [p.strip() for p in d.group(1).split(",")]
+            if position >= len(params):
+                continue
+            pname = re.findall(r"[A-Za-z_]\w*", params[position])
+            if not pname:
+                continue
+            p = re.escape(pname[-1])
+            body = _block(code, d.end() - 1)
+            if re.search(rf"(?:\w+::)?\bAdd\s*\(\s*{p}\s*,\s*{p}\s*,", body):
+                return [Option()]
+    return []
+
+
+@cpp_fact("cpp-buffer-elements")
+def _buffer_elements(ctx: FactContext, args: dict) -> list[Option]:
+    """The element count a TBuf `of` holds: `n` of its `InitBuffer(buf, n * sizeof(T))`."""
+    _, name = _named(ctx, args)
+    if name is None:
+        return []
+    code = _strip_comments(ctx.source)
+    m = re.search(rf"\bInitBuffer\s*\(\s*{re.escape(name)}\s*,\s*(.+?)\s*\*\s*sizeof\s*\([\w:]+\)\s*\)\s*;", code) or \
+        re.search(rf"\bInitBuffer\s*\(\s*{re.escape(name)}\s*,\s*sizeof\s*\([\w:]+\)\s*\*\s*(.+?)\s*\)\s*;", code)
+    return [Option(m.group(1).strip())] if m else []

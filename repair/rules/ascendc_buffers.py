@@ -82,3 +82,32 @@ def clamp_bounds_swapped() -> tuple:
                       where={"A": MetaConstraint(not_regex=r"^[\d.\-+fF]+$")},
                       title="a clamp's lower and upper bounds are swapped")
                  for op, peer in (("Maxs", "Mins"), ("Mins", "Maxs")))
+
+
+def core_offset_stride() -> tuple:
+    """The core's offset multiplies the core index by another length than the share each core is clamped to (the
+    tile length where the share is blockLength): cores overlap and the end of the data is never reached."""
+    c = "missing-block-offset"
+    core = {"_C": Fact(fact="cpp-core-index", of="C")}
+    out = []
+    for tag, expr in (("index-first", "$C * $L"), ("index-last", "$L * $C")):
+        out.append(rule(f"stride-not-share-{tag}", c, f"$TY $O = {expr};", f"$TY $O = {expr};",
+                        where={"L": MetaConstraint(regex=r"^(this\s*->\s*)?[A-Za-z_]\w*$"), "O": _IDENT},
+                        derive={**core, "_N": Fact(fact="cpp-share-length", of="L", args={"offset": "O"})},
+                        context="kernel",
+                        title="the core's offset strides by another length than each core's share"))
+    return tuple(out)
+
+
+def accumulator_filled_elsewhere() -> tuple:
+    """A TBuf accumulator that a helper sums tiles into (Accumulate(acc, n): Add(acc, acc, t, n)) is never filled
+    with 0 before the first call: the partial sums start from whatever the UB held."""
+    c = "reduction-init"
+    decl = "$LT<$T> $ACC = $B.Get<$T>();"
+    return (
+        rule("missing-duplicate-sum-call", c, decl, f"{decl}\nDuplicate($ACC, ($T)(0), $N);",
+             forbids=["Duplicate($ACC, $$$)"], where={"LT": MetaConstraint(regex=r"(^|::)LocalTensor$")},
+             derive={"_A": Fact(fact="cpp-accumulated-by-call", of="ACC"),
+                     "N": Fact(fact="cpp-buffer-elements", of="B")}, context="kernel",
+             title="a vector running sum kept across calls is never filled with 0"),
+    )

@@ -310,7 +310,7 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              "A running sum starts at a value other than 0 (the first element, a stale value), or a running max is "
              "filled with 0 (or never filled): rows are offset, or all-negative rows report 0.",
              "Start a sum at 0 and a max at the lowest float (Duplicate(acc, -3.40282347e+38f, n) for a vector).",
-             ascendc.reduction_init(),
+             ascendc.reduction_init() + ascendc_buffers.accumulator_filled_elsewhere(),
              [f"{ASC}/row_sum/nearmiss_init.py", f"{ASC}/row_sum/npukb/nearmiss_init",
               f"{DEV_ASC}/row_max/nearmiss_init_scalar.py"],
              WRONG + SCALED + DRIFT + ("zero-output",),
@@ -319,7 +319,7 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              "One GlobalTensor is set on the tensor's start while the others add the core's offset "
              "(blockLength * GetBlockIdx()), so every core reads or writes the first core's share.",
              "Add the same per-core offset to every per-core buffer's address.",
-             ascendc.missing_block_offset() + ascendc_split.core_offset_unused(),
+             ascendc.missing_block_offset() + ascendc_split.core_offset_unused() + ascendc_buffers.core_offset_stride(),
              [f"{DEV_ASC}/axpb/nearmiss_offset.py"],
              WRONG + NAN + SCALED + ("gm-bounds", "gm-race"),
              explains=(MISMATCH, GM_RACE)),

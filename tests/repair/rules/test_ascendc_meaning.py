@@ -80,3 +80,18 @@ def test_a_rewrite_keeps_the_address_space_of_the_cast():
                   "        uint32_t off = cnt * GetBlockIdx();\n        yGm.SetGlobalBuffer((__gm__ float *)y, cnt);")
     fixed = [a.patched_source for r in BY_CLASS["missing-block-offset"].rules for a in apply_rule(r, src)]
     assert fixed and all("(__gm__ float *)y +" in f for f in fixed), fixed
+
+
+def test_a_bound_call_keeps_the_qualifier_the_view_blanked():
+    """A metavariable bound to `AscendC::GetBlockIdx()` inside the match is written back qualified, in a file that
+    does not reach the namespace unqualified (a bare GetBlockIdx() would not build there)."""
+    from ingest.rules.model import Rule
+
+    src = _kernel("", "AscendC::", "        uint32_t off = AscendC::GetBlockIdx() * cnt;")
+    swap = Rule(id="t/swap", language="cpp", pattern="$TY $O = $C * $L;", rewrite="$TY $O = $L * $C;")
+    fixed = [a.patched_source for a in apply_rule(swap, src)]
+    assert fixed and "uint32_t off = cnt * AscendC::GetBlockIdx();" in fixed[0], fixed
+    stride = _kernel("", "AscendC::", "        uint32_t off = AscendC::GetBlockIdx() * tileLen;\n"
+                                      "        this->n = total - off < share ? total - off : share;")
+    out = [a.patched_source for r in BY_CLASS["missing-block-offset"].rules for a in apply_rule(r, stride)]
+    assert out and all("AscendC::GetBlockIdx() * share;" in f for f in out), out

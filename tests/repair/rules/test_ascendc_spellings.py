@@ -30,6 +30,13 @@ MEMBERS = """    TPipe pipe;
     GlobalTensor<half> aGm, bGm;
     uint32_t n = 0;"""
 
+SUMMER = MEMBERS + """
+    TBuf<QuePosition::VECCALC> sumBuf;
+    __aicore__ inline void Fold(AscendC::LocalTensor<float> &into, uint32_t i)
+    {
+        AscendC::Add(into, into, Chunk(i), this->w);
+    }"""
+
 CASES = {
     "tail-tile-dropped": [
         (_kernel(MEMBERS, "        uint32_t core = GetBlockIdx();\n        uint32_t last = this->n % 64;\n"
@@ -101,6 +108,14 @@ CASES = {
          _kernel(MEMBERS, "        LocalTensor<float> acc = accBuf.Get<float>();\n        Duplicate(acc, (float)(0), w);\n"
                           "        for (uint32_t i = 0; i < k; i++) {\n            Add(acc, acc, Chunk(i), w);\n"
                           "        }")),
+        # the running sum is kept by a helper the tiles are passed to
+        (_kernel(SUMMER, "        pipe.InitBuffer(sumBuf, this->w * sizeof(float));\n"
+                         "        AscendC::LocalTensor<float> part = sumBuf.Get<float>();\n"
+                         "        for (uint32_t i = 0; i < k; i++) {\n            Fold(part, i);\n        }"),
+         _kernel(SUMMER, "        pipe.InitBuffer(sumBuf, this->w * sizeof(float));\n"
+                         "        AscendC::LocalTensor<float> part = sumBuf.Get<float>();\n"
+                         "        Duplicate(part, (float)(0), this->w);\n"
+                         "        for (uint32_t i = 0; i < k; i++) {\n            Fold(part, i);\n        }")),
     ],
     "missing-max-subtraction": [
         (_kernel(MEMBERS, "        LocalTensor<half> v = qIn.DeQue<half>();\n        Exp(v, v, cnt);\n"
@@ -116,6 +131,12 @@ CASES = {
                           "        bGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(b) + len * GetBlockIdx(), len);"),
          _kernel(MEMBERS, "        aGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(a) + len * GetBlockIdx(), len);\n"
                           "        bGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(b) + len * GetBlockIdx(), len);")),
+        (_kernel(MEMBERS, "        uint32_t base = AscendC::GetBlockIdx() * this->tileLen;\n"
+                          "        this->n = total - base < share ? total - base : share;\n"
+                          "        aGm.SetGlobalBuffer((__gm__ half *)a + base, this->n);"),
+         _kernel(MEMBERS, "        uint32_t base = AscendC::GetBlockIdx() * share;\n"
+                          "        this->n = total - base < share ? total - base : share;\n"
+                          "        aGm.SetGlobalBuffer((__gm__ half *)a + base, this->n);")),
     ],
     "tile-count-floored": [
         (_host("    uint32_t n = shape.GetShapeSize();\n    uint32_t whole = n / tileLen;\n    uint32_t tiles = whole;\n"
