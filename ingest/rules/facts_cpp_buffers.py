@@ -252,3 +252,44 @@ def _buffer_elements(ctx: FactContext, args: dict) -> list[Option]:
     m = re.search(rf"\bInitBuffer\s*\(\s*{re.escape(name)}\s*,\s*(.+?)\s*\*\s*sizeof\s*\([\w:]+\)\s*\)\s*;", code) or \
         re.search(rf"\bInitBuffer\s*\(\s*{re.escape(name)}\s*,\s*sizeof\s*\([\w:]+\)\s*\*\s*(.+?)\s*\)\s*;", code)
     return [Option(m.group(1).strip())] if m else []
+
+
+_SHAPE_READ = re.compile(r"\b(?:GetShapeSize|GetDim|numel)\s*\(")  # a count of elements the shape gives
+
+
+def _assignments(text: str, name: str) -> list[str]:
+    n = re.escape(name)
+    return [m.group(1) for m in re.finditer(rf"(?<![\w.])(?:this\s*->\s*)?\b{n}\s*=(?!=)\s*([^;]+);", text)]
+
+
+@cpp_fact("cpp-whole-length")
+def _whole_length(ctx: FactContext, args: dict) -> list[Option]:
+    """Where `of` (a mean's divisor) is a length derived from the data by a split or an alignment (`perCore =
+    (n + d - 1) / d`, `aligned = (n + 7) / 8 * 8`): the lengths read from the shape as they are (`n =
+    shape.GetShapeSize()`), in this file or a companion and named in this one, each as the edit of `of`."""
+    node, name = _named(ctx, args)
+    if name is None:
+        return []
+    files = [_strip_comments(t) for t in (ctx.source, *ctx.companions)]
+    own = [d for f in files for d in _assignments(f, name)]
+    if not own or _SHAPE_READ.search(" ".join(own)) and not re.search(r"[/*]", " ".join(own)):
+        return []  # `of` is itself the shape's length, or nothing says where it comes from
+    if not any(re.search(r"[/*]", d) for d in own):
+        return []
+    here = files[0]
+    sources, todo = set(), list(own)  # every name `of` is computed from, through the assignments (a few levels)
+    for _ in range(4):
+        names = {n for d in todo for n in re.findall(r"(?<![\w.>])([A-Za-z_]\w*)\b(?!\s*\()", d)} - sources
+        sources |= names
+        todo = [d for f in files for n in names for d in _assignments(f, n)]
+    found = []
+    for f in files:
+        for m in re.finditer(r"(?<![\w.])(?:this\s*->\s*)?\b([A-Za-z_]\w*)\s*=(?!=)\s*([^;]+);", f):
+            other, rhs = m.group(1), m.group(2)
+            if other == name or other not in sources or not _SHAPE_READ.search(rhs) or "/" in rhs:
+                continue
+            if re.search(rf"\b{re.escape(other)}\b", here):
+                found.append(other)  # the split length is computed from it: the whole it was split from
+    r = node.range()
+    start = r.start.index + (node.text().find(name) if node.text().find(name) >= 0 else 0)
+    return [Option(o, edits=((start, start + len(name), o),)) for o in dict.fromkeys(found)][:3]

@@ -111,3 +111,17 @@ def accumulator_filled_elsewhere() -> tuple:
                      "N": Fact(fact="cpp-buffer-elements", of="B")}, context="kernel",
              title="a vector running sum kept across calls is never filled with 0"),
     )
+
+
+def mean_divisor() -> tuple:
+    """A mean's scale 1 / L divides by a split or aligned length (one core's share, the row padded to 32 bytes)
+    where the data's own length, which L was computed from, is the count being averaged."""
+    c = "mean-divisor"
+    one = MetaConstraint(regex=r"^1(\.0*)?[fF]?$")
+    name = MetaConstraint(regex=r"^(this\s*->\s*)?[A-Za-z_]\w*$")
+    out = []
+    for tag, expr in (("static-cast", "$K / static_cast<$F>($L)"), ("c-cast", "$K / ($F)$L"), ("plain", "$K / $L")):
+        out.append(rule(f"reciprocal-{tag}", c, expr, expr, where={"K": one, "L": name},
+                        derive={"_W": Fact(fact="cpp-whole-length", of="L")},
+                        title="a mean divides by a split or padded length, not the count it averages"))
+    return tuple(out)

@@ -400,6 +400,17 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              "Divide the UB by the number of queues times each queue's buffer count: ub / (QUEUE_NUM * BUFFER_NUM).",
              ascendc_buffers.ub_overallocated(), [f"{DEV_ASC}/clamp_half/nearmiss_ub_queues.py"],
              ("local-bounds",) + WRONG + NAN, explains=(UB_FAULT,)),
+    _ascendc("mean-divisor", "A mean divides by a split or padded length",
+             "The scale of a mean, 1 / L, takes a length computed from the data by a split or an alignment (one "
+             "core's share, the row padded to whole 32-byte blocks) where the data's own length is the count being "
+             "averaged: every output is off by the same factor (the precision-debug symptom table's \"all wrong, "
+             "cosine about 1: systematic error\", https://www.skill4agent.com/en/skill/ascend-agent-skills/"
+             "ascendc-operator-precision-debug/compare ; padding to 32 bytes for DataCopy: CANN's non-aligned "
+             "scenarios, https://www.hiascend.com/doc_center/source/zh/CANNCommunityEdition/82RC1alpha001/opdevg/"
+             "Ascendcopdevg/atlas_ascendc_10_0034.html).",
+             "Divide by the length read from the input's shape that the split or padded one was computed from.",
+             ascendc_buffers.mean_divisor(), [f"{DEV_ASC}/numel_scale/nearmiss_share_divisor.py"],
+             WRONG + SCALED + DRIFT, explains=(WRONG_VALUES,)),
     _ascendc("clamp-bounds-swapped", "A clamp's lower and upper bounds are swapped",
              "A clamp written as Maxs(y, x, lower) then Mins(y, y, upper) is given the upper bound in the Maxs and "
              "the lower in the Mins, so every element comes out as one bound (the same slip in other code: "

@@ -196,6 +196,12 @@ CASES = {
                  "    plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);\n"
                  "    uint32_t per = static_cast<uint32_t>(ub / (QUEUES * 2)) / 64 * 64;")),
     ],
+    "mean-divisor": [
+        (_host("    uint32_t n = shape.GetShapeSize();\n    uint32_t padded = (n + 15) / 16 * 16;\n"
+               "    float inv = 1.0f / (float)padded;\n    tiling.set_inv(inv);"),
+         _host("    uint32_t n = shape.GetShapeSize();\n    uint32_t padded = (n + 15) / 16 * 16;\n"
+               "    float inv = 1.0f / (float)n;\n    tiling.set_inv(inv);")),
+    ],
     "clamp-bounds-swapped": [
         (_kernel(MEMBERS, "        AscendC::Mins(o, v, this->lowerBound, cnt);\n"
                           "        AscendC::Maxs(o, o, this->upperBound, cnt);"),

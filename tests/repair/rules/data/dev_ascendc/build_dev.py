@@ -718,7 +718,44 @@ case_id;shape;lo;hi
     ],
 )
 
-OPS = [AXPB, ROW_MAX, RELU, SOFTMAX, SCALE_SHIFT, CLAMP_HALF]
+# y = x / numel(x) + 1: the scale is a mean's, computed on the host from the whole length
+NUMEL_SCALE = Op(
+    dir="numel_scale", op="NumelScaleCustom", family="elementwise",
+    inputs=[("x", "float")], outputs=[("y", "float")],
+    fields=[("uint32_t", "totalLength"), ("uint32_t", "perCore"), ("uint32_t", "tile"), ("uint32_t", "tileCount"),
+            ("float", "alpha")], shape="flat",
+    tiling=SCALE_SHIFT.tiling + "    float alpha = 1.0f / static_cast<float>(totalLength);\n",
+    kernel_class=SCALE_SHIFT.kernel_class.replace("ScaleShiftCustom", "NumelScaleCustom"),
+    reference="""
+class Model(nn.Module):
+    \"\"\"y = x / numel(x) + 1, elementwise (the scale of a mean).\"\"\"
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return x / x.numel() + 1.0
+""",
+    get_inputs="""
+shape = eval(param.get('shape', '[1]'))
+return (torch.randn(shape, device=device, dtype=torch.float32) * 1000,)
+""",
+    test_cases="""
+case_id;shape
+0;[3, 999]
+1;[1999]
+2;[96, 8193]
+3;[262147]
+""",
+    edits=[
+        Edit("nearmiss_share_divisor", "near-miss", "mean-divisor",
+             "The scale divides by one core's share instead of the whole length.",
+             [("tiling", "float alpha = 1.0f / static_cast<float>(totalLength);",
+               "float alpha = 1.0f / static_cast<float>(perCore);")]),
+    ],
+)
+
+OPS = [AXPB, ROW_MAX, RELU, SOFTMAX, SCALE_SHIFT, CLAMP_HALF, NUMEL_SCALE]
 
 
 def _renamed(text: str) -> str:
