@@ -66,8 +66,8 @@ def _constant(code: str, name: str) -> int | None:
 @cpp_fact("cpp-buffer-num")
 def _buffer_num(ctx: FactContext, args: dict) -> list[Option]:
     """The buffer count each queue gets (the second argument of a kernel's `InitBuffer(q, n, bytes)`, a constant of
-    at least 2), spelt as this file spells it (its own constant of that name, else the number), where `of` (a
-    constant of this file: the number of queues) is not already multiplied by it in the matched statement."""
+    at least 2), as a number, where `of` (a constant of this file: the number of queues) is not already multiplied
+    by it in the matched statement."""
     node, name = _named(ctx, args)
     if name is None:
         return []
@@ -85,9 +85,11 @@ def _buffer_num(ctx: FactContext, args: dict) -> list[Option]:
     stmt = _statement(ctx.match)
     stmt_text = _strip_comments(stmt.text()) if stmt is not None else ""
     for arg, value in counts.items():
-        spelt = arg if (not arg.isdigit() and _constant(code, arg) == value) else str(value)
-        s, n = re.escape(spelt), re.escape(name)
-        if spelt == name or re.search(rf"\b{n}\s*\*\s*{s}\b|\b{s}\s*\*\s*{n}\b", stmt_text):
+        # the number, not the kernel's constant: a host may not define that name (and a record's replay reads the
+        # candidate's files as one text, where the kernel's definition would seem in scope)
+        spelt, n = str(value), re.escape(name)
+        if re.search(rf"\b{n}\s*\*\s*(?:{re.escape(arg)}|{spelt})\b|\b(?:{re.escape(arg)}|{spelt})\s*\*\s*{n}\b",
+                     stmt_text):
             continue  # already split over both
         return [Option(spelt)]
     return []
