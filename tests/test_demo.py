@@ -162,6 +162,7 @@ def test_rollback_repair_end_to_end_then_ingest_and_freeze(tmp_path, monkeypatch
     assert (out / "final.py").read_text() == (candidate.parent / "correct.py").read_text()
     record = json.loads((out / "record.json").read_text())
     assert record["diagnosis"]["bug_class"] == "wrong-stride"
+    assert (out / "final.diff").read_text() == record["diff"]  # the diff a report page links to
 
     report = ingest([out / "record.json"], tmp_path / "kb")
     assert [o.outcome for o in report.outcomes] == ["admitted"]

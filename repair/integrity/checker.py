@@ -4,8 +4,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from repair.integrity.astutil import fold_str, is_main_guard, params, walk
+from repair.integrity.astutil import fold_str, is_main_guard, walk
+from repair.integrity.branches import known
 from repair.integrity.cpp import extension_findings
+from repair.integrity.flow import flows_to_return, kernel_outputs
 from repair.integrity.kernels import launches
 from repair.integrity.model import Func, ModuleModel
 from repair.integrity.names import (AMBIGUOUS_METHODS, BUILTIN_REDUCERS, COMPILE_JIT, CONCURRENCY, CTYPES,
@@ -98,60 +100,20 @@ class Checker:
 
     def function(self, f: Func, ctx: str) -> None:
         self.func, self.ctx = f, ctx
-        self.kernel_outs = _kernel_outputs(self.model, f) if ctx == STRICT else {}
-        self.to_output = _flows_to_return(f)
+        self.kernel_outs = kernel_outputs(self.model, f) if ctx == STRICT else {}
+        self.to_output = flows_to_return(f)
         self._visit_all(f.node.body)
         self.kernel_outs, self.to_output = {}, set()
 
-    # ---- branches that cannot run: a parameter every call site fills with one constant ------------------
-    def _const(self, node):
-        if isinstance(node, ast.Constant):
-            return node.value
-        f = self.func
-        if isinstance(node, ast.Name) and f is not None and node.id in f.consts:
-            value = f.consts[node.id]
-            for v in f.assigns.get(node.id, []):  # `p = float(p)` keeps it known; anything else does not
-                if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in _CONVERSIONS
-                        and len(v.args) == 1 and isinstance(v.args[0], ast.Name) and v.args[0].id == node.id):
-                    return _NOT_KNOWN
-                try:
-                    value = _CONVERSIONS[v.func.id](value)
-                except (TypeError, ValueError):
-                    return _NOT_KNOWN
-            return value
-        return _NOT_KNOWN
-
-    def known(self, test) -> bool | None:
-        """A branch test's value when it depends only on such constants, else None."""
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            v = self.known(test.operand)
-            return None if v is None else not v
-        if isinstance(test, ast.BoolOp):
-            vals = [self.known(v) for v in test.values]
-            stop = isinstance(test.op, ast.Or)  # or: any True decides; and: any False decides
-            if stop in vals:
-                return stop
-            return None if None in vals else not stop
-        if isinstance(test, ast.Compare) and len(test.ops) == 1:
-            a, b = self._const(test.left), self._const(test.comparators[0])
-            if a is _NOT_KNOWN or b is _NOT_KNOWN:
-                return None
-            try:
-                return bool(_COMPARE[type(test.ops[0])](a, b))
-            except (KeyError, TypeError):
-                return None
-        v = self._const(test)
-        return None if v is _NOT_KNOWN else bool(v)
-
     def visit_If(self, node):
-        v = self.known(node.test)
+        v = known(node.test, self.func)
         if v is None:
             return None
         self._visit_all(node.body if v else node.orelse)
         return False
 
     def visit_IfExp(self, node):
-        v = self.known(node.test)
+        v = known(node.test, self.func)
         if v is None:
             return None
         self.visit(node.body if v else node.orelse)
@@ -437,46 +399,6 @@ class Checker:
         elif isinstance(t, (ast.Tuple, ast.List)):
             for e in t.elts:
                 self._check_store_target(e)
-
-
-_NOT_KNOWN = object()
-_CONVERSIONS = {"float": float, "int": int, "bool": bool}
-_COMPARE = {ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b, ast.Eq: lambda a, b: a == b,
-            ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b, ast.Gt: lambda a, b: a > b,
-            ast.LtE: lambda a, b: a <= b, ast.GtE: lambda a, b: a >= b}
-
-
-def _kernel_outputs(model: ModuleModel, f: Func) -> dict[str, int]:
-    """Local names a kernel launch (or a local function that launches) wrote, with the line it happened on."""
-    out: dict[str, int] = {}
-    inputs = set(params(f.node)) - set(f.assigns)  # what the caller handed in is an input, not a kernel's output
-    for n in walk(f.node):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript):  # k[grid](a, b, out, ...)
-            for a in list(n.args) + [k.value for k in n.keywords]:
-                if isinstance(a, ast.Name) and a.id not in inputs:
-                    out.setdefault(a.id, n.lineno)
-        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and launches(model, [n.value], f):
-            for t in n.targets:
-                for e in walk(t):
-                    if isinstance(e, ast.Name) and e.id not in inputs:
-                        out.setdefault(e.id, n.lineno)
-    return out
-
-
-def _flows_to_return(f: Func) -> set[str]:
-    """Names whose values reach a return of the function (through assignments)."""
-    todo = [n.id for r in walk(f.node) if isinstance(r, ast.Return) and r.value is not None
-            for n in walk(r.value) if isinstance(n, ast.Name)]
-    seen: set[str] = set()
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for v in f.assigns.get(name, []):
-            v = v[1] if isinstance(v, tuple) else v
-            todo += [n.id for n in walk(v) if isinstance(n, ast.Name)]
-    return seen
 
 
 def _visit_chain_calls(checker: Checker, node) -> bool:

@@ -28,22 +28,24 @@ from repair.workers import Pattern, WorkerInfo
 from repair.workers import Worker as LoopWorker  # ingest.record's Worker is the record's field
 
 RECORD = "record.json"
+DIFF = "final.diff"  # the record's diff as a file of its own, so a report page can link to it
 
 
 def run_and_record(config: RunConfig, worker: LoopWorker, retriever: Retriever, judge: Judge, *,
                    backend: str) -> RunOutcome:
-    """run_repair, then the run's record on the outcome and, with config.out, in record.json beside final.py and
-    trajectory.jsonl; a run that ended before its near-miss was evaluated has none, nor one whose near-miss the
-    backend cannot judge (`unsupported`: there is no repair to learn from)."""
+    """run_repair, then the run's record on the outcome and, with config.out, in record.json (its diff also in
+    final.diff) beside final.py and trajectory.jsonl; a run that ended before its near-miss was evaluated has
+    none, nor one whose near-miss the backend cannot judge (`unsupported`: there is no repair to learn from)."""
     outcome = run_repair(config, worker, retriever, judge)
     if outcome.source is not None and outcome.status != "unsupported":
         outcome.record = build_record(outcome, worker.info, backend=backend, rules_off=judge.rules_off,
                                       policy=getattr(judge, "policy", "strict"), speed=config.speed,
                                       problem_name=config.problem.name, candidate_name=config.candidate.name)
         if config.out is not None:
-            tmp = config.out / (RECORD + ".tmp")
-            tmp.write_text(redact(outcome.record.to_json()) + "\n", encoding="utf-8")  # a last net
-            os.replace(tmp, config.out / RECORD)
+            for name, text in ((DIFF, outcome.record.diff), (RECORD, outcome.record.to_json() + "\n")):
+                tmp = config.out / (name + ".tmp")
+                tmp.write_text(redact(text), encoding="utf-8")  # a last net
+                os.replace(tmp, config.out / name)
     return outcome
 
 

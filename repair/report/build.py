@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from repair.report.metrics import CampaignMetrics, Task, Unit, load_campaign
 from repair.report.pairing import Comparison, compare
 
-REPORT_SCHEMA = "repair.report/v2"
+REPORT_SCHEMA = "repair.report/v3"  # v3: each run names its files
 
 
 class Report(BaseModel):

@@ -1,7 +1,9 @@
 """The report as one self-contained HTML page: inline CSS and SVG, no scripts, no network assets."""
 from __future__ import annotations
 
+import os
 from html import escape
+from pathlib import Path
 
 from provenance.version import tool_version
 from repair.report import svg
@@ -28,7 +30,8 @@ p.note{color:#424242;max-width:80em}
 """.strip()
 
 
-def render_html(report: Report) -> str:
+def render_html(report: Report, base: Path | None = None) -> str:
+    """The page; `base` is the directory it is written to, so the links to each run's files resolve from there."""
     cs = report.campaigns
     body = [
         "<h1>Campaign report</h1>",
@@ -70,10 +73,26 @@ def render_html(report: Report) -> str:
              _table(["campaign", "policy", "run", "level", "rules"],
                     [[(x, False) for x in (c.name, c.policy, u.key, u.integrity, ", ".join(u.integrity_rules))]
                      for c in cs for u in c.units if u.integrity not in (None, "clean")]),
-             f'<p class="note">{escape(INTEGRITY_NOTE)}</p>']
+             f'<p class="note">{escape(INTEGRITY_NOTE)}</p>',
+             "<h2>Runs</h2>", runs_block(report, base)]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>Campaign report</title><style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def runs_block(report: Report, base: Path | None) -> str:
+    """Every run with links to what it left: its diff, trajectory, record and final kernel (collapsed)."""
+    def link(path: str) -> str:
+        return os.path.relpath(path, base) if base is not None else path
+
+    rows = [[(escape(c.name), False), (escape(u.key), False), (escape(u.status), False),
+             (escape(u.integrity or "–"), False),
+             (" · ".join(f'<a href="{escape(link(p))}">{escape(kind)}</a>' for kind, p in u.files.items()) or "–",
+              False)]
+            for c in report.campaigns for u in c.units]
+    table = _table(["campaign", "run", "status", "integrity", "files"], rows, raw=True)
+    return (f"<details><summary>{len(rows)} run(s): each run's diff, trajectory, record and final kernel</summary>"
+            f"{table}</details>")
 
 
 def _cells(row: list[str], first: int, last: int) -> list[tuple[str, bool]]:

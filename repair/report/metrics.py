@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from repair.campaign import FINISHED, Ledger, integrity_level
+from repair.campaign.execute import RUNS
 from repair.report.stats import pass_at_k, wilson_interval
 
 # How each kind of campaign gives one outcome per task (operator): stated in every report that pairs them.
@@ -42,6 +43,7 @@ class Unit(BaseModel):
     generation_tokens: int | None = None  # debug: what generating the near-miss cost, when the manifest said
     integrity: str | None = None  # worst finding level over its attempts (cheat, policy, note, clean); None unfinished
     integrity_rules: list[str] = Field(default_factory=list)  # the rules of its findings at that level
+    files: dict[str, str] = Field(default_factory=dict)  # what its run directory holds: kind -> path (RUN_FILES)
 
     @property
     def finished(self) -> bool:
@@ -136,6 +138,21 @@ class CampaignMetrics(BaseModel):
         return points
 
 
+# a run directory's files a reader opens, in the order a page links them
+RUN_FILES = (("diff", "final.diff"), ("trajectory", "trajectory.jsonl"), ("record", "record.json"),
+             ("final", "final.py"), ("final", "final.bundle"))
+
+
+def run_files(campaign: Path, key: str) -> dict[str, str]:
+    """The files of RUN_FILES that run `key` left, each as its path."""
+    run_dir = campaign / RUNS / key
+    found: dict[str, str] = {}
+    for kind, name in RUN_FILES:
+        if kind not in found and (run_dir / name).is_file():
+            found[kind] = str(run_dir / name)
+    return found
+
+
 def load_campaign(path: Path) -> CampaignMetrics:
     ledger = Ledger(Path(path), read_only=True)
     config = ledger.config()
@@ -153,7 +170,7 @@ def load_campaign(path: Path) -> CampaignMetrics:
                   status=r.outcome.status if r.outcome else ("running" if r.starts else "pending"),
                   tokens=r.outcome.total_tokens if r.outcome else 0,
                   generation_tokens=costs[r.key].tokens if r.key in costs else None,
-                  **_integrity(r.outcome)) for r in rows]
+                  files=run_files(Path(path), r.key), **_integrity(r.outcome)) for r in rows]
     units.sort(key=lambda u: (u.operator_id, natural_key(u.label)))
     given = [costs[o.key] for o in finished if o.key in costs]
     generation = sum(g.tokens for g in given) if finished and len(given) == len(finished) else None

@@ -14,5 +14,5 @@ def write_report(paths, html=None) -> tuple[Report, str]:
     if html is not None:
         from repair.report.html import render_html
 
-        Path(html).write_text(render_html(report), encoding="utf-8")
+        Path(html).write_text(render_html(report, base=Path(html).resolve().parent), encoding="utf-8")
     return report, render_markdown(report)

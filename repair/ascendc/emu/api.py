@@ -45,6 +45,8 @@ API: tuple[Api, ...] = (
        "vector positions; the depth is enforced (an EnQue on a full queue is an error); a DeQue of an empty queue or "
        "an AllocTensor with every buffer in use is a `timeout` at once (the NPU waits forever); a tensor written "
        "after its EnQue or used after its FreeTensor is an error"),
+    _a("TQueConfig", "memory", PARTIAL, "a `TQue<pos, depth, &config>` config on the vector positions, where its "
+       "fields change nothing; its cube-only format conversions (`nd2nz`, `nz2nd`) are not emulated"),
     _a("TBuf Get GetWithOffset", "memory", EMULATED, "also `AllocTensor` (TBuf inherits TQueBind's: the whole "
        "buffer); a TBuf no InitBuffer sized gives a tensor that faults on its first use"),
     _a("PopStackBuffer", "memory", EMULATED, "the unified buffer left after every InitBuffer"),
@@ -110,6 +112,8 @@ API: tuple[Api, ...] = (
     _a("vcadd get_acc_val GetAccVal", "CCE", PARTIAL, "`vcadd` with a null destination and accumulation (the sum of "
        "every masked element into the accumulator) and with a destination (one sum a repeat); `GetAccVal`. The "
        "rest of the CCE instruction set is not emulated"),
+    _a("DuplicateImpl DataCopyUB2GMImpl", "CCE", EMULATED, "CANN's implementation functions on raw addresses "
+       "(a UB address from `GetPhyAddr()`): a fill of UB, a UB->GM copy by `DataCopyParams`"),
     _a("vadd vsub vmul vdiv vmax vmin vcmax vcmin vexp vln vabs vor vand vnot vector_dup vconv vtranspose "
        "copy_ubuf_to_ubuf copy_gm_to_ubuf copy_ubuf_to_gm set_va_reg_sb", "CCE", MISSING,
        "the CCE instruction set below the AscendC API"),

@@ -302,7 +302,9 @@ FAULTS = {1: (1, "past the end of the unified buffer (196608 bytes): its InitBuf
           6: (3, "all 2 buffers of the queue are in use"), 7: (1, "after its FreeTensor"), 8: (1, "after its EnQue"),
           9: (3, "WaitFlag(0) with no SetFlag"), 10: (1, "300 elements of a LocalTensor<float> that has 256"),
           11: (1, "not 32-byte aligned"), 12: (1, "FreeTensor of a LocalTensor already freed"),
-          14: (1, "GetValue(256) past the end")}
+          14: (1, "GetValue(256) past the end"),
+          19: (1, "FreeTensor of a LocalTensor that belongs to another queue or TBuf"),
+          22: (1, "Duplicate uses UB bytes up to 64 of a tensor from TBuf::Get past the TBuf's 32 bytes")}
 
 
 @pytest.mark.parametrize("which", sorted(FAULTS))
@@ -317,6 +319,25 @@ def test_faults_are_failures_with_a_clear_message(lib, which):
 @pytest.mark.parametrize("which", [15, 16])
 def test_a_buffer_past_the_ub_faults_only_where_it_is_used_past_the_end(lib, which):
     assert call(lib, "emu_fault", [which], [torch.zeros(64), torch.zeros(64)]) == 0, lib.ascendc_emu_error()
+
+
+def test_freetensor_of_a_tensor_of_another_queue_of_the_same_positions_frees_its_own_buffer(lib):
+    """CANN's FreeTensor frees the tensor's own buffer (its handle); the queue gives only the free event's pipes."""
+    assert call(lib, "emu_fault", [20], [torch.zeros(64), torch.zeros(64)]) == 0, lib.ascendc_emu_error()
+    assert "FreeTensor of a LocalTensor of another queue of the same positions" in lib.ascendc_emu_notes().decode()
+
+
+def test_tbuf_get_past_the_tbuf_is_no_error_until_an_access_passes_its_end(lib):
+    """CANN's TBuf::Get checks the length against the TBuf in its CPU debug build only."""
+    assert call(lib, "emu_fault", [21], [torch.zeros(64), torch.zeros(64)]) == 0, lib.ascendc_emu_error()
+    assert "TBuf::Get<float>(16) asks for 64 bytes from a TBuf of 32" in lib.ascendc_emu_notes().decode()
+
+
+@pytest.mark.parametrize("n", [8, 64, 1024])
+def test_a_tqueconfig_queue_and_the_raw_impl_calls(lib, n):
+    z = torch.zeros(n)
+    assert call(lib, "emu_raw_fill", [], [z], [n, ctypes.c_float(2.5)], outputs=[0]) == 0, lib.ascendc_emu_error()
+    assert torch.equal(z, torch.full((n,), 2.5))
 
 
 def test_a_read_past_a_tensors_end_is_undefined_data_not_a_fault(lib):

@@ -53,6 +53,33 @@ EXPORT int same_range(int atomic, float *z, uint32_t blocks) {
     });
 }
 
+// every block zeroes z[0] (the same 4 bytes, the same value: `same` = 1) or writes its index + 1 there, then after
+// a SyncAll adds its index + 1 atomically
+EXPORT int zero_then_add(int same, float *z, uint32_t blocks) {
+    return launch(blocks, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECOUT, 1> q;
+        pipe.InitBuffer(q, 1, 32);
+        GlobalTensor<float> gz;
+        gz.SetGlobalBuffer(z, 1);
+        LocalTensor<float> t = q.AllocTensor<float>();
+        Duplicate(t, same ? 0.0f : float(GetBlockIdx() + 1), 8);
+        q.EnQue(t);
+        t = q.DeQue<float>();
+        DataCopyPad(gz, t, row(1));
+        q.FreeTensor(t);
+        SyncAll();
+        t = q.AllocTensor<float>();
+        Duplicate(t, float(GetBlockIdx() + 1), 8);
+        q.EnQue(t);
+        t = q.DeQue<float>();
+        SetAtomicAdd<float>();
+        DataCopyPad(gz, t, row(1));
+        SetAtomicNone();
+        q.FreeTensor(t);
+    });
+}
+
 // each block writes its partial sum of x into the workspace; block 0 adds the partials up after a SyncAll (or,
 // with sync = 0, without one: it reads what the other blocks write)
 EXPORT int partial_sums(int sync, float *x, float *ws, float *z, uint32_t blocks, uint32_t per_block) {
@@ -234,6 +261,15 @@ def test_two_blocks_writing_one_range_race_and_atomics_combine(lib):
     rc, msg, out = run(lib, "same_range", [1], {"output z": torch.zeros(8)}, [8])
     assert rc == 0, msg
     assert torch.equal(out["output z"], torch.full((8,), 36.0))  # 1 + 2 + ... + 8: every block's write counted
+
+
+def test_blocks_writing_the_same_bytes_to_one_range_is_no_race(lib):
+    """Every order of the blocks leaves the same bytes; different bytes are a race."""
+    rc, msg, out = run(lib, "zero_then_add", [1], {"output z": torch.full((1,), 7.0)}, [6])
+    assert rc == 0, msg
+    assert out["output z"].item() == 21.0  # zeroed, then 1 + 2 + ... + 6
+    rc, msg, _ = run(lib, "zero_then_add", [0], {"output z": torch.zeros(1)}, [6])
+    assert rc == 1 and "GM race between blocks 0 and 1" in msg and "bytes [0, 4) of output z" in msg, msg
 
 
 @pytest.mark.parametrize("blocks", [2, 5, 16])

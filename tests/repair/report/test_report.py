@@ -163,7 +163,7 @@ def test_markdown_and_self_contained_html(tmp_path):
     assert set(re.findall(r"https?://[^\s\"']+", page)) == {"http://www.w3.org/2000/svg"}
     assert "with-kb vs no-kb" in page and "a/nearmiss_1" in page
     data = json.loads(report.to_json())
-    assert data["schema"] == "repair.report/v2" and len(data["campaigns"]) == 2
+    assert data["schema"] == "repair.report/v3" and len(data["campaigns"]) == 2
 
 
 def test_html_escapes_names(tmp_path):
@@ -220,3 +220,22 @@ def test_every_format_says_which_backend_ran_and_whether_emulated(tmp_path):
     assert [(c["backend"], c["emulated"]) for c in data["campaigns"]] == [("ascendc-cpu", True), ("triton-cpu", False)]
     assert "## Reproducibility" in md and "| asc | " in md and "| ascendc-cpu (emulated) | scripted | strict |" in md
     assert all(c["created_at"] for c in data["campaigns"])
+
+
+def test_the_page_links_each_run_to_the_files_it_left(tmp_path):
+    """Links resolve from where the page is written; a file a run did not leave gets no link."""
+    ledger = make_ledger(tmp_path / "c", "debug", {"a/nearmiss_1": dict(status="repaired"),
+                                                   "b/nearmiss_1": dict(status="failed")})
+    run = ledger / "runs" / "a" / "nearmiss_1"
+    run.mkdir(parents=True)
+    for name in ("final.diff", "trajectory.jsonl", "record.json", "final.py"):
+        (run / name).write_text("x\n")
+    html = tmp_path / "pages" / "report.html"
+    html.parent.mkdir()
+    report, _ = write_report([ledger], html=html)
+    page = html.read_text()
+    assert '<a href="../c/runs/a/nearmiss_1/final.diff">diff</a>' in page
+    assert '<a href="../c/runs/a/nearmiss_1/trajectory.jsonl">trajectory</a>' in page
+    assert "b/nearmiss_1/" not in page  # nothing left, nothing linked
+    units = {u.key: u.files for u in report.campaigns[0].units}
+    assert list(units["a/nearmiss_1"]) == ["diff", "trajectory", "record", "final"] and units["b/nearmiss_1"] == {}

@@ -369,6 +369,33 @@ EXPORT int emu_fault(int which, float *x, float *z) {
             one.EnQue(c);
             return;
         }
+        if (which == 19 || which == 20) {  // FreeTensors swapped between two queues: of other positions (19) or not
+            TQue<TPosition::VECIN, 1> qa, qb;
+            TQue<TPosition::VECOUT, 1> qo;
+            pipe.InitBuffer(qa, 1, 256);
+            pipe.InitBuffer(qb, 1, 256);
+            pipe.InitBuffer(qo, 1, 256);
+            LocalTensor<float> a = qa.AllocTensor<float>();
+            if (which == 19) {
+                LocalTensor<float> o = qo.AllocTensor<float>();
+                qa.FreeTensor(o);
+                return;
+            }
+            LocalTensor<float> c = qb.AllocTensor<float>();
+            qa.FreeTensor(c);
+            qb.FreeTensor(a);
+            a = qa.AllocTensor<float>();  // each buffer free again: both queues allocate
+            c = qb.AllocTensor<float>();
+            return;
+        }
+        if (which == 21 || which == 22) {  // TBuf::Get of 16 floats from a 32-byte TBuf, used within it or past it
+            TBuf<TPosition::VECCALC> small, next;
+            pipe.InitBuffer(small, 32);
+            pipe.InitBuffer(next, 64);
+            LocalTensor<float> t = small.Get<float>(16);
+            Duplicate(t, 1.0f, which == 21 ? 8 : 16);
+            return;
+        }
         pipe.InitBuffer(q, 2, 1024);
         pipe.InitBuffer(b, 1024);
         LocalTensor<float> l = q.AllocTensor<float>();
@@ -388,6 +415,28 @@ EXPORT int emu_fault(int which, float *x, float *z) {
             case 14: l.GetValue(256); break;                               // past the end of the tensor
             default: break;
         }
+    });
+}
+
+// A queue configured by a TQueConfig (its vector positions take no part of it) and CANN's implementation calls on
+// raw addresses: z[0, n) = v through DuplicateImpl and DataCopyUB2GMImpl, n a multiple of 8
+namespace {
+constexpr TQueConfig kConf = {false, false, false, 0, 1, 0, {}};
+}  // namespace
+EXPORT int emu_raw_fill(float *z, uint32_t n, float v) {
+    return in_block([&] {
+        TPipe pipe;
+        TQue<TPosition::VECOUT, 1, &kConf> q;
+        pipe.InitBuffer(q, 1, n * sizeof(float));
+        GlobalTensor<float> gz;
+        gz.SetGlobalBuffer(z, n);
+        LocalTensor<float> t = q.AllocTensor<float>();
+        DuplicateImpl<float>((__ubuf__ float *)t.GetPhyAddr(), v, int32_t(n));
+        q.EnQue(t);
+        t = q.DeQue<float>();
+        DataCopyUB2GMImpl((__gm__ float *)gz.GetPhyAddr(), (__ubuf__ float *)t.GetPhyAddr(),
+                          {1, static_cast<uint16_t>(n * sizeof(float) / 32), 0, 0});
+        q.FreeTensor(t);
     });
 }
 

@@ -120,14 +120,27 @@ struct PendingFlag {
 };
 
 // A GM access recorded for the race check between blocks (launch.h): bytes [lo, hi), read, written or combined
-// atomically, and where.
+// atomically, and where. A small plain write keeps a fingerprint of the bytes it wrote (same = true): two blocks
+// writing the same bytes to the same range leave GM holding them whatever their order (a common "every block
+// zeroes the output before the SyncAll" idiom), so that is no race; a write merged with others keeps none.
 enum GmKind : int { kGmRead = 0, kGmWrite = 1, kGmAtomic = 2 };
 struct GmAcc {
     uintptr_t lo, hi;
     int kind;
     const char *api, *file;
     int line;
+    uint64_t fp = 0;
+    bool same = false;
 };
+
+// FNV-1a over the bytes a small write stores (at most kFpBytes: larger writes are not fingerprinted)
+constexpr uint64_t kFpBytes = 256;
+inline uint64_t gm_fingerprint(const void *src, uint64_t bytes) {
+    const uint8_t *s = static_cast<const uint8_t *>(src);
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t i = 0; i < bytes; i++) h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
 
 struct Slot;  // a UB buffer of a queue or TBuf (tensor.h)
 
@@ -297,27 +310,35 @@ inline void gm_compact(std::vector<GmAcc> &rec) {
     });
     size_t out = 0;
     for (size_t i = 0; i < rec.size(); i++) {
-        if (out && rec[out - 1].kind == rec[i].kind && rec[i].lo <= rec[out - 1].hi)
-            rec[out - 1].hi = std::max(rec[out - 1].hi, rec[i].hi);
-        else
+        if (out && rec[out - 1].kind == rec[i].kind && rec[i].lo <= rec[out - 1].hi) {
+            GmAcc &o = rec[out - 1];
+            bool dup = o.same && rec[i].same && o.lo == rec[i].lo && o.hi == rec[i].hi && o.fp == rec[i].fp;
+            o.hi = std::max(o.hi, rec[i].hi);
+            o.same = dup;
+        } else
             rec[out++] = rec[i];
     }
     rec.resize(out);
 }
 
-inline void gm_touch(const void *p, uint64_t bytes, int kind, const char *api, const Loc &loc) {
+// `src`, for a plain write: the bytes it stores (fingerprinted when small).
+inline void gm_touch(const void *p, uint64_t bytes, int kind, const char *api, const Loc &loc,
+                     const void *src = nullptr) {
     std::vector<GmAcc> *rec = g_block.gm;
     if (rec == nullptr || bytes == 0) return;
     uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+    bool same = src != nullptr && kind == kGmWrite && bytes <= kFpBytes;
+    uint64_t fp = same ? gm_fingerprint(src, bytes) : 0;
     if (!rec->empty()) {
         GmAcc &last = rec->back();
         if (last.kind == kind && lo <= last.hi && hi >= last.lo) {
+            last.same = last.same && same && last.lo == lo && last.hi == hi && last.fp == fp;
             last.lo = std::min(last.lo, lo);
             last.hi = std::max(last.hi, hi);
             return;
         }
     }
-    rec->push_back(GmAcc{lo, hi, kind, api, loc.file, loc.line});
+    rec->push_back(GmAcc{lo, hi, kind, api, loc.file, loc.line, fp, same});
     if (rec->size() >= (1u << 16)) gm_compact(*rec);
 }
 

@@ -53,6 +53,29 @@ inline uint64_t GetAccVal() { return ascendc_emu::g_block.acc; }
 }  // namespace AscendC
 using AscendC::GetAccVal;
 
+// Two of CANN's implementation functions (kernel_operator_*_impl.h, declared by kernel_operator.h on the NPU) that
+// some ops-library kernels call on raw addresses: DuplicateImpl fills `count` elements at a UB address, and
+// DataCopyUB2GMImpl copies `blockCount` blocks of `blockLen` 32-byte units from UB to GM (strides in 32-byte units).
+namespace AscendC {
+template <class T> inline void DuplicateImpl(T *dst, const T &value, const int32_t &count, ASCENDC_EMU_LOC) {
+    uint64_t n = count > 0 ? uint64_t(count) : 0;
+    T *d = reinterpret_cast<T *>(
+        ascendc_emu::ub_at(ascendc_emu::ub_addr(dst), n * sizeof(T), true, "DuplicateImpl", loc));
+    for (uint64_t i = 0; i < n; i++) d[i] = value;
+}
+template <class T> inline void DataCopyUB2GMImpl(T *dst, T *src, const DataCopyParams &p, ASCENDC_EMU_LOC) {
+    ASCENDC_EMU_PIPE(kPipeMTE3);
+    uint64_t len = p.blockLen * 32ull, sg = p.srcStride * 32ull, dg = p.dstStride * 32ull;
+    if (p.blockCount == 0) return;
+    uint64_t sspan = p.blockCount * (len + sg) - sg, dspan = p.blockCount * (len + dg) - dg;
+    uint8_t *s = ascendc_emu::ub_at(ascendc_emu::ub_addr(src), sspan, false, "DataCopyUB2GMImpl", loc);
+    ascendc_emu::gm_check(dst, dspan, true, "DataCopyUB2GMImpl", loc);
+    for (uint64_t b = 0; b < p.blockCount; b++)
+        ascendc_emu::gm_write<T>(reinterpret_cast<uint8_t *>(dst) + b * (len + dg), s + b * (len + sg), len,
+                                 "DataCopyUB2GMImpl", loc);
+}
+}  // namespace AscendC
+
 inline void set_mask_count() { AscendC::SetMaskCount(); }
 inline void set_mask_norm() { AscendC::SetMaskNorm(); }
 inline void set_vector_mask(uint64_t high, uint64_t low) {

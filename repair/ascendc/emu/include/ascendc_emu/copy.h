@@ -72,7 +72,7 @@ inline void strided(uint8_t *dst, const uint8_t *src, uint64_t count, uint64_t l
 // in T's arithmetic (half and bfloat16 through float, rounded back). The blocks take turns (launch.h), so each
 // combination is atomic; the NPU's order of the blocks' writes may differ, which changes only the rounding.
 template <class T> void gm_write(uint8_t *dst, const uint8_t *src, uint64_t bytes, const char *api, const Loc &loc) {
-    gm_touch(dst, bytes, g_block.atomic == 0 ? kGmWrite : kGmAtomic, api, loc);
+    gm_touch(dst, bytes, g_block.atomic == 0 ? kGmWrite : kGmAtomic, api, loc, src);
     if (g_block.atomic == 0) {
         std::memmove(dst, src, bytes);
         return;
@@ -91,6 +91,19 @@ template <class T> void gm_write(uint8_t *dst, const uint8_t *src, uint64_t byte
         T r = down<T>(g_block.atomic == 1 ? x + y : g_block.atomic == 2 ? (x > y ? x : y) : (x < y ? x : y));
         std::memcpy(dst + i, &r, sizeof(T));
     }
+}
+
+// bytes written past a tensor's length but inside its buffer (a DataCopyPad's dummies), for the pipe model
+template <class T> void dummies_in_buffer(const AscendC::LocalTensor<T> &t, uint8_t *p, uint64_t bytes,
+                                          const char *api, const Loc &loc) {
+    Slot *slot = t.slot();
+    if (slot == nullptr) return;
+    uint64_t off = uint64_t(p - g_block.ub.data());
+    if (off + bytes > slot->offset + slot->bytes)
+        fail(kError, loc, "%s: its dummy elements reach UB byte %llu, past the end of the tensor's buffer (UB bytes "
+             "[%llu, %llu))", api, (unsigned long long)(off + bytes), (unsigned long long)slot->offset,
+             (unsigned long long)(slot->offset + slot->bytes));
+    ub_access(slot, reinterpret_cast<T *>(p), bytes, true, api, loc);
 }
 
 template <class T> uint8_t *ub_span(const AscendC::LocalTensor<T> &t, uint64_t bytes, bool write, const char *api,
@@ -176,7 +189,12 @@ template <class T> void DataCopyPad(const LocalTensor<T> &dst, const GlobalTenso
     uint64_t left = pad.leftPadding * sizeof(T), right = pad.rightPadding * sizeof(T);
     uint64_t row = (left + p.blockLen + right + 31) / 32 * 32, gap = uint64_t(p.dstStride) * 32;
     uint64_t dspan = p.blockCount * (row + gap) - gap;
-    uint8_t *d = ascendc_emu::ub_span(dst, dspan, true, "DataCopyPad", loc);
+    // the tensor must hold the last row's data (and padding); its dummies up to the 32-byte boundary land in the
+    // rest of that block, which its buffer holds whatever the tensor's length (a Get(len) of a length that is no
+    // whole number of blocks), as on the NPU, where a tensor's length bounds nothing
+    uint64_t data = dspan - row + (left + p.blockLen + right);
+    uint8_t *d = ascendc_emu::ub_span(dst, data, true, "DataCopyPad", loc);
+    if (dspan > data) ascendc_emu::dummies_in_buffer(dst, d + data, dspan - data, "DataCopyPad", loc);
     const uint8_t *s = reinterpret_cast<const uint8_t *>(src.raw());
     const ascendc_emu::Block &blk = ascendc_emu::g_block;
     const bool padded = left != 0 || right != 0;

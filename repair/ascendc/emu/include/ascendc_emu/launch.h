@@ -89,6 +89,11 @@ public:
                 else waiting++, first_wait = std::min(first_wait, b);
             }
             if (waiting == 0) return;
+            // A block that ended never reaches the SyncAll the others wait at. CANN's SyncAll reference gives the
+            // reason a launch of more logical blocks than cores hangs: the blocks of the first round wait at
+            // SyncAll for blocks that cannot start before they end ("否则框架进行多轮调度时会插入异常同步，导致
+            // Kernel卡死"), so the sync waits for every block of the launch, and one that returned early is one
+            // that never comes.
             if (done) {
                 Fault f{kDeadlock, "SyncAll: block " + std::to_string(first_wait) + " waits at its SyncAll number " +
                                        std::to_string(epoch + 1) + " while block " + std::to_string(first_done) +
@@ -238,6 +243,9 @@ private:
                 if (o->block == it.block) continue;
                 bool conflict = o->a.kind == kGmWrite || it.a.kind == kGmWrite ||
                                 (o->a.kind == kGmAtomic) != (it.a.kind == kGmAtomic);
+                // the same bytes written to the same range by both: GM holds them in any order
+                if (o->a.same && it.a.same && o->a.lo == it.a.lo && o->a.hi == it.a.hi && o->a.fp == it.a.fp)
+                    conflict = false;
                 if (!conflict) continue;
                 uintptr_t lo = std::max(o->a.lo, it.a.lo);
                 if (best[0] == nullptr || lo < best_lo) {

@@ -201,7 +201,19 @@ public:
     }
     template <class T> void FreeTensor(const LocalTensor<T> &t, ASCENDC_EMU_LOC) {
         inited("FreeTensor", loc);
-        ascendc_emu::Slot *s = own(t.slot(), "FreeTensor", loc);
+        ascendc_emu::Slot *s = t.slot();
+        // The NPU's FreeTensor frees the tensor's own buffer (CANN's kernel_tquebind_impl.h: FreeTensor calls
+        // FreeBuffer(tensor.GetBufferHandle()), which marks that buffer FREE and raises this queue's free event; its
+        // check that the buffer is the queue's own is an ASCENDC_ASSERT, compiled in CANN's CPU debug build only).
+        // So a tensor of another queue of the same positions is freed as its own queue would free it (a swap of two
+        // such queues' FreeTensors is harmless; a note says so); with other positions the event orders the wrong
+        // pipes, and a TBuf's tensor is no queue buffer: errors.
+        if (s != nullptr && s->owner != this && s->queue_prod == prod_ && s->queue_cons == cons_ && s->queue_prod >= 0)
+            ascendc_emu::note("freetensor-other-queue", loc, "FreeTensor of a LocalTensor of another queue of the same "
+                              "positions: the NPU frees the tensor's own buffer, so this works as that queue's "
+                              "FreeTensor would, but it is rarely meant");
+        else
+            s = own(s, "FreeTensor", loc);
         if (s->gen != t.gen() || s->state == ascendc_emu::kFree)
             ascendc_emu::fail(ascendc_emu::kError, loc, "FreeTensor of a LocalTensor already freed");
         if (s->state == ascendc_emu::kEnqueued)
@@ -230,6 +242,8 @@ public:
             slots_[k].offset = offset + k * bytes;
             slots_[k].bytes = bytes;
             slots_[k].owner = this;
+            slots_[k].queue_prod = prod_;
+            slots_[k].queue_cons = cons_;
             slots_[k].past_ub = slots_[k].offset + bytes > ascendc_emu::g_config.ub;
             slots_[k].init = loc;
             slots_[k].what = what_;
@@ -267,6 +281,19 @@ private:
     const char *what_ = "a buffer of a queue";
 };
 
+// TQue's third template argument as a `const TQueConfig *` (CANN's TQue reference: "mask是const TQueConfig*类型时"):
+// the format conversions (nd2nz/nz2nd) apply to cube positions only, a static bufferLen/bufferNumber of 0 leaves
+// the sizes to InitBuffer, so on the vector positions the emulation has, the config changes nothing.
+struct TQueConfig {
+    bool nd2nz = false;
+    bool nz2nd = false;
+    bool scmBlockGroup = false;
+    uint32_t bufferLen = 0;
+    uint32_t bufferNumber = 0;
+    uint32_t consumerSize = 0;
+    TPosition consumer[8] = {};
+};
+
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind : public EmuQueue {
 public:
     TQueBind() : EmuQueue(producer_of(src), consumer_of(dst), "a buffer of a TQueBind") { depth_ = depth; }
@@ -291,10 +318,16 @@ public:
         // no InitBuffer: the NPU hands out a tensor at no real buffer, harmless until used (a kernel may Get one it
         // uses only for other dtypes); here it is a tensor that faults on its first use
         if (slot_.owner == nullptr) return LocalTensor<T>();
-        if (uint64_t(len) * sizeof(T) > slot_.bytes)
-            ascendc_emu::fail(ascendc_emu::kError, loc, "TBuf::Get<%s>(%u): %llu bytes from a TBuf of %llu",
-                              ascendc_emu::type_name<T>(), len, (unsigned long long)(uint64_t(len) * sizeof(T)),
-                              (unsigned long long)slot_.bytes);
+        // more than the TBuf holds: CANN's TBuf::Get (kernel_tbuf_impl.h) checks `len * sizeof(T) <= bufLen` only
+        // in its CPU debug build (ASCENDC_CPU_DEBUG); on the NPU it returns a tensor of `len` elements at the
+        // TBuf's start. So no error here: a note, and every access past the TBuf's end is one (Slot::asked_past)
+        if (uint64_t(len) * sizeof(T) > slot_.bytes) {
+            slot_.asked_past = true;
+            ascendc_emu::note("tbuf-get-past", loc, "TBuf::Get<%s>(%u) asks for %llu bytes from a TBuf of %llu: "
+                              "the NPU does not check, and an access past the TBuf's end reads or overwrites the next "
+                              "buffer (an error here)", ascendc_emu::type_name<T>(), len,
+                              (unsigned long long)(uint64_t(len) * sizeof(T)), (unsigned long long)slot_.bytes);
+        }
         return LocalTensor<T>(reinterpret_cast<T *>(ascendc_emu::g_block.ub.data() + slot_.offset), len, &slot_, slot_.gen);
     }
     template <class T> LocalTensor<T> GetWithOffset(uint32_t size, uint32_t offset, ASCENDC_EMU_LOC) {

@@ -39,9 +39,14 @@ struct Slot {
     int state = kFree;
     uint32_t gen = 0;
     const void *owner = nullptr;  // the queue (or TBuf) it belongs to
+    // a queue's buffer: the pipes of its queue (producer, consumer); -1 for a TBuf or the stack buffer
+    int queue_prod = -1, queue_cons = -1;
     // InitBuffer placed it (partly) past the unified buffer: the NPU's InitBuffer does not check, and an access past
     // the end faults (LocalTensor::use); where InitBuffer was called, for the message
     bool past_ub = false;
+    // a TBuf::Get asked for more than the TBuf holds (no error on the NPU, see TBuf::Get): each access is then
+    // checked against the TBuf's end, as past it the NPU reads or overwrites the next buffer
+    bool asked_past = false;
     Loc init{nullptr, 0};
     const char *what = "a UB buffer";  // how a report names it: "a TBuf", "a buffer of a TQue<VECIN>"
     // the pipe model: what each pipe wrote and read of it; for a queue's buffer the tokens of its last EnQue
@@ -253,6 +258,12 @@ private:
     void in_ub(uint64_t elems, const char *api, const ascendc_emu::Loc &loc) const {
         if (slot_->past_ub && GetPhyAddr() + elems * sizeof(T) > ascendc_emu::g_config.ub)
             ascendc_emu::past_ub(slot_, api, loc);
+        if (slot_->asked_past && GetPhyAddr() + elems * sizeof(T) > slot_->offset + slot_->bytes)
+            ascendc_emu::fail(ascendc_emu::kError, loc, "%s uses UB bytes up to %llu of a tensor from TBuf::Get past "
+                              "the TBuf's %llu bytes (UB bytes [%llu, %llu)): on the NPU this reads or overwrites the "
+                              "next buffer", api, (unsigned long long)(GetPhyAddr() + elems * sizeof(T)),
+                              (unsigned long long)slot_->bytes, (unsigned long long)slot_->offset,
+                              (unsigned long long)(slot_->offset + slot_->bytes));
     }
     void bounds(uint32_t i, const char *api, const ascendc_emu::Loc &loc) const {
         if (i >= size_)
@@ -287,8 +298,9 @@ public:
     }
     void SetValue(uint64_t i, const typename ascendc_emu::Identity<T>::type &v, ASCENDC_EMU_LOC) const {
         ascendc_emu::gm_check(addr_ + i, sizeof(T), true, "GlobalTensor::SetValue", loc);
-        ascendc_emu::gm_touch(addr_ + i, sizeof(T), ascendc_emu::kGmWrite, "GlobalTensor::SetValue", loc);
-        addr_[i] = v;
+        T w = v;
+        ascendc_emu::gm_touch(addr_ + i, sizeof(T), ascendc_emu::kGmWrite, "GlobalTensor::SetValue", loc, &w);
+        addr_[i] = w;
     }
     // the element at offset i by reference (kernel_tensor.h declares `T& operator()(const uint64_t offset) const` on
     // GlobalTensor as on LocalTensor): checked as a write, since what the reference is used for is not known here;
