@@ -67,6 +67,46 @@ def one(op_dir: Path, name: str, pats, attempts: int) -> dict:
             "wall_s": round(time.monotonic() - t0, 1), "cpu_s": round(time.process_time() - c0, 1)}
 
 
+def halves(suite: Path) -> dict[str, set[str]]:
+    """A held-out set's halves by its split.json ({} for a plain suite)."""
+    split_path = suite / "split.json"
+    if not split_path.is_file():
+        return {}
+    split = json.loads(split_path.read_text())
+    return {"tune": set(split["tune"]), "heldout": set(split["heldout"])}
+
+
+def run_suite(suite: Path, half: str = "all", only: set[str] | None = None, attempts: int = 6, jobs: int = 1,
+              show=print) -> list[dict]:
+    """One row per near-miss of the suite (a held-out set: of its half); rows of the held-out half are never shown."""
+    parts = halves(suite)
+    ops = only
+    if parts and half != "all":
+        ops = (ops or parts[half]) & parts[half]
+    todo = list(near_misses(suite, ops))
+    pats = patterns()
+    heldout_ops = parts.get("heldout", set())
+    rows = []
+    with ThreadPoolExecutor(max(1, min(jobs, 2))) as pool:
+        for r in pool.map(lambda x: one(x[0], x[1], pats, attempts), todo):
+            r["heldout"] = r["op"] in heldout_ops
+            rows.append(r)
+            if not r["heldout"]:  # a held-out row is never printed
+                show(f"{r['op']}/{r['name']:<40} {r['status']:<18} evals {r['evals']}  wall {r['wall_s']}s "
+                     f"cpu {r['cpu_s']}s" + ("  DROPPED A QUALIFIER" if r["dropped"] else ""))
+    return rows
+
+
+def summary(label: str, group: list[dict]) -> str:
+    """Aggregates only: repaired of near-misses, evaluations, per accepted repair, qualifiers dropped, time."""
+    ok = [r for r in group if r["status"] == "repaired"]
+    spent = sum(r["evals"] for r in group)
+    per = f"{sum(r['evals'] for r in ok) / len(ok):.2f}" if ok else "-"
+    return (f"{label}: {len(ok)} repaired of {len(group)} near-misses; {spent} evaluations spent; "
+            f"{per} per accepted repair; {sum(r['dropped'] for r in ok)} accepted diffs drop a qualifier; "
+            f"wall {sum(r['wall_s'] for r in group):.0f}s cpu {sum(r['cpu_s'] for r in group):.0f}s (this process)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="bench/bench_ascendc_rules.py", description=__doc__.splitlines()[0])
     ap.add_argument("--suite", type=Path, default=ROOT / "examples" / "ascendc")
@@ -76,35 +116,15 @@ def main(argv=None) -> int:
     ap.add_argument("--attempts", type=int, default=6)
     ap.add_argument("--jobs", type=int, default=1, help="runs at a time (at most 2 on a shared machine)")
     args = ap.parse_args(argv)
-    split_path = args.suite / "split.json"
-    split = json.loads(split_path.read_text()) if split_path.is_file() else None
-    halves = {"tune": set(split["tune"]), "heldout": set(split["heldout"])} if split else {}
-    if split and args.only and args.half != "tune":
+    if halves(args.suite) and args.only and args.half != "tune":
         print("--only names operators of the tune half only", file=sys.stderr)
         return 2
-    ops = set(args.only) if args.only else None
-    if split and args.half != "all":
-        ops = (ops or halves[args.half]) & halves[args.half]
-    todo = list(near_misses(args.suite, ops))
-    pats = patterns()
-    heldout_ops = halves.get("heldout", set())
-    rows = []
-    with ThreadPoolExecutor(max(1, min(args.jobs, 2))) as pool:
-        for r in pool.map(lambda x: one(x[0], x[1], pats, args.attempts), todo):
-            rows.append(r)
-            if r["op"] not in heldout_ops:  # a held-out row is never printed
-                print(f"{r['op']}/{r['name']:<40} {r['status']:<18} evals {r['evals']}  wall {r['wall_s']}s "
-                      f"cpu {r['cpu_s']}s" + ("  DROPPED A QUALIFIER" if r["dropped"] else ""), flush=True)
-    for label, group in (("tune/plain", [r for r in rows if r["op"] not in heldout_ops]),
-                         ("held-out", [r for r in rows if r["op"] in heldout_ops])):
-        if not group:
-            continue
-        ok = [r for r in group if r["status"] == "repaired"]
-        spent = sum(r["evals"] for r in group)
-        per = f"{sum(r['evals'] for r in ok) / len(ok):.2f}" if ok else "-"
-        print(f"{label}: {len(ok)} repaired of {len(group)} near-misses; {spent} evaluations spent; "
-              f"{per} per accepted repair; {sum(r['dropped'] for r in ok)} accepted diffs drop a qualifier; "
-              f"wall {sum(r['wall_s'] for r in group):.0f}s cpu {sum(r['cpu_s'] for r in group):.0f}s (this process)")
+    rows = run_suite(args.suite, args.half, set(args.only) if args.only else None, args.attempts, args.jobs,
+                     show=lambda line: print(line, flush=True))
+    for label, group in (("tune/plain", [r for r in rows if not r["heldout"]]),
+                         ("held-out", [r for r in rows if r["heldout"]])):
+        if group:
+            print(summary(label, group))
     return 0
 
 

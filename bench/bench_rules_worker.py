@@ -13,6 +13,12 @@ aggregate only (per bug class: repaired of total), never per file.
                                                 [--embedder hash] [--offer-all] [--json FILE]
     .venv/bin/python bench/bench_rules_worker.py --distill-loo [--loo-suite dev|heldout] [--loo-judge harness|ast]
     .venv/bin/python bench/bench_rules_worker.py --learn-loo tune3|heldout3|heldout|heldout2|dev [--limit N]
+    .venv/bin/python bench/bench_rules_worker.py --suite ascendc|ascendc-tune [--attempts 6]
+
+`--suite ascendc` reports the AscendC rules (bench/bench_ascendc_rules.py's runs: every AscendC starter pattern
+offered, ascendc-cpu's strict build judging) on examples/ascendc beside heldout/ascendc's held-out half, the latter
+in aggregate only (repaired, evaluations per accepted repair, accepted diffs that drop a qualifier); `ascendc-tune`
+runs its tune half, per file.
 
 heldout/transfer3 runs as two suites by its split.json: `tune3` (its tune half, printed per file) and `heldout3` (its
 held-out half: totals only, no per-file row and no per-class row). `--learn-loo` measures learning at ingest: for
@@ -111,9 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     apply_offline_env()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", choices=["examples", "heldout", "heldout2", "tune3", "heldout3", "transfer3", "both", "dev",
-                                        "all", "report"], default="both",
+                                        "all", "report", "ascendc", "ascendc-tune"], default="both",
                     help="both: examples and heldout; all: examples, dev, heldout, heldout2 and transfer3's halves; "
-                         "report: examples, heldout, heldout2, tune3, heldout3 (the issue's one run)")
+                         "report: examples, heldout, heldout2, tune3, heldout3 (the issue's one run); ascendc: "
+                         "examples/ascendc beside heldout/ascendc's held-out half (aggregates only); ascendc-tune: "
+                         "heldout/ascendc's tune half, per file")
     ap.add_argument("--examples", type=Path, default=None, help="another directory in the example suite's format")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--attempts", type=int, default=8)
@@ -130,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
                          "repairs, then the rules worker offered only the learned rule entries")
     ap.add_argument("--limit", type=int, default=None, help="at most this many near-misses a suite (bounded runs)")
     args = ap.parse_args(argv)
+    if args.suite.startswith("ascendc"):
+        return ascendc_report(args.suite, min(args.attempts, 6))
     if args.learn_loo:
         return learn_loo(args.learn_loo, args.attempts, args.limit)
     if args.distill_loo:
@@ -147,6 +157,25 @@ def main(argv: list[str] | None = None) -> int:
             return _run(args, dirs, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def ascendc_report(suite: str, attempts: int = 6) -> int:
+    """The AscendC rules at zero tokens (every AscendC starter pattern offered, judged on ascendc-cpu's strict build):
+    examples/ascendc beside heldout/ascendc's held-out half (aggregates only), or its tune half (per file)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_ascendc_rules import run_suite, summary
+
+    runs = ([("examples/ascendc", ROOT / "examples" / "ascendc", "all"),
+             ("heldout/ascendc held-out half", ROOT / "heldout" / "ascendc", "heldout")] if suite == "ascendc"
+            else [("heldout/ascendc tune half", ROOT / "heldout" / "ascendc", "tune")])
+    print(f"# AscendC rules worker (every AscendC starter pattern offered; {attempts} attempts; tokens 0; ascendc-cpu)")
+    lines = []
+    for label, suite_dir, half in runs:
+        print(f"\n## {label}")
+        rows = run_suite(suite_dir, half, attempts=attempts, jobs=2, show=lambda line: print(line, flush=True))
+        lines.append(summary(label, rows))
+    print("\n" + "\n".join(lines))
+    return 0
 
 
 @contextmanager

@@ -216,7 +216,7 @@ def _read_kb_mapped(kb: KBPaths, index, timings: dict, say=lambda text: None) ->
     from kbstore import layout
     from kbstore.errors import LockHeld
     from kbstore.lock import write_lock
-    from kbstore.mapped import fingerprint_lookup, open_layout, read_generation
+    from kbstore.mapped import fingerprint_info, fingerprint_lookup, open_layout, read_generation
     from kbstore.store import Store
     from provenance.overlap_scan import scan_postings
 
@@ -261,7 +261,7 @@ def _read_kb_mapped(kb: KBPaths, index, timings: dict, say=lambda text: None) ->
         say(f"scanning {len(out['rows'])} entries for overlap with the cohort")
         fp = gen["fingerprints"]
         out["scan"] = scan_postings(index, fingerprint_lookup(root, gen), fetch, int(fp["entries"]),
-                                    [tuple(k) for k in fp["keys"]])
+                                    [tuple(k) for k in fp["keys"]], fingerprint_info(root, gen))
         timings["overlap_scan_s"] = time.perf_counter() - t
     return out
 

@@ -21,14 +21,14 @@ from pathlib import Path
 import numpy as np
 
 from kbstore.faults import kill_point
-from kbstore.mapped import CODE_COLUMNS, GEN, ID_BYTES, SCHEMA, read_generation
+from kbstore.mapped import CODE_COLUMNS, FPINFO, GEN, ID_BYTES, SCHEMA, read_generation
 from kbstore.postings import Segment, merge, plan_merges, token_hash, write
 from provenance.canonical import canonical_json, sha256_text
 
 CHUNK = 5000  # entries read from DuckDB at once while building
 LEX_COLUMNS = {"row": "<i4", "tf": "<i4"}
-FP_COLUMNS = {"row": "<i4", "repr": "i1"}
-APPEND_FILES = ("ids", "vectors", "codes", "doclen", "rows.jsonl")
+FP_COLUMNS = {"row": "<i4", "repr": "i1", "fid": "<i4"}
+APPEND_FILES = ("ids", "vectors", "codes", "doclen", "rows.jsonl", "fpinfo")
 
 
 def layout_dir(kb) -> Path:
@@ -78,7 +78,8 @@ def _intact(root: Path, gen: dict) -> bool:
     d = root / str(gen.get("base"))
     n, dim = int(gen["rows"]), int(gen["dim"])
     need = {"ids": n * ID_BYTES, "vectors": n * dim * 4, "codes": n * len(CODE_COLUMNS) * 4, "doclen": n * 4,
-            "rows.jsonl": int(gen["rows_bytes"]), gen["rowoff"]: n * 16, gen["order"]: n * 4}
+            "rows.jsonl": int(gen["rows_bytes"]), gen["rowoff"]: n * 16, gen["order"]: n * 4,
+            "fpinfo": int(gen["fingerprints"]["fids"]) * FPINFO * 4}
     try:
         if any((d / name).stat().st_size < size for name, size in need.items()):
             return False
@@ -101,13 +102,13 @@ class _Appender:
         self.rows_bytes = 0 if fresh else int(gen["rows_bytes"])
         self.labels = {c: [] for c in CODE_COLUMNS[:3]} if fresh else {c: list(v) for c, v in gen["labels"].items()}
         self.lex = {"segments": [], "sizes": [], "total_len": 0} if fresh else json.loads(json.dumps(gen["lexical"]))
-        self.fp = ({"segments": [], "sizes": [], "entries": 0, "keys": []} if fresh
+        self.fp = ({"segments": [], "sizes": [], "entries": 0, "keys": [], "fids": 0} if fresh
                    else json.loads(json.dumps(gen["fingerprints"])))
         self.fp_keys = {tuple(k) for k in self.fp["keys"]}
         self.new_files: list[str] = []
         self.files = {name: open(d / name, "r+b" if (d / name).exists() else "w+b") for name in APPEND_FILES}
         sizes = {"ids": self.rows * ID_BYTES, "vectors": self.rows * dim * 4, "codes": self.rows * len(CODE_COLUMNS) * 4,
-                 "doclen": self.rows * 4, "rows.jsonl": self.rows_bytes}
+                 "doclen": self.rows * 4, "rows.jsonl": self.rows_bytes, "fpinfo": int(self.fp["fids"]) * FPINFO * 4}
         for name, f in self.files.items():  # a killed writer's leftovers are cut off
             f.truncate(sizes[name])
             f.seek(sizes[name])
@@ -309,16 +310,26 @@ def _fingerprint_segment(store, app: _Appender, where: str, params: list, rows: 
     for eid, _, _, blob in blobs:
         owners.append(rows[eid])
         items.append({"": bytes(blob)})
+    from provenance.overlap_scan import _distinct
+
     flat = flat_hashes(items, lambda *key: app.fp_keys.add(key), language_codes())
-    seg = np.repeat(np.arange(len(flat.lengths)), flat.lengths)
-    row = np.asarray(owners, dtype=np.int64)[flat.owners[seg]]
-    rep = flat.reprs[seg].astype(np.int64)
-    # one posting per (hash, entry, representation)
-    order = np.lexsort((rep, row, flat.hashes))
-    h, r, p = flat.hashes[order], row[order], rep[order]
+    # each stored fingerprint gets the next id: fpinfo says whose it is and what it is (kb freeze's overlap scan
+    # computes every containment from these and the postings, without reading a blob)
+    fid0, n_fp = int(app.fp["fids"]), len(flat.lengths)
+    fp_rows = np.asarray(owners, dtype=np.int64)[flat.owners]
+    info = np.stack([fp_rows, flat.reprs.astype(np.int64), flat.langs.astype(np.int64),
+                     _distinct(flat.hashes.copy(), flat.starts, flat.lengths)], axis=1).astype("<i4")
+    app.files["fpinfo"].write(info.tobytes())
+    app.fp["fids"] = fid0 + n_fp
+    seg = np.repeat(np.arange(n_fp), flat.lengths)
+    # one posting per (hash, fingerprint)
+    order = np.lexsort((seg, flat.hashes))
+    h, f = flat.hashes[order], seg[order]
     keep = np.ones(len(h), dtype=bool)
-    keep[1:] = (h[1:] != h[:-1]) | (r[1:] != r[:-1]) | (p[1:] != p[:-1])
-    name = write(app.d, "fp", h[keep], {"row": r[keep], "repr": p[keep]}, FP_COLUMNS)
+    keep[1:] = (h[1:] != h[:-1]) | (f[1:] != f[:-1])
+    h, f = h[keep], f[keep]
+    name = write(app.d, "fp", h, {"row": fp_rows[f], "repr": flat.reprs[f].astype(np.int64), "fid": f + fid0},
+                 FP_COLUMNS)
     app.add_segment("fp", name, int(keep.sum()))
 
 

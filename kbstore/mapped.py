@@ -15,7 +15,10 @@ The live KB's layout (written by kbstore.layout under the write lock) lives in <
     rowoff-*     int64 (offset, length) a row into rows.jsonl (a new file when a row changed)
     order-*      int32 rows sorted by id (a new file with every generation that adds rows)
     lex-*/       BM25 postings: token hash -> (row, term frequency), with the token's text (kbstore.postings)
-    fp-*/        code fingerprints: fingerprint hash -> (row, representation), for kb freeze's overlap scan
+    fp-*/        code fingerprints: fingerprint hash -> (row, representation, fingerprint id), one posting per hash
+                 of each stored fingerprint, for kb freeze's overlap scan
+    fpinfo       int32 a stored fingerprint, by id (append-only): its row, representation and language codes and
+                 its count of distinct hashes (the scan computes every containment from these and the postings)
 
 Rows are in id order when the layout is built and appended in ingest order after; `order` maps them back, so every
 score a reader hands on is in id order, as the rows of an in-memory Corpus are (kbstore.retrieve gets the same ranks
@@ -33,10 +36,11 @@ import numpy as np
 from kbstore.lexical import B, K1, tokenize
 from kbstore.postings import Segment, token_hash
 
-SCHEMA = "kb.mapped/v1"
+SCHEMA = "kb.mapped/v2"  # v2: fingerprint postings per fingerprint (fid), fpinfo
 GEN = "gen.json"
 CODE_COLUMNS = ("family", "language", "backend", "rules")
 ID_BYTES = 64
+FPINFO = 4  # int32 a stored fingerprint in `fpinfo`: its row, representation code, language code, distinct hashes
 
 
 CHUNK_ROWS = 16384  # rows per dense chunk: a multiple of every BLAS row block, 24 MiB of 384-dim vectors
@@ -84,7 +88,7 @@ class BM25Postings:
         self.segments, self.doclen, self.size = segments, doclen, len(doclen)
         self.avg = np.float64(total_len) / self.size if self.size else 1.0  # np.mean of the lengths, exactly
         self._norm = None
-        self._cache: dict[str, tuple | None] = {}
+        self._cache: dict[str, tuple | None] = {}  # insertion order = use order (least recent first)
         self._cached = 0
 
     def postings(self, token: str) -> tuple[np.ndarray, np.ndarray]:
@@ -103,9 +107,12 @@ class BM25Postings:
         return np.concatenate(rows), np.concatenate(tfs)
 
     def weighted(self, token: str) -> tuple | None:
-        """(rows, float32 weights) of a token (kbstore.lexical.lucene_scores's arithmetic), or None when absent."""
+        """(rows, float32 weights) of a token (kbstore.lexical.lucene_scores's arithmetic), or None when absent; rows as
+        an index (intp, or a slice: see _index)."""
         if token in self._cache:
-            return self._cache[token]
+            got = self._cache.pop(token)  # moved to the end: most recently used
+            self._cache[token] = got
+            return got
         rows, tfs = self.postings(token)
         got = None
         if len(rows):
@@ -114,10 +121,10 @@ class BM25Postings:
             d = len(rows)
             idf = np.float32(math.log(1 + (self.size - d + 0.5) / (d + 0.5)))
             tf = tfs.astype(np.float32).astype(np.float64)
-            got = (rows, (np.float64(idf) * (tf / (self._norm[rows] + tf))).astype(np.float32))
-        if self._cached + len(rows) > self.CACHE_POSTINGS:
-            self._cache.clear()
-            self._cached = 0
+            got = (_index(rows), (np.float64(idf) * (tf / (self._norm[rows] + tf))).astype(np.float32))
+        while self._cache and self._cached + len(rows) > self.CACHE_POSTINGS:  # least recently used out first
+            old = self._cache.pop(next(iter(self._cache)))
+            self._cached -= 0 if old is None else len(old[1])
         self._cache[token] = got
         self._cached += len(rows)
         return got
@@ -136,6 +143,15 @@ class BM25Postings:
         return out
 
 
+def _index(rows: np.ndarray):
+    """A token's rows as the cheapest index of the same elements: a slice when they are one run (a word every
+    document has), else intp (int32 indexes are converted on every use: scoring a kernel's tokens took 2.3x as long)."""
+    rows = np.asarray(rows, dtype=np.intp)
+    if len(rows) and int(rows[-1]) - int(rows[0]) + 1 == len(rows) and bool(np.all(np.diff(rows) == 1)):
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return rows
+
+
 class MappedCorpus:
     """What a Retriever reads, memory-mapped: every array a query needs, in id order (see the module docstring)."""
 
@@ -147,6 +163,8 @@ class MappedCorpus:
         self.n = len(order)
         self._sorted_codes: dict[str, np.ndarray] = {}
         self._resident = None
+        self._bound = None  # kbstore.clusters.ClusterBound of the resident vectors
+        self._order_ix = None
 
     def dense(self, qvec: np.ndarray) -> np.ndarray:
         """Cosine similarity of every entry to qvec, in id order: the same float32 numbers as one product over the
@@ -156,6 +174,8 @@ class MappedCorpus:
         from kbstore.vector import one_blas_thread
 
         q = np.asarray(qvec, dtype=np.float32).reshape(-1)
+        if self._bound is not None:
+            return self._bound.dense(q)
         if self._resident is not None:
             with one_blas_thread():
                 return self._resident @ q
@@ -172,12 +192,25 @@ class MappedCorpus:
         return out
 
     def make_resident(self) -> None:
-        """Copy the vectors into memory in id order (a warm process: the kernel cannot evict them, no gathers)."""
-        if self._resident is None and self.n:
-            self._resident = np.ascontiguousarray(self.vectors[np.asarray(self.order)], dtype=np.float32)
+        """Copy the vectors into memory in id order (a warm process: the kernel cannot evict them, no gathers), and
+        cluster them for dense_top (kbstore.clusters; a few CPU-seconds at 100k, once)."""
+        if self._resident is None and self._bound is None and self.n:
+            from kbstore.clusters import ClusterBound
+
+            resident = np.ascontiguousarray(self.vectors[np.asarray(self.order)], dtype=np.float32)
+            self._bound = ClusterBound.build(resident)
+            if self._bound is None:  # too few rows, or this BLAS fails the bound's check: the id-ordered copy
+                self._resident = resident
+
+    def dense_top(self, qvec: np.ndarray, depth: int, allowed: np.ndarray | None = None):
+        """kbstore.retrieve.top_finite(self.dense(qvec), depth, allowed) from the clusters a resident corpus's bound
+        keeps (kbstore.clusters): the same positions and scores; None when it cannot say (score every row)."""
+        return self._bound.top(qvec, depth, allowed) if self._bound is not None else None
 
     def lexical_scores(self, text: str, *, distinct: bool = False) -> np.ndarray:
-        return self.lexical.scores(text, distinct=distinct)[self.order]
+        if self._order_ix is None:  # intp: an int32 index is converted on every use
+            self._order_ix = np.asarray(self.order, dtype=np.intp)
+        return self.lexical.scores(text, distinct=distinct)[self._order_ix]
 
     def column(self, name: str) -> tuple[dict[str, int], np.ndarray]:
         """(label -> code, each row's code in id order) of a filter column (rules: -1 none, else a rule group)."""
@@ -233,7 +266,8 @@ def open_layout(directory: Path, gen: dict, source: dict) -> MappedCorpus:
 
 
 def fingerprint_lookup(directory: Path, gen: dict):
-    """provenance.overlap_scan.scan_postings's lookup over the generation's fingerprint segments."""
+    """provenance.overlap_scan.scan_postings's lookup over the generation's fingerprint segments: hashes ->
+    (index into hashes, row, representation, fingerprint id) of every posting."""
     d = Path(directory) / gen["base"]
     segments = [Segment(d / s) for s in gen["fingerprints"]["segments"]]
 
@@ -247,13 +281,20 @@ def fingerprint_lookup(directory: Path, gen: dict):
             a = np.asarray(s.ptr[pos[hit]])
             cnt = np.asarray(s.ptr[pos[hit] + 1]) - a
             idx = _ranges(a, cnt)
-            out.append((np.repeat(hit, cnt), np.asarray(s.columns["row"][idx]), np.asarray(s.columns["repr"][idx])))
+            out.append((np.repeat(hit, cnt), np.asarray(s.columns["row"][idx]), np.asarray(s.columns["repr"][idx]),
+                        np.asarray(s.columns["fid"][idx])))
         if not out:
             z = np.zeros(0, dtype=np.int64)
-            return z, z, z
-        return tuple(np.concatenate([o[k] for o in out]).astype(np.int64) for k in range(3))
+            return z, z, z, z
+        return tuple(np.concatenate([o[k] for o in out]).astype(np.int64) for k in range(4))
 
     return lookup
+
+
+def fingerprint_info(directory: Path, gen: dict) -> np.ndarray:
+    """(fingerprints, 4) int32: each stored fingerprint's row, representation code, language code, distinct hashes."""
+    d = Path(directory) / gen["base"]
+    return _map(d / "fpinfo", "<i4", (int(gen["fingerprints"]["fids"]), FPINFO))
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -261,6 +302,16 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     ends = np.cumsum(lengths)
     total = int(ends[-1]) if len(ends) else 0
     return np.repeat(starts - (ends - lengths), lengths) + np.arange(total)
+
+
+BLOCK_BYTES = 16 << 20  # bytes copied at once into a snapshot's files
+
+
+def _blocks(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) ranges, in order, with each range that begins where the one before ends merged into it."""
+    cut = np.flatnonzero(starts[1:] != ends[:-1]) + 1
+    first, last = np.concatenate([[0], cut]), np.concatenate([cut, [len(starts)]]) - 1
+    return list(zip(starts[first].tolist(), ends[last].tolist()))
 
 
 class SnapshotSource:
@@ -275,7 +326,21 @@ class SnapshotSource:
         self.dim = int(corpus.vectors.shape[1]) if corpus.n else 0
 
     def write_entries(self, f) -> list[int]:
-        """The included rows' lines, in id order; the length of each line (newline included)."""
+        """The included rows' lines, in id order; the length of each line (newline included). Lines that follow each
+        other in rows.jsonl (a layout is built in id order) are copied as one block of bytes."""
+        if not self.n:
+            return []
+        data = self.corpus._rows.data
+        off = np.asarray(self.corpus._rows.offsets[self.rows], dtype=np.int64).reshape(-1, 2)
+        starts, ends = off[:, 0], off[:, 0] + off[:, 1] + 1  # each line with the newline after it
+        if len(data) < int(ends.max()) or not bool(np.all(np.asarray(data[ends - 1]) == 0x0A)):
+            return self._write_lines(f)  # not the layout's own framing: read line by line
+        for a, b in _blocks(starts, ends):
+            for x in range(a, b, BLOCK_BYTES):
+                f.write(bytes(data[x:min(b, x + BLOCK_BYTES)]))
+        return (ends - starts).tolist()
+
+    def _write_lines(self, f) -> list[int]:
         lens: list[int] = []
         store = self.corpus._rows
         for s in range(0, self.n, self.chunk):
@@ -285,11 +350,15 @@ class SnapshotSource:
         return lens
 
     def write_vectors(self, f) -> None:
-        """vectors.npy, byte for byte what np.save writes for the (n, dim) float32 matrix."""
+        """vectors.npy, byte for byte what np.save writes for the (n, dim) float32 matrix; rows that follow each other
+        in the layout are copied as one block."""
         np.lib.format.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False, "shape": (self.n, self.dim)})
-        for s in range(0, self.n, self.chunk):
-            f.write(np.ascontiguousarray(self.corpus.vectors[np.sort(self.rows[s:s + self.chunk])]
-                                         [np.argsort(np.argsort(self.rows[s:s + self.chunk]))], dtype="<f4").tobytes())
+        if not self.n:
+            return
+        step = max(1, BLOCK_BYTES // max(1, 4 * self.dim))
+        for a, b in _blocks(self.rows, self.rows + 1):
+            for x in range(a, b, step):
+                f.write(np.ascontiguousarray(self.corpus.vectors[x:min(b, x + step)], dtype="<f4").tobytes())
 
     def codes(self) -> tuple[np.ndarray, dict]:
         """The included rows' filter and rule codes (kbstore.mapped.CODE_COLUMNS), and their labels."""

@@ -5,7 +5,8 @@ A snapshot's seal is an unkeyed hash: anyone who can write its directory can wri
 0 excluded") that every hash check passes, and an evaluation would then retrieve what the cohort taught. So
 `kb verify SNAPSHOT` and `repair run --eval-mode` run the freeze's rules again (kbstore.freeze: its reading of the
 KB, its overlap index and scan, its rule_findings), with the parameters the snapshot records, over the entries
-and evidence of the KB up to the snapshot's version, and compare: every entry kept that a rule excludes, every
+and evidence of the KB up to the snapshot's version, and compare (through the KB's mapped layout when the KB is still at the snapshot's version, as the freeze read
+it; else every row, cut back to that version): every entry kept that a rule excludes, every
 entry excluded that no rule does, an entry excluded by other rules, an entry of the KB at that version in neither
 list. A cohort manifest that is gone or no longer hashes as recorded is a problem too: the snapshot can then not
 be re-derived, so nothing vouches for its exclusions.
@@ -51,10 +52,29 @@ def rederive_problems(path: Path, m, kb) -> list[str]:
         changed = sorted(k for k in set(params) | set(m.identity.rules) if params.get(k) != m.identity.rules.get(k))
         return [f"its rule parameters ({', '.join(changed)}) are not the ones these rules would record for its "
                 f"cohort (tool {m.identity.tool_version}): it cannot be re-derived here"]
-    data = _at_version(_read_kb(kb, {}), m.kb_version)
-    data["scan"] = OverlapIndex.from_manifest(cohort, config).scan(data.pop("parts"))
+    index = OverlapIndex.from_manifest(cohort, config)
+    data = _mapped_at(kb, index, m.kb_version)
+    if data is None:
+        data = _at_version(_read_kb(kb, {}), m.kb_version)
+        data["scan"] = index.scan(data.pop("parts"))
     found = rule_findings(data, cohort, exclude_family, frozen_at=frozen_at, origins=origins)
     return _compare(m, data, {eid: sorted(r for r in RULES if eid in found[r]) for r in RULES for eid in found[r]})
+
+
+def _mapped_at(kb, index, version: int) -> dict | None:
+    """What the freeze reads through the mapped layout (kbstore.freeze._read_kb_mapped: the overlap scan through the
+    fingerprint postings, no row loaded whole) when the KB is still at the snapshot's version; None otherwise (the
+    layout holds the KB's head, and a KB that moved on is read whole and cut back to the version, _at_version)."""
+    from kbstore.freeze import _read_kb_mapped
+    from kbstore.store import Store
+
+    if not kb.db.is_file():
+        return None
+    with Store.open(kb) as store:
+        if store.head_version() != version:
+            return None
+    data = _read_kb_mapped(kb, index, {})
+    return data if data is not None and data["kb_version"] == version else None
 
 
 def _time(text: str):

@@ -92,6 +92,10 @@ class InMemory:
     def lexical_scores(self, text: str, *, distinct: bool = False) -> np.ndarray:
         return self.lexical.scores(text, distinct=distinct)
 
+    def dense_top(self, qvec: np.ndarray, depth: int, allowed: np.ndarray | None = None) -> None:
+        """No bounded search in memory: score every row."""
+        return None
+
     def column(self, name: str) -> tuple[dict[str, int], np.ndarray]:
         if name == "rules" and name not in self._columns:
             keys: dict[str, int] = {}
@@ -232,7 +236,8 @@ class Retriever:
         # chromadb's `where` filter was 5-10x slower than exact search over the filtered rows (bench_kb:
         # p99 116 ms vs 11 ms at 10k), so filtered queries always take the exact path
         if self.chroma is None or allowed is not None:
-            return top_finite(self.corpus.dense(qvec), depth, allowed)
+            got = self.corpus.dense_top(qvec, depth, allowed)
+            return got if got is not None else top_finite(self.corpus.dense(qvec), depth, allowed)
         if self._row_of is None:
             self._row_of = {self.corpus.id_at(p): p for p in range(self.n)}
         return [(self._row_of[i], s) for i, s in self.chroma.search(qvec, depth) if i in self._row_of]

@@ -1,7 +1,11 @@
-"""`kb verify`: recompute every stored hash, check the snapshots' origin, compare the vector index with DuckDB.
+"""`kb verify`: recompute every stored hash, check the snapshots' origin, compare the vector index and the mapped
+layout with DuckDB.
 
 DuckDB is the truth and is never repaired; a problem there fails the check. The vector index is a cache of it: its
-drift, and index directories a killed build left, are warnings, which `repair` (`kb verify --repair`) fixes.
+drift, and index directories a killed build left, are warnings, which `repair` (`kb verify --repair`) fixes. The mapped
+layout (kbstore.layout) is a cache too, but it is what cold queries answer from: a difference from DuckDB
+(kbstore.layout_verify: ids, vectors, rows, codes, postings) fails the check, one line each, and `--repair` rebuilds it;
+a layout merely behind the KB is a warning (the next reader or writer catches it up, as `--repair` does).
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ def verify(kb_path: str | Path | None = None, *, lock_wait_s: float | None = Non
             _check_embeddings(store, report)
             _check_log(store, report)
             _check_snapshots(store, report, repair)
+            _check_layout(store, kb, report, repair)
             ids, matrix, metas = index_inputs(store)
         _check_index(kb, ids, matrix, metas, report, repair)
     return report
@@ -66,6 +71,24 @@ def _check_index(kb: KBPaths, ids, matrix, metas, report: VerifyReport, repair: 
     if stale:
         report.warn("stale-index", f"index directories CURRENT does not name, left by a killed build: {', '.join(stale)} "
                                    "(`kb verify --repair` or the next writer removes them)")
+
+
+def _check_layout(store, kb: KBPaths, report: VerifyReport, repair: bool) -> None:
+    from kbstore.layout import rebuild, update
+    from kbstore.layout_verify import layout_problems
+
+    problems, warnings = layout_problems(store, kb)
+    if repair and problems:
+        n = rebuild(store, kb)
+        report.repaired.append(f"rebuilt the mapped layout from DuckDB ({n} rows): it differed in {len(problems)} ways")
+        problems, warnings = layout_problems(store, kb)
+    elif repair and warnings:  # behind the KB, or missing: what the next reader would do
+        report.repaired.append(f"brought the mapped layout up to date ({update(store, kb)})")
+        problems, warnings = layout_problems(store, kb)
+    for p in problems:
+        report.add("mapped", p)
+    for w in warnings:
+        report.warn("mapped", w)
 
 
 def _check_snapshots(store, report: VerifyReport, repair: bool = False) -> None:

@@ -1,6 +1,7 @@
 """OverlapIndex.scan over a whole KB, vectorised: stored hashes as flat numpy arrays, a batch of entries at a time;
-scan_postings gives the same result from an index of the stored hashes (kb freeze: kbstore.layout keeps one), reading
-only the entries that share hashes with the cohort.
+scan_postings gives the same result from an index of the stored hashes (kb freeze: kbstore.layout keeps one, with each
+fingerprint's distinct-hash count), computing both passes' statistics from the postings and reading the blobs only of
+the entries with a pair worth evidence; the scoring of a packed part is done once per distinct blob (_score_parts).
 
 A 100,000-entry KB holds about 22 million stored hashes; a Python set operation per fingerprint spent
 30 s of a freeze here. The passes, rules and results are provenance.overlap's (see its docstring):
@@ -119,9 +120,10 @@ def _second_pass(index, targets, items, segs, cand, df, languages, n: int):
     hist = {r: [0] * 20 for r in REPRS}
     matches = []
     cache: dict = {}
+    memo: dict = {}
     for i, slots in worth.items():  # in entry order
         eid, parts = items[i]
-        matches.extend(index._score(eid, parts, ignored, cache=cache, only=slots)[0])
+        matches.extend(_score_parts(index, eid, parts, ignored, cache, slots, memo))
     for ri, r in enumerate(REPRS):
         bins = np.minimum(19, (top[cand, ri] * 20).astype(np.int64))
         hist[r] = np.bincount(bins, minlength=20).tolist()
@@ -130,16 +132,18 @@ def _second_pass(index, targets, items, segs, cand, df, languages, n: int):
                        boilerplate={r: len(ignored[r] & set(index._inv[r])) for r in REPRS})
 
 
-def scan_postings(index, lookup, fetch, n_entries: int, keys: Iterable[tuple]):
+def scan_postings(index, lookup, fetch, n_entries: int, keys: Iterable[tuple], info=None):
     """OverlapIndex.scan over a KB whose stored fingerprint hashes are indexed by hash, with the same result as scan()
     over all its entries: the work grows with the entries that share hashes with the cohort (or its boilerplate), not
     with the KB.
 
-    lookup(hashes) -> (i, entry, representation): one posting per distinct (hashes[i], entry, representation code)
-    stored; fetch(entries) -> [(entry id, parts)] of those entries (scan()'s items), in entry id order; n_entries: the
-    entries with stored fingerprints; keys: every (scheme, representation, k, w) stored (each is checked).
-    From the postings alone: each cohort hash's entry count (the KB's boilerplate) and the candidates (entries
-    holding enough distinct cohort hashes); only the candidates' blobs are read, and pass one and two run over them.
+    lookup(hashes) -> (i, entry, representation, fingerprint id): one posting per distinct (hashes[i], stored
+    fingerprint); info: (fingerprints, 4) array of each fingerprint id's entry, representation code, language code and
+    distinct hash count; fetch(entries) -> [(entry id, parts)] of those entries (scan()'s items), in entry id order;
+    n_entries: the entries with stored fingerprints; keys: every (scheme, representation, k, w) stored (each is checked).
+    From the postings and info alone: each cohort hash's entry count (the KB's boilerplate), the candidates (entries
+    holding enough distinct cohort hashes), every candidate fingerprint's containment of every cohort unit (the
+    histogram) and which pairs are worth evidence; only those entries' blobs are read, and scored as scan() scores them.
     """
     import numpy as np
 
@@ -149,23 +153,84 @@ def scan_postings(index, lookup, fetch, n_entries: int, keys: Iterable[tuple]):
     need = np.array([index._min_hits()[r] for r in REPRS])
     n_keys = len(targets.key_hash)
     nk = max(1, n_keys)
-    i, entry, rep = lookup(targets.values) if len(targets.values) else (np.zeros(0, dtype=np.int64),) * 3
-    key = targets.key[i, rep] if len(i) else np.zeros(0, dtype=np.int64)
-    entry = np.asarray(entry, dtype=np.int64)[key >= 0]
-    key = key[key >= 0]
+    z = np.zeros(0, dtype=np.int64)
+    i, entry, rep, fid = lookup(targets.values) if len(targets.values) else (z, z, z, z)
+    key = targets.key[i, rep] if len(i) else z
+    static = targets.static[i, rep] if len(i) else np.zeros(0, dtype=bool)
+    n_fp = len(info)
+    n_static = np.bincount(fid[static], minlength=n_fp)  # postings are distinct per (hash, fingerprint)
+    has = key >= 0
+    entry, key, fid = np.asarray(entry, dtype=np.int64)[has], key[has], fid[has]
     owned = _unique(entry * nk + key)[0]  # distinct (entry, key)
     df = np.bincount(owned % nk, minlength=n_keys)
     ent, per = np.unique(owned // nk * 2 + targets.key_repr[owned % nk], return_counts=True) if len(owned) else (owned, owned)
     cand_rows = np.unique(ent[per >= need[ent % 2]] // 2)
-    items = list(fetch(cand_rows))
+    n_rows = int(info[:, 0].max()) + 1 if n_fp else 0
+    is_cand = np.zeros(max(n_rows, int(entry.max()) + 1 if len(entry) else 0), dtype=bool)
+    is_cand[cand_rows] = True
+    pairs = _unique(fid[is_cand[entry]] * nk + key[is_cand[entry]])[0]  # distinct (candidate fingerprint, key)
+    p_fid, p_key = pairs // nk, pairs % nk
+    scored, counts = _unique(p_fid)
+    fp_info = np.asarray(info[scored]).astype(np.int64) if len(scored) else np.zeros((0, 4), dtype=np.int64)
+    seg = {"owner": fp_info[:, 0], "slot": np.zeros(len(scored), dtype=np.int64), "repr": fp_info[:, 1],
+           "lang": fp_info[:, 2], "base": fp_info[:, 3] - n_static[scored],
+           "pair_seg": np.repeat(np.arange(len(scored)), counts), "pair_key": p_key}
+    cfg = index.config
+    kb_boiler = df > max(cfg.boilerplate_share * n_entries, cfg.boilerplate_min_entries)
+    ignored = {r: index._static[r] | set(targets.key_hash[kb_boiler & (targets.key_repr == ri)].tolist())
+               for ri, r in enumerate(REPRS)}
     languages = language_codes()
+    top, worth = _containment(index, targets, seg, kb_boiler, ignored, languages, len(is_cand))
+    items = list(fetch(np.array(sorted(worth), dtype=np.int64)))  # only the entries with a pair worth evidence
     segs: list[dict] = []
     cand: list = []
     for start in range(0, len(items), BATCH):
         batch = [parts for _, parts in items[start:start + BATCH]]
         _first_pass(targets, flat_hashes(batch, check_key, languages), len(batch), start, need,
                     np.zeros(n_keys, dtype=np.int64), segs, cand)
-    return _second_pass(index, targets, items, segs, cand, df, languages, n_entries)
+    got = _second_pass(index, targets, items, segs, cand, df, languages, n_entries)
+    hist = {}
+    for ri, r in enumerate(REPRS):
+        hist[r] = np.bincount(np.minimum(19, (top[cand_rows, ri] * 20).astype(np.int64)), minlength=20).tolist()
+        hist[r][0] += n_entries - len(cand_rows)
+    return got.model_copy(update={"n_candidates": len(cand_rows), "histogram": hist})
+
+
+def _score_parts(index, eid: str, parts, ignored, cache: dict, slots: set[int], memo: dict) -> list:
+    """index._score(eid, parts, ignored, only=slots)[0], each part's blob scored once per scan: a part's matches depend
+    on its fingerprints, the slots scored and the scan's boilerplate only, and KB entries repeat kernels (records of
+    the same source kernel, one repaired kernel behind several entries). Per part, the best match per cohort file and
+    representation is kept as _score keeps it across parts (the first of equals, in part order)."""
+    import hashlib
+
+    from provenance.fingerprint_store import _blob_headers
+
+    best: dict = {}
+    first = 0
+    for part, fps in parts.items():
+        packed = isinstance(fps, (bytes, bytearray, memoryview))
+        blob = bytes(fps) if packed else None
+        n = len(_blob_headers(blob)) if packed else len(fps)
+        local = frozenset(s - first for s in slots if first <= s < first + n)
+        first += n
+        if not local:
+            continue
+        if packed:
+            key = (blob, local)
+            got = memo.get(key)
+            if got is None:  # labelled by the blob's hash: _score's caches key on the entry and part
+                label = hashlib.sha256(blob).hexdigest()
+                got = memo[key] = index._score(label, {label: blob}, ignored, cache=cache, only=set(local))[0]
+            got = [m.model_copy(update={"entry_id": eid, "entry_part": part}) for m in got]
+        else:
+            got = index._score(eid, {part: fps}, ignored, cache=cache, only=set(local))[0]
+        for m in got:
+            k = (m.cohort_file, m.representation)
+            old = best.get(k)
+            if old is None or (m.flagged, m.score, m.containment, m.covered) > \
+                    (old.flagged, old.score, old.containment, old.covered):
+                best[k] = m
+    return sorted(best.values(), key=lambda m: (m.cohort_file, m.representation, m.cohort_unit))
 
 
 def _first_pass(t: _Targets, flat, n_items: int, first: int, need, df, segs: list, cand: list) -> None:

@@ -162,7 +162,8 @@ def _expand(template: str, match, source: str, indent: str, derived: dict[str, s
             out.append(derived[piece[1:]])
         elif piece.startswith("$"):
             node = match.get_match(piece[1:])
-            out.append(_node_source(node, source, spell is not None) if node is not None else "")
+            out.append(_node_source(node, source, spell is not None, match.range().start.index)
+                       if node is not None else "")
         elif spell is not None:
             out.append(qualify_literal(piece, spell, first_is_qualified=first_qualified and n == 0))
         else:
@@ -174,14 +175,23 @@ def _expand(template: str, match, source: str, indent: str, derived: dict[str, s
 _ADDRESS_SPACE = re.compile(r"\b__(?:gm|ubuf)__\s+$")
 
 
-def _node_source(node, source: str, cpp: bool) -> str:
+_BLANKED = re.compile(r"(?:(?:::\s*)?[A-Za-z_]\w*\s*::\s*)+$")
+
+
+def _node_source(node, source: str, cpp: bool, match_start: int | None = None) -> str:
     """A bound node's text as the source writes it; in C++ with the address-space qualifier before it, which
-    tree-sitter leaves out of the type it qualifies (`(__gm__ T *)x` binds T * to a cast's type)."""
+    tree-sitter leaves out of the type it qualifies (`(__gm__ T *)x` binds T * to a cast's type), and with the
+    AscendC qualifier the view blanked before it (`AscendC::GetBlockIdx()` bound as `GetBlockIdx()`) where that
+    qualifier lies inside the match (one before the match stays in the source, outside the rewritten range)."""
     start, end = node.range().start.index, node.range().end.index
     if cpp:
         m = _ADDRESS_SPACE.search(source[max(0, start - 40):start])
         if m:
             start -= len(m.group(0))
+        elif match_start is not None and start > match_start:
+            q = _BLANKED.search(source[max(match_start, start - 64):start])
+            if q:
+                start -= len(q.group(0))
     return source[start:end]
 
 

@@ -15,7 +15,10 @@ FAULT_CUES = (
     # the fault of a stricter emulation, or ascendc-cpu's note that the NPU dropped a DataCopy's partial block
     ("datacopy-align", r"length must be a multiple of 32 bytes|its length is not a multiple of 32 bytes"),
     ("local-bounds", r"past the end of a LocalTensor|UB overflow|past the end of the TBuf|"
+                     r"past the end of the unified buffer|"
                      r"elements of a LocalTensor<\w+> that has \d+ left"),
+    # blocks run concurrently: two writing one GM range (every core on the first share, no atomic accumulate)
+    ("gm-race", r"GM race between blocks"),
     ("gm-bounds", r"outside every GM tensor|bytes \[-?\d+, -?\d+\) of GM tensor|past the end of \w+|"
                   r"before the start of \w+"),
 )

@@ -166,7 +166,8 @@ _GM_OFFSET = r"\bSetGlobalBuffer\s*\(\s*(?:\([^()]*\)|reinterpret_cast\s*<[^<>]*
 @cpp_fact("cpp-core-offset")
 def _core_offset(ctx: FactContext, args: dict) -> list[Option]:
     """Offsets the kernel computes from the core's index that no global buffer or GM index uses (`uint32_t off =
-    blockLength * GetBlockIdx();` left dead), then args["len"] times the core index: where this core's share starts.
+    blockLength * GetBlockIdx();` left dead, then one only a length's clamp reads), then args["len"] times the core
+    index: where this core's share starts.
 
     Only in a kernel that adds no offset to any SetGlobalBuffer and indexes no global tensor by the core's index."""
     code = _strip_comments(ctx.source)
@@ -176,13 +177,17 @@ def _core_offset(ctx: FactContext, args: dict) -> list[Option]:
     idx_rx = r"\b(?:GetBlockIdx|get_block_idx)\s*\(\s*\)" + "".join(f"|\\b{re.escape(n)}\\b" for n in cores)
     if re.search(rf"\w+Gm\s*\[[^\]]*(?:{idx_rx})", code):
         return []
-    out = []
+    out, used = [], []
+    product = re.compile(rf"^\s*(?:[\w.>\-]+\s*\*\s*(?:{idx_rx})|(?:{idx_rx})\s*\*\s*[\w.>\-]+)\s*$")
     for m in re.finditer(r"(?:this\s*->\s*)?\b([A-Za-z_]\w*)\s*=(?!=)\s*([^;]+);", code):
         name, rhs = m.group(1), m.group(2)
-        if name in cores or not re.search(idx_rx, rhs) or not re.search(r"[*+]", rhs):
-            continue
+        if not re.search(idx_rx, rhs) or not re.search(r"[*+]", rhs):
+            continue  # not computed from the core index (a bare `core = GetBlockIdx()` has no * or +)
         if not _read(code, name):
             out.append(Option(name))
+        elif product.match(rhs):
+            used.append(Option(name))  # read (a share's length clamped by it) but by no global buffer
+    out += used
     length = args.get("len")
     node = ctx.node(length) if isinstance(length, str) else None
     if node is not None:

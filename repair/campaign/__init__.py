@@ -2,6 +2,7 @@
 from repair._lazy import exports
 
 __all__, __getattr__ = exports(__name__, {
+    "execute": ["RUNS"],
     "ledger": ["CampaignBusy", "Ledger"],
     "outcome": ["FINISHED", "RunOutcome", "integrity_level"],
     "runner": ["CampaignSummary", "debug_config", "make_executor", "run_campaign"],

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from repair.campaign import FINISHED, Ledger, integrity_level
-from repair.campaign.execute import RUNS
+from repair.campaign import FINISHED, RUNS, Ledger, integrity_level
 from repair.report.stats import pass_at_k, wilson_interval
 
 # How each kind of campaign gives one outcome per task (operator): stated in every report that pairs them.

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ingest.rules.model import Rule, Signature
-from repair.rules import ascendc, ascendc_split, bounds, layout, masking, numerics, params
+from repair.rules import ascendc, ascendc_buffers, ascendc_split, bounds, layout, masking, numerics, params
 
 # symptom cues: diagnosis labels and locations (repair.engine.diagnose), `nan`, `layout`, `param`
 TAIL = ("tail-localized", "tail-columns", "tail-rows", "last-block")
@@ -239,6 +239,7 @@ GM_FAULT = _on_cpu(cues=["gm-bounds"])  # an access outside every GM tensor, or 
 UB_FAULT = _on_cpu(cues=["local-bounds"])  # past a LocalTensor's or a TBuf's end, or the UB's
 ALIGN_FAULT = _on_cpu(cues=["datacopy-align"])
 QUEUE_FAULT = _on_cpu(cues=["queue"])
+GM_RACE = _on_cpu(cues=["gm-race"])  # two blocks write one GM range
 MISMATCH = _on_cpu(statuses=["mismatch"])  # values wrong (written or not), no fault
 WRONG_VALUES = _on_cpu(statuses=["mismatch"], absent=["unwritten"])  # every element written, some wrong
 NONFINITE = _on_cpu(statuses=["mismatch"], cues=["nan"])
@@ -309,7 +310,7 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              "A running sum starts at a value other than 0 (the first element, a stale value), or a running max is "
              "filled with 0 (or never filled): rows are offset, or all-negative rows report 0.",
              "Start a sum at 0 and a max at the lowest float (Duplicate(acc, -3.40282347e+38f, n) for a vector).",
-             ascendc.reduction_init(),
+             ascendc.reduction_init() + ascendc_buffers.accumulator_filled_elsewhere(),
              [f"{ASC}/row_sum/nearmiss_init.py", f"{ASC}/row_sum/npukb/nearmiss_init",
               f"{DEV_ASC}/row_max/nearmiss_init_scalar.py"],
              WRONG + SCALED + DRIFT + ("zero-output",),
@@ -318,10 +319,10 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              "One GlobalTensor is set on the tensor's start while the others add the core's offset "
              "(blockLength * GetBlockIdx()), so every core reads or writes the first core's share.",
              "Add the same per-core offset to every per-core buffer's address.",
-             ascendc.missing_block_offset() + ascendc_split.core_offset_unused(),
+             ascendc.missing_block_offset() + ascendc_split.core_offset_unused() + ascendc_buffers.core_offset_stride(),
              [f"{DEV_ASC}/axpb/nearmiss_offset.py"],
-             WRONG + NAN + SCALED + ("gm-bounds",),
-             explains=(MISMATCH,)),
+             WRONG + NAN + SCALED + ("gm-bounds", "gm-race"),
+             explains=(MISMATCH, GM_RACE)),
     _ascendc("missing-max-subtraction", "Softmax exp of a row not shifted by its max",
              "Exp of the raw row overflows to inf for inputs above about 88, and the normalisation gives inf / inf = "
              "nan on those rows.",
@@ -340,8 +341,8 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              "whole blocks. The last partial tile is never processed, so the end of the output is never written.",
              "Count the partial tile: tiles = (n % tile) == 0 ? n / tile : n / tile + 1 (or (n + tile - 1) / tile); "
              "align lengths up: ((n + b - 1) / b) * b.",
-             ascendc_split.tile_count_floored(),
-             [f"{DEV_ASC}/scale_shift/nearmiss_tile_count.py"],
+             ascendc_split.tile_count_floored() + ascendc_buffers.block_dim_floored(),
+             [f"{DEV_ASC}/scale_shift/nearmiss_tile_count.py", f"{DEV_ASC}/clamp_half/nearmiss_launch_floor.py"],
              ASC_TAIL_LOST, explains=(LOST,)),
     _ascendc("loop-off-by-one", "The tile loop's bound is one off",
              "The loop over a core's tiles stops one tile short (i < n - 1 with nothing after it to process the "
@@ -365,6 +366,61 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              "Declare the tiling field with the attribute's type: TILING_DATA_FIELD_DEF(float, field).",
              ascendc_split.attribute_misread(), [f"{DEV_ASC}/scale_shift/nearmiss_alpha_int.py"],
              WRONG + SCALED + DRIFT + ("param",), explains=(WRONG_VALUES,)),
+    _ascendc("buffer-dtype", "A buffer is sized for another element type than its tensors",
+             "InitBuffer takes bytes; a scratch buffer the kernel reads as float (Get<float>()) sized as n * "
+             "sizeof(T) for a half T holds half the tile, so the cast into it runs past its end (CANN's InitBuffer: "
+             "len is each block's size in bytes, https://www.hiascend.com/document/detail/en/canncommercial/850/API/"
+             "ascendcopapi/atlasascendc_api_07_0110.html ; Cast between half and float: https://www.hiascend.com/"
+             "document/detail/en/canncommercial/800/apiref/ascendcopapi/atlasascendc_api_07_0073.html ; the "
+             "precision-debug symptom table's \"FP16 fails, FP32 passes\": https://www.skill4agent.com/en/skill/"
+             "ascend-agent-skills/ascendc-operator-precision-debug/compare).",
+             "Size the buffer by the element type of the tensors taken from it: n * sizeof(float) for a float "
+             "scratch.",
+             ascendc_buffers.buffer_dtype(), [f"{DEV_ASC}/clamp_half/nearmiss_scratch_half.py"],
+             ("local-bounds",) + WRONG + NAN, explains=(UB_FAULT, _on_cpu(statuses=["mismatch"],
+                                                                           low_precision_only=True))),
+    _ascendc("missing-enque", "A tensor filled for the next stage is never enqueued",
+             "CopyIn allocates a tensor from its queue and fills it but never EnQue's it, so the DeQue of the next "
+             "stage finds the queue empty: a hang on the NPU, a fault on the CPU (CANN's memory management and "
+             "synchronization control: https://www.hiascend.com/document/detail/en/canncommercial/800/opdevg/"
+             "Ascendcopdevg/atlas_ascendc_10_0027.html ; DeQue: https://www.hiascend.com/document/detail/en/"
+             "canncommercial/850/API/ascendcopapi/atlasascendc_api_07_0152.html ; CANN's FAQ on AllocTensor/"
+             "FreeTensor failures that hang the NPU: https://www.hiascend.com/doc_center/source/zh/"
+             "CANNCommunityEdition/82RC1alpha001/opdevg/Ascendcopdevg/atlas_ascendc_10_0107.html).",
+             "EnQue the tensor on its queue after the last statement that writes it.",
+             ascendc_buffers.missing_enque(), [f"{DEV_ASC}/clamp_half/nearmiss_no_enque.py"],
+             ("queue",) + WRONG + NAN, explains=(QUEUE_FAULT,)),
+    _ascendc("ub-overallocated", "The UB is split over the queues, not over their buffers",
+             "The host sizes a tile as the UB divided by the number of queues, forgetting that InitBuffer(q, "
+             "BUFFER_NUM, len) gives each queue BUFFER_NUM blocks of len bytes: the queues ask for BUFFER_NUM times "
+             "the UB (InitBuffer: https://www.hiascend.com/document/detail/en/canncommercial/850/API/ascendcopapi/"
+             "atlasascendc_api_07_0110.html ; a UB over-allocation shows only at run time on the NPU: "
+             "https://anabel.icu/blog/prevent-ub-memory-allocation-errors ; this project's measurement of "
+             "NPUKernelBench's published Neg and Gelu answers, README).",
+             "Divide the UB by the number of queues times each queue's buffer count: ub / (QUEUE_NUM * BUFFER_NUM).",
+             ascendc_buffers.ub_overallocated(), [f"{DEV_ASC}/clamp_half/nearmiss_ub_queues.py"],
+             ("local-bounds",) + WRONG + NAN, explains=(UB_FAULT,)),
+    _ascendc("mean-divisor", "A mean divides by a split or padded length",
+             "The scale of a mean, 1 / L, takes a length computed from the data by a split or an alignment (one "
+             "core's share, the row padded to whole 32-byte blocks) where the data's own length is the count being "
+             "averaged: every output is off by the same factor (the precision-debug symptom table's \"all wrong, "
+             "cosine about 1: systematic error\", https://www.skill4agent.com/en/skill/ascend-agent-skills/"
+             "ascendc-operator-precision-debug/compare ; padding to 32 bytes for DataCopy: CANN's non-aligned "
+             "scenarios, https://www.hiascend.com/doc_center/source/zh/CANNCommunityEdition/82RC1alpha001/opdevg/"
+             "Ascendcopdevg/atlas_ascendc_10_0034.html).",
+             "Divide by the length read from the input's shape that the split or padded one was computed from.",
+             ascendc_buffers.mean_divisor(), [f"{DEV_ASC}/numel_scale/nearmiss_share_divisor.py"],
+             WRONG + SCALED + DRIFT, explains=(WRONG_VALUES,)),
+    _ascendc("clamp-bounds-swapped", "A clamp's lower and upper bounds are swapped",
+             "A clamp written as Maxs(y, x, lower) then Mins(y, y, upper) is given the upper bound in the Maxs and "
+             "the lower in the Mins, so every element comes out as one bound (the same slip in other code: "
+             "openmv/openmv#80 https://github.com/openmv/openmv/pull/80 , CleverRaven/Cataclysm-DDA#38924 "
+             "https://github.com/CleverRaven/Cataclysm-DDA/pull/38924 , Osmantic/ODS#5622 "
+             "https://github.com/Osmantic/ODS/pull/5622).",
+             "Give the Maxs the lower bound and the Mins the upper one (the names and the values they are read from "
+             "say which is which).",
+             ascendc_buffers.clamp_bounds_swapped(), [f"{DEV_ASC}/clamp_half/nearmiss_swap_bounds.py"],
+             WRONG + SCALED, explains=(WRONG_VALUES,)),
 )
 
 STARTER = STARTER + ASCENDC_STARTER

@@ -26,7 +26,7 @@ from repair.workers.base import FailureLabels, Pattern, Proposal, Usage, WorkerC
 # how much an observed failure cue says about a bug class: specific cues weigh more than generic ones
 CUE_WEIGHTS = {"nan": 3, "layout": 3, "param": 3, "nan-introduced": 3, "zero-output": 2, "tail-localized": 2,
                "tail-columns": 2, "tail-rows": 2, "last-block": 2, "uniform-drift": 2, "queue": 4,
-               "datacopy-align": 4, "local-bounds": 3, "gm-bounds": 3}
+               "datacopy-align": 4, "local-bounds": 3, "gm-bounds": 3, "gm-race": 4}
 _GENERIC = 1
 
 
@@ -133,8 +133,27 @@ def _applications(rule, source: str, bundle, reference: str | None) -> list[Rule
     return out
 
 
+def _combined(source: str, rules: list, reference: str | None) -> RuleApplication | None:
+    """The rules of one pattern applied one after another, each at every site it fires (its every-site rewrite, else
+    its one), on an AscendC bundle: None when that is no more than one of them alone."""
+    text, used = source, []
+    for rule in rules:
+        try:
+            apps = _applications(rule, text, _bundle(text), reference)
+        except BadRule:
+            continue
+        if not apps:
+            continue
+        app = next((a for a in apps if _every_site(a)), apps[0])
+        text = app.patched_source
+        used.append(f"{rule.id.rsplit('/', 1)[-1]}@{app.location}")
+    if len(used) < 2:
+        return None
+    return RuleApplication(rules[0].id, text, "rules:" + ";".join(used), (), changed_lines(source, text))
+
+
 def _every_site(app: RuleApplication) -> bool:
-    return app.location.startswith(("all:", "files:")) or ":all:" in app.location
+    return app.location.startswith(("all:", "files:", "rules:")) or ":all:" in app.location
 
 
 def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], language: str = "python", *,
@@ -145,7 +164,8 @@ def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], langu
 
     With the evaluated `cases` (repair.workers.CaseView), a rule whose explanation (its signatures) they contradict is
     not tried at all, and one whose explanation they fit comes before the rest. Then: the highest symptom fit, the
-    best retrieval rank, a rule's every-site rewrite, the fewest changed lines.
+    best retrieval rank, a rule's every-site rewrite, the fewest changed lines. On an AscendC bundle, the rules of
+    one pattern whose explanations the cases fit are also applied together, after that pattern's single rewrites.
     """
     bundle = _bundle(source)  # parsed once, not once per rule
     language = _language_of(bundle, language)
@@ -155,6 +175,7 @@ def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], langu
             rules = rules_of({"rules": list(pattern.rules)}, where=f"pattern {pattern.id}")
         except BadRule:
             continue  # a pattern with a broken rule still serves as text guidance; its rules are skipped
+        fired: list[tuple] = []  # (best key, rule, explained, fit) of each rule of the pattern that fires
         for index, rule in enumerate(rules):
             if rule.language != language:
                 continue
@@ -166,10 +187,22 @@ def candidates(source: str, patterns: tuple[Pattern, ...] | list[Pattern], langu
             except BadRule:
                 continue
             score = fit(rule.symptoms, cues)
+            keys = []
             for site, app in enumerate(apps):
                 # a rule that fires at several sites fixes them all at once first (a bug repeated in each pass)
                 key = (explained is not True, -score, rank, not _every_site(app), app.changed_lines, index, site)
+                keys.append(key)
                 found.append((key, Candidate(app, pattern, rank, score, explained)))
+            if keys and explained is True:  # only rules the evaluation confirms are composed
+                fired.append((min(keys), rule, explained, score))
+        if bundle is not None and len(fired) > 1:
+            combined = _combined(source, [r for _, r, _, _ in fired], reference)
+            if combined is not None:
+                best = min(fired, key=lambda f: f[0])
+                # after the pattern's single rewrites, before the next pattern's: one bug whose sites need
+                # different forms of one fix (a copy-in and a copy-out, each too short to be whole blocks)
+                key = (best[0][0], best[0][1], rank, 2, combined.changed_lines, 0, 0)
+                found.append((key, Candidate(combined, pattern, rank, best[3], best[2])))
     out, seen = [], set()
     for _, cand in sorted(found, key=lambda kc: kc[0]):
         key = source_key(cand.application.patched_source, language)

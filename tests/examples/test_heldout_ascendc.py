@@ -2,8 +2,10 @@
 consistent, its split is the one its rule gives for the files it holds, each task's problem.py is what the importer
 writes from its validation/ files, and on ascendc-cpu every label holds (correct kernels pass both tiers with a clean
 integrity verdict; each near-miss fails the tier its `expected` names, integrity clean). Near-misses labelled
-`needs: pipe-model` or `needs: block-model` only fail once the emulation models asynchronous pipes or concurrent
-blocks; they are skipped with that reason. No rule, starter pattern, prompt or test fixture may be written from it.
+`needs: block-model` fail as races between concurrent blocks; those labelled `needs: pipe-model` fail as pipe races
+in a kernel built with --cce-auto-sync=off (REPAIR_ASCENDC_AUTO_SYNC=off; with the compiler's auto-sync, the
+default, its flags are inserted and the kernel is right). No rule, starter pattern, prompt or test fixture may be
+written from it.
 """
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import hashlib
 import json
 import os
 import re
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -21,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "heldout" / "ascendc"
 OP_DIRS = sorted(p.parent for p in SUITE.glob("*/meta.yaml"))
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-NEEDS = {"pipe-model": "the emulation runs pipes in program order, so a missing SetFlag/WaitFlag cannot show yet",
-         "block-model": "the emulation runs blocks one after another, so a race between blocks cannot show yet"}
+# what the emulation needs to show the bug: the environment the near-miss is judged in
+NEEDS = {"pipe-model": {"REPAIR_ASCENDC_AUTO_SYNC": "off"}, "block-model": {}}
 SEED = 1  # the author checked every label under seeds 1, 2 and 3
 
 # builds of this session go to a temporary cache, never the user's (set before any fork server starts)
@@ -95,8 +99,15 @@ def test_split_follows_its_rule_over_these_files():
 
 @pytest.mark.parametrize("op_dir,name,needs", [(d, n, i["needs"]) for d, n, i in _near_misses() if i.get("needs")],
                          ids=lambda v: v.name if isinstance(v, Path) else str(v))
-def test_near_miss_that_needs_a_richer_emulation(op_dir: Path, name: str, needs: str):
-    pytest.skip(f"{op_dir.name}/{name} needs {needs}: {NEEDS[needs]}")
+def test_near_miss_that_needs_the_pipe_or_block_model_fails_there(op_dir: Path, name: str, needs: str):
+    """Its own process: the engine's fork servers keep the environment they started with."""
+    env = {**os.environ, **NEEDS[needs]}
+    p = subprocess.run([sys.executable, "-m", "repair", "eval", "--backend", "ascendc-cpu", "--tier", "compact",
+                        "--json", "--seed", str(SEED), str(op_dir / "problem.py"), str(op_dir / name)],
+                       env=env, capture_output=True, text=True)
+    assert p.returncode == 1, p.stderr[-600:]
+    result = json.loads(p.stdout)
+    assert {c["status"] for c in result["cases"]} == {"error"} and result["integrity"]["verdict"] == "clean"
 
 
 @pytest.mark.slow

@@ -112,3 +112,19 @@ def test_distinct_counts_and_unique():
     values, counts = overlap_scan._unique(hashes)
     assert dict(zip(values.tolist(), counts.tolist())) == Counter(hashes.tolist())
     assert overlap_scan._unique(np.zeros(0, dtype=np.int64))[0].size == 0
+
+
+def test_entries_that_repeat_kernels_score_as_if_each_were_scored_alone(kb):
+    """The scan scores each distinct packed part once (overlap_scan._score_parts): entries that share kernels, in
+    either part and in other combinations, get the matches scoring every entry whole gives (labels included)."""
+    index = _index(corpus.FOLDS[0])
+    firsts = [next(iter(parts.values())) for _, parts in kb]
+    lasts = [list(parts.values())[-1] for _, parts in kb]
+    again = [(f"{eid}-again", dict(reversed(list(parts.items())))) for eid, parts in kb]
+    mixed = [(f"mix-{n}", {"source:a": lasts[(n + 3) % len(kb)], "repaired:b": firsts[n]}) for n in range(len(kb))]
+    entries = kb + again + mixed
+    want = reference_scan(index, entries)
+    packed = [(eid, {p: pack_fingerprints(v) for p, v in parts.items()}) for eid, parts in entries]
+    assert index.scan(packed).model_dump() == want.model_dump()
+    flagged = {m.entry_id for m in want.matches if m.flagged}
+    assert {e for e, _ in kb} & flagged and {e for e, _ in again} & flagged and {e for e, _ in mixed} & flagged

@@ -80,3 +80,54 @@ def test_a_rewrite_keeps_the_address_space_of_the_cast():
                   "        uint32_t off = cnt * GetBlockIdx();\n        yGm.SetGlobalBuffer((__gm__ float *)y, cnt);")
     fixed = [a.patched_source for r in BY_CLASS["missing-block-offset"].rules for a in apply_rule(r, src)]
     assert fixed and all("(__gm__ float *)y +" in f for f in fixed), fixed
+
+
+def test_a_bound_call_keeps_the_qualifier_the_view_blanked():
+    """A metavariable bound to `AscendC::GetBlockIdx()` inside the match is written back qualified, in a file that
+    does not reach the namespace unqualified (a bare GetBlockIdx() would not build there)."""
+    from ingest.rules.model import Rule
+
+    src = _kernel("", "AscendC::", "        uint32_t off = AscendC::GetBlockIdx() * cnt;")
+    swap = Rule(id="t/swap", language="cpp", pattern="$TY $O = $C * $L;", rewrite="$TY $O = $L * $C;")
+    fixed = [a.patched_source for a in apply_rule(swap, src)]
+    assert fixed and "uint32_t off = cnt * AscendC::GetBlockIdx();" in fixed[0], fixed
+    stride = _kernel("", "AscendC::", "        uint32_t off = AscendC::GetBlockIdx() * tileLen;\n"
+                                      "        this->n = total - off < share ? total - off : share;")
+    out = [a.patched_source for r in BY_CLASS["missing-block-offset"].rules for a in apply_rule(r, stride)]
+    assert out and all("AscendC::GetBlockIdx() * share;" in f for f in out), out
+
+
+def test_a_gm_race_between_blocks_is_explained_by_a_missing_offset():
+    """Every core writing the first share is a race on an emulation that runs blocks concurrently: the missing
+    offset's explanation fits it, a queue rule's does not."""
+    src = _kernel("using namespace AscendC;", "",
+                  "        uint32_t off = cnt * GetBlockIdx();\n        yGm.SetGlobalBuffer((__gm__ float *)y, cnt);")
+    race = [_case(status="error", message="ascendc-cpu: GM race between blocks 0 and 1: block 0 writes bytes "
+                                          "[0, 1024) of output y (DataCopyPad at k.cpp:12) and block 1 writes them")]
+    found = candidates(src, [_pattern("missing-block-offset"), _pattern("queue-out-of-order")], "ascendc",
+                       cases=race, backend="ascendc-cpu")
+    assert found and found[0].explained is True and found[0].pattern.bug_class == "missing-block-offset"
+
+
+def test_two_forms_of_one_fix_are_tried_together_where_the_cases_confirm_them():
+    """A copy-in and a copy-out, each too short to be whole blocks, need two rules of one class: after each alone,
+    the worker proposes both at once, when the evaluation shows the class's fault (and not without evidence)."""
+    from repair.ascendc.bundle import Bundle, BundleFile
+
+    body = ("        LocalTensor<half> t = qIn.AllocTensor<half>();\n        DataCopy(t, aGm[at], cnt);\n"
+            "        qIn.EnQue(t);\n        LocalTensor<half> o = qOut.DeQue<half>();\n"
+            "        DataCopy(bGm[at], o, cnt);\n        qOut.FreeTensor(o);")
+    members = ("    TQue<QuePosition::VECIN, 2> qIn;\n    TQue<QuePosition::VECOUT, 2> qOut;\n"
+               "    GlobalTensor<half> aGm, bGm;")
+    kernel = ('#include "kernel_operator.h"\nusing namespace AscendC;\n\nclass KernelX {\npublic:\n'
+              f"    __aicore__ inline void Run(uint32_t at, uint32_t cnt)\n    {{\n{body}\n    }}\n\nprivate:\n"
+              f"{members}\n}};\n")
+    src = Bundle("mkb-sources", (BundleFile("op_kernel/x.cpp", "kernel", kernel),)).text
+    pats = [_pattern("unaligned-datacopy")]
+    fault = [_case(status="mismatch", notes=("ascendc-cpu: DataCopy of 10 half: its length is not a multiple of 32 "
+                                             "bytes; the NPU moves whole blocks",))]
+    ranked = candidates(src, pats, "ascendc", cases=fault, backend="ascendc-cpu")
+    both = [c for c in ranked if c.application.location.startswith("rules:")]
+    assert len(ranked) == 3 and ranked[-1] is both[0]
+    assert both[0].application.patched_source.count("DataCopyPad(") == 2
+    assert not any(c.application.location.startswith("rules:") for c in candidates(src, pats, "ascendc"))

@@ -30,6 +30,13 @@ MEMBERS = """    TPipe pipe;
     GlobalTensor<half> aGm, bGm;
     uint32_t n = 0;"""
 
+SUMMER = MEMBERS + """
+    TBuf<QuePosition::VECCALC> sumBuf;
+    __aicore__ inline void Fold(AscendC::LocalTensor<float> &into, uint32_t i)
+    {
+        AscendC::Add(into, into, Chunk(i), this->w);
+    }"""
+
 CASES = {
     "tail-tile-dropped": [
         (_kernel(MEMBERS, "        uint32_t core = GetBlockIdx();\n        uint32_t last = this->n % 64;\n"
@@ -101,6 +108,14 @@ CASES = {
          _kernel(MEMBERS, "        LocalTensor<float> acc = accBuf.Get<float>();\n        Duplicate(acc, (float)(0), w);\n"
                           "        for (uint32_t i = 0; i < k; i++) {\n            Add(acc, acc, Chunk(i), w);\n"
                           "        }")),
+        # the running sum is kept by a helper the tiles are passed to
+        (_kernel(SUMMER, "        pipe.InitBuffer(sumBuf, this->w * sizeof(float));\n"
+                         "        AscendC::LocalTensor<float> part = sumBuf.Get<float>();\n"
+                         "        for (uint32_t i = 0; i < k; i++) {\n            Fold(part, i);\n        }"),
+         _kernel(SUMMER, "        pipe.InitBuffer(sumBuf, this->w * sizeof(float));\n"
+                         "        AscendC::LocalTensor<float> part = sumBuf.Get<float>();\n"
+                         "        Duplicate(part, (float)(0), this->w);\n"
+                         "        for (uint32_t i = 0; i < k; i++) {\n            Fold(part, i);\n        }")),
     ],
     "missing-max-subtraction": [
         (_kernel(MEMBERS, "        LocalTensor<half> v = qIn.DeQue<half>();\n        Exp(v, v, cnt);\n"
@@ -116,6 +131,12 @@ CASES = {
                           "        bGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(b) + len * GetBlockIdx(), len);"),
          _kernel(MEMBERS, "        aGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(a) + len * GetBlockIdx(), len);\n"
                           "        bGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(b) + len * GetBlockIdx(), len);")),
+        (_kernel(MEMBERS, "        uint32_t base = AscendC::GetBlockIdx() * this->tileLen;\n"
+                          "        this->n = total - base < share ? total - base : share;\n"
+                          "        aGm.SetGlobalBuffer((__gm__ half *)a + base, this->n);"),
+         _kernel(MEMBERS, "        uint32_t base = AscendC::GetBlockIdx() * share;\n"
+                          "        this->n = total - base < share ? total - base : share;\n"
+                          "        aGm.SetGlobalBuffer((__gm__ half *)a + base, this->n);")),
     ],
     "tile-count-floored": [
         (_host("    uint32_t n = shape.GetShapeSize();\n    uint32_t whole = n / tileLen;\n    uint32_t tiles = whole;\n"
@@ -152,6 +173,40 @@ CASES = {
          "BEGIN_TILING_DATA_DEF(XTiling)\nTILING_DATA_FIELD_DEF(uint32_t, n);\nTILING_DATA_FIELD_DEF(float, beta);\n"
          "END_TILING_DATA_DEF;\n" + _host("    const float *beta = ctx->GetAttrs()->GetAttrPointer<float>(0);\n"
                                           "    tiling.set_beta(*beta);")),
+    ],
+    "buffer-dtype": [
+        (_kernel(MEMBERS, "        pipe.InitBuffer(tmpBuf, sizeof(half) * this->n);\n"
+                          "        AscendC::LocalTensor<float> w = tmpBuf.Get<float>();"),
+         _kernel(MEMBERS, "        pipe.InitBuffer(tmpBuf, sizeof(float) * this->n);\n"
+                          "        AscendC::LocalTensor<float> w = tmpBuf.Get<float>();")),
+    ],
+    "missing-enque": [
+        (_kernel(MEMBERS, "        auto t = qIn.AllocTensor<half>();\n        DataCopy(t, aGm[k * 256], 256);\n"
+                          "        Adds(t, t, (half)1, 256);"),
+         _kernel(MEMBERS, "        auto t = qIn.AllocTensor<half>();\n        DataCopy(t, aGm[k * 256], 256);\n"
+                          "        Adds(t, t, (half)1, 256);\n        qIn.EnQue(t);")),
+    ],
+    "ub-overallocated": [  # one source holding the kernel (its InitBuffer's buffer count) and the host's tiling
+        (_kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, this->n * sizeof(half));")
+         + _host("    constexpr uint32_t QUEUES = 3;\n    uint64_t ub = 0;\n"
+                 "    plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);\n"
+                 "    uint32_t per = static_cast<uint32_t>(ub / QUEUES) / 64 * 64;"),
+         _kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, this->n * sizeof(half));")
+         + _host("    constexpr uint32_t QUEUES = 3;\n    uint64_t ub = 0;\n"
+                 "    plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);\n"
+                 "    uint32_t per = static_cast<uint32_t>(ub / (QUEUES * 2)) / 64 * 64;")),
+    ],
+    "mean-divisor": [
+        (_host("    uint32_t n = shape.GetShapeSize();\n    uint32_t padded = (n + 15) / 16 * 16;\n"
+               "    float inv = 1.0f / (float)padded;\n    tiling.set_inv(inv);"),
+         _host("    uint32_t n = shape.GetShapeSize();\n    uint32_t padded = (n + 15) / 16 * 16;\n"
+               "    float inv = 1.0f / (float)n;\n    tiling.set_inv(inv);")),
+    ],
+    "clamp-bounds-swapped": [
+        (_kernel(MEMBERS, "        AscendC::Mins(o, v, this->lowerBound, cnt);\n"
+                          "        AscendC::Maxs(o, o, this->upperBound, cnt);"),
+         _kernel(MEMBERS, "        AscendC::Mins(o, v, this->upperBound, cnt);\n"
+                          "        AscendC::Maxs(o, o, this->lowerBound, cnt);")),
     ],
     "buffer-bytes": [
         (_kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, this->tileLen);\n"

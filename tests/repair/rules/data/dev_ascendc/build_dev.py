@@ -584,7 +584,178 @@ case_id;shape;alpha
     ],
 )
 
-OPS = [AXPB, ROW_MAX, RELU, SOFTMAX, SCALE_SHIFT]
+CLAMP_HALF = Op(
+    dir="clamp_half", op="ClampHalfCustom", family="elementwise",
+    inputs=[("x", "float16")], outputs=[("y", "float16")], attrs=[("lo", "float", "-0.5"), ("hi", "float", "0.75")],
+    fields=[("uint32_t", "totalLength"), ("uint32_t", "perCore"), ("uint32_t", "tile"), ("float", "lo"),
+            ("float", "hi")], shape="flat",
+    tiling="""    constexpr uint32_t QUEUES = 2;  // one in, one out
+    constexpr uint32_t BUFFERS = 2;  // each double-buffered
+    uint64_t ubSize = 0;
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+    uint32_t blockDim = std::max(1u, std::min(coreNum, (totalLength + 1023) / 1024));
+    uint32_t perCore = (totalLength + blockDim - 1) / blockDim;
+    perCore = (perCore + 15) / 16 * 16;
+    blockDim = (totalLength + perCore - 1) / perCore;
+    // half of the UB for the queues' buffers: the float scratch takes as much again
+    uint32_t tileBytes = static_cast<uint32_t>(ubSize / (QUEUES * BUFFERS) / 2) / 32 * 32;
+    uint32_t tile = tileBytes / 2;
+""",
+    kernel_class="""
+class KernelClampHalfCustom {
+public:
+    __aicore__ inline KernelClampHalfCustom() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t perCore, uint32_t tile, float lo,
+                                float hi)
+    {
+        uint32_t start = perCore * GetBlockIdx();
+        this->count = totalLength - start < perCore ? totalLength - start : perCore;
+        this->tile = tile;
+        this->lo = lo;
+        this->hi = hi;
+        xGm.SetGlobalBuffer((__gm__ half *)x + start, this->count);
+        yGm.SetGlobalBuffer((__gm__ half *)y + start, this->count);
+        pipe.InitBuffer(inQue, BUFFER_NUM, tile * sizeof(half));
+        pipe.InitBuffer(outQue, BUFFER_NUM, tile * sizeof(half));
+        pipe.InitBuffer(scratch, tile * sizeof(float));
+    }
+
+    __aicore__ inline void Process()
+    {
+        uint32_t steps = (this->count + this->tile - 1) / this->tile;
+        for (uint32_t s = 0; s < steps; s++) {
+            uint32_t len = s + 1 == steps ? this->count - s * this->tile : this->tile;
+            CopyIn(s * this->tile, len);
+            Compute(len);
+            CopyOut(s * this->tile, len);
+        }
+    }
+
+private:
+    __aicore__ inline void CopyIn(uint32_t at, uint32_t len)
+    {
+        LocalTensor<half> xLocal = inQue.AllocTensor<half>();
+        DataCopyPad(xLocal, xGm[at], DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(half)), 0, 0, 0},
+                    DataCopyPadExtParams<half>{false, 0, 0, 0});
+        inQue.EnQue(xLocal);
+    }
+
+    __aicore__ inline void Compute(uint32_t len)
+    {
+        LocalTensor<half> xLocal = inQue.DeQue<half>();
+        LocalTensor<half> yLocal = outQue.AllocTensor<half>();
+        LocalTensor<float> f = scratch.Get<float>();
+        Cast(f, xLocal, RoundMode::CAST_NONE, len);
+        Maxs(f, f, this->lo, len);
+        Mins(f, f, this->hi, len);
+        Cast(yLocal, f, RoundMode::CAST_ROUND, len);
+        outQue.EnQue(yLocal);
+        inQue.FreeTensor(xLocal);
+    }
+
+    __aicore__ inline void CopyOut(uint32_t at, uint32_t len)
+    {
+        LocalTensor<half> yLocal = outQue.DeQue<half>();
+        DataCopyPad(yGm[at], yLocal, DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(half)), 0, 0, 0});
+        outQue.FreeTensor(yLocal);
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inQue;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> outQue;
+    TBuf<QuePosition::VECCALC> scratch;
+    GlobalTensor<half> xGm, yGm;
+    uint32_t count = 0;
+    uint32_t tile = 0;
+    float lo = 0.0f;
+    float hi = 0.0f;
+};
+""",
+    reference="""
+class Model(nn.Module):
+    \"\"\"y = clamp(x, lo, hi) of a half tensor, lo and hi float attributes (the bounds are exact in half).\"\"\"
+
+    def __init__(self, lo=-0.5, hi=0.75):
+        super().__init__()
+        self.lo = lo
+        self.hi = hi
+
+    def forward(self, x):
+        return torch.clamp(x, self.lo, self.hi)
+""",
+    get_inputs="""
+shape = eval(param.get('shape', '[1]'))
+return (torch.randn(shape, device=device, dtype=torch.float16),)
+""",
+    init_inputs="return [float(param.get('lo', -0.5)), float(param.get('hi', 0.75))]",
+    test_cases="""
+case_id;shape;lo;hi
+0;[3, 999];-0.5;0.75
+1;[1999];-1.0;0.25
+2;[96, 8193];-0.5;0.75
+3;[262147];-0.25;1.5
+""",
+    edits=[
+        Edit("nearmiss_swap_bounds", "near-miss", "clamp-bounds-swapped",
+             "The Maxs takes the upper bound and the Mins the lower one, so every element comes out as lo.",
+             [("kernel", "Maxs(f, f, this->lo, len);\n        Mins(f, f, this->hi, len);",
+               "Maxs(f, f, this->hi, len);\n        Mins(f, f, this->lo, len);")]),
+        Edit("nearmiss_no_enque", "near-miss", "missing-enque",
+             "CopyIn never EnQue's the tile it filled, so Compute's DeQue finds the queue empty.",
+             [("kernel", "        inQue.EnQue(xLocal);\n", "")]),
+        Edit("nearmiss_scratch_half", "near-miss", "buffer-dtype",
+             "The float scratch is sized tile * sizeof(half), half of what the cast into it writes.",
+             [("kernel", "pipe.InitBuffer(scratch, tile * sizeof(float));",
+               "pipe.InitBuffer(scratch, tile * sizeof(half));")], fails="full"),
+        Edit("nearmiss_ub_queues", "near-miss", "ub-overallocated",
+             "The tile splits the UB over the two queues but not over their two buffers each, so the queues and "
+             "the scratch ask for more than the UB.",
+             [("tiling", "ubSize / (QUEUES * BUFFERS) / 2", "ubSize / QUEUES / 2")]),
+        Edit("nearmiss_launch_floor", "near-miss", "tile-count-floored",
+             "The launched block count is totalLength / perCore rounded down, so the last, partial block is never "
+             "launched.",
+             [("tiling", "blockDim = (totalLength + perCore - 1) / perCore;", "blockDim = totalLength / perCore;")]),
+    ],
+)
+
+# y = x / numel(x) + 1: the scale is a mean's, computed on the host from the whole length
+NUMEL_SCALE = Op(
+    dir="numel_scale", op="NumelScaleCustom", family="elementwise",
+    inputs=[("x", "float")], outputs=[("y", "float")],
+    fields=[("uint32_t", "totalLength"), ("uint32_t", "perCore"), ("uint32_t", "tile"), ("uint32_t", "tileCount"),
+            ("float", "alpha")], shape="flat",
+    tiling=SCALE_SHIFT.tiling + "    float alpha = 1.0f / static_cast<float>(totalLength);\n",
+    kernel_class=SCALE_SHIFT.kernel_class.replace("ScaleShiftCustom", "NumelScaleCustom"),
+    reference="""
+class Model(nn.Module):
+    \"\"\"y = x / numel(x) + 1, elementwise (the scale of a mean).\"\"\"
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return x / x.numel() + 1.0
+""",
+    get_inputs="""
+shape = eval(param.get('shape', '[1]'))
+return (torch.randn(shape, device=device, dtype=torch.float32) * 1000,)
+""",
+    test_cases="""
+case_id;shape
+0;[3, 999]
+1;[1999]
+2;[96, 8193]
+3;[262147]
+""",
+    edits=[
+        Edit("nearmiss_share_divisor", "near-miss", "mean-divisor",
+             "The scale divides by one core's share instead of the whole length.",
+             [("tiling", "float alpha = 1.0f / static_cast<float>(totalLength);",
+               "float alpha = 1.0f / static_cast<float>(perCore);")]),
+    ],
+)
+
+OPS = [AXPB, ROW_MAX, RELU, SOFTMAX, SCALE_SHIFT, CLAMP_HALF, NUMEL_SCALE]
 
 
 def _renamed(text: str) -> str:
