@@ -123,7 +123,7 @@ class CandidateRole(Role):
         guard = runtime_guard(self.config.get("rules_off", []))
         # what the mutation check compares the inputs with after the forward (a copy; a big input's digest)
         if guard is not None:
-            from repair.integrity.runtime import snapshot
+            from repair.integrity import snapshot
         before = [snapshot(x) if isinstance(x, torch.Tensor) else x for x in inputs] \
             if guard is not None and guard.active("runtime.input-mutated") else None
         if hasattr(self.loader, "take_fault"):

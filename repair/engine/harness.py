@@ -325,7 +325,7 @@ def evaluate(problem: str | Path, candidate: str | Path, *, tier: str = "full", 
     if integrity:
         runtime = session.findings
         if ascendc is not None:  # a benchmark's own forward and binding are not the candidate's code
-            from repair.integrity.ascendc_trust import benchmark_owned, validation_trust
+            from repair.integrity import benchmark_owned, validation_trust
 
             runtime = benchmark_owned(runtime, validation_trust(ascendc, Path(problem)))
         verdict = _verdict(static, runtime, rules_off, policy)
