@@ -72,6 +72,21 @@ def _line_span(source: str, start: int, end: int) -> tuple[int, int]:
     return line_start, min(line_end + 1, len(source))
 
 
+def last_later_use(stmt, name: str, stop: re.Pattern | None):
+    """The last statement after `stmt` in its block that uses `name`, scanning until one matches `stop`."""
+    uses = re.compile(rf"\b{re.escape(name)}\b")
+    last = None
+    for sib in stmt.next_all():
+        if not sib.is_named() or sib.kind() == "comment":
+            continue
+        text = _strip_comments(sib.text())
+        if stop is not None and stop.search(text):
+            break
+        if uses.search(text):
+            last = sib
+    return last
+
+
 @cpp_fact("cpp-last-use")
 def _last_use(ctx: FactContext, args: dict) -> list[Option]:
     """The matched statement moved after the last later statement of its block that uses `of`.
@@ -83,18 +98,8 @@ def _last_use(ctx: FactContext, args: dict) -> list[Option]:
     stmt = _statement(ctx.match)
     if name is None or stmt is None or stmt.parent() is None or stmt.parent().kind() != "compound_statement":
         return []
-    uses = re.compile(rf"\b{re.escape(name)}\b")
     until = args.get("until")
-    stop = re.compile(str(until).replace("$NAME", re.escape(name))) if until else None
-    last = None
-    for sib in stmt.next_all():
-        if not sib.is_named() or sib.kind() == "comment":
-            continue
-        text = _strip_comments(sib.text())
-        if stop is not None and stop.search(text):
-            break
-        if uses.search(text):
-            last = sib
+    last = last_later_use(stmt, name, re.compile(str(until).replace("$NAME", re.escape(name))) if until else None)
     if last is None:
         return []
     src = ctx.source

@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 
 from ingest.rules.facts import FactContext, Option
-from ingest.rules.facts_cpp import _named, _statement, _strip_comments, cpp_fact
+from ingest.rules.facts_cpp import _named, _statement, _strip_comments, cpp_fact, last_later_use
+
+_RETURN = re.compile(r"^\s*return\b")  # the block's end for a scan of later uses
 
 
 @cpp_fact("cpp-enque-after-last-use")
@@ -22,16 +24,7 @@ def _enque_after_last_use(ctx: FactContext, args: dict) -> list[Option]:
     if name is None or queue is None or stmt is None or stmt.parent() is None \
             or stmt.parent().kind() != "compound_statement":
         return []
-    uses = re.compile(rf"\b{re.escape(name)}\b")
-    last = None
-    for sib in stmt.next_all():
-        if not sib.is_named() or sib.kind() == "comment":
-            continue
-        text = _strip_comments(sib.text())
-        if re.match(r"\s*return\b", text):
-            break
-        if uses.search(text):
-            last = sib
+    last = last_later_use(stmt, name, _RETURN)
     if last is None:
         return []
     src = ctx.source
