@@ -1,6 +1,7 @@
 """Compare a candidate's outputs with the reference's: the numbers behind a case's status.
 
-An element fails only when its absolute error exceeds atol AND its relative error exceeds rtol;
+An element fails only when its absolute error exceeds atol AND its relative error exceeds rtol (with TOLERANCE's
+`frac`, an output passes while at most that fraction of its elements is beyond atol, or beyond rtol);
 NaN/Inf where the reference is finite always fails, and a non-finite reference value must be
 matched exactly. Shape, dtype and output-count mismatches fail the case outright, unless the problem says
 COMPARE = {"promote": True} (a benchmark whose check computes `out - out_new`: see `promoted`).
@@ -136,11 +137,18 @@ def compare_one(exp, act, tolerance: dict[str, float], promote: bool = False) ->
     fail = torch.empty(ef.numel(), dtype=torch.bool)
     max_abs = max_rel = None
     nbad = 0
+    frac = tolerance.get("frac")
+    beyond = [0, 0, 0]  # with frac: elements beyond atol, beyond rtol, and non-finite failures
     for lo, hi in spans(ef.numel()):
         e, a = ef[lo:hi].double(), af[lo:hi].double()
         f, diff, ae, finite = element_failures(e, a, tolerance["atol"], tolerance["rtol"])
         fail[lo:hi] = f
         nbad += int(torch.count_nonzero(f))
+        if frac is not None:
+            beyond[0] += int(torch.count_nonzero(diff > tolerance["atol"]))
+            beyond[1] += int(torch.count_nonzero(diff > ae * tolerance["rtol"]))
+            if not finite:
+                beyond[2] += int(torch.count_nonzero(f & ~(torch.isfinite(e) & torch.isfinite(a))))
         max_abs = _larger(max_abs, float(diff.max()))
         max_rel = _larger(max_rel, _max_rel(ae, diff))
         if counts and not finite:
@@ -149,7 +157,10 @@ def compare_one(exp, act, tolerance: dict[str, float], promote: bool = False) ->
     c.max_abs_err = _f(max_abs)
     c.max_rel_err = _f(max_rel) if max_rel is not None else None
     c.mismatch_frac = nbad / fail.numel()
-    if nbad:
+    if nbad and frac is not None and not beyond[2] and min(beyond[:2]) <= frac * fail.numel():
+        c.message = (f"{nbad} of {fail.numel()} elements beyond atol={tolerance['atol']:g} and "
+                     f"rtol={tolerance['rtol']:g}, within the fraction {frac:g} the problem allows")
+    elif nbad:
         c.status = "mismatch"
         c.first_mismatch = _unravel(true_index(fail), exp.shape)
         c.diagnostics = diagnose(exp, act, fail.reshape(exp.shape))

@@ -17,6 +17,7 @@ from provenance.canonical import content_hash, sha256_text
 from repair.ascendc import is_ascendc_candidate, load_candidate
 from repair.errors import BadInput
 from repair.engine.result import Tier
+from repair.engine.tolerance import KEYS
 
 TIERS = ("compact", "full")
 
@@ -175,17 +176,18 @@ def _validate_tolerance(path: Path, tol: Any) -> dict | None:
         raise BadInput(f"{path}: TOLERANCE must be a dict like {{'atol': 1e-4, 'rtol': 1e-4}} or one per dtype")
 
     def pair(where: str, d: Any) -> None:
-        if not isinstance(d, dict) or not d or set(d) - {"atol", "rtol"}:
-            raise BadInput(f"{path}: TOLERANCE{where} must have only 'atol'/'rtol' keys")
+        if not isinstance(d, dict) or not d or set(d) - set(KEYS):
+            raise BadInput(f"{path}: TOLERANCE{where} must have only 'atol'/'rtol' (and 'frac') keys")
         for k, v in d.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
-                raise BadInput(f"{path}: TOLERANCE{where}[{k!r}] must be a non-negative number")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or (k == "frac" and v >= 1):
+                raise BadInput(f"{path}: TOLERANCE{where}[{k!r}] must be a non-negative number"
+                               + (" below 1" if k == "frac" else ""))
 
-    flat = {k: v for k, v in tol.items() if k in ("atol", "rtol")}
+    flat = {k: v for k, v in tol.items() if k in KEYS}
     if flat:
         pair("", flat)
     for k, v in tol.items():
-        if k not in ("atol", "rtol"):
+        if k not in KEYS:
             pair(f"[{k!r}]", v)
     return tol
 

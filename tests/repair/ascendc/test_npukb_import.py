@@ -106,6 +106,25 @@ def test_an_unconditional_check_precision_is_a_flat_tolerance(tmp_path):
     assert read_task(task).tolerance == {"atol": 0.003, "rtol": 0.005}
 
 
+def test_a_check_that_allows_a_fraction_of_elements_is_a_fraction_tolerance(tmp_path):
+    """`if torch.sum(err > L) > out.numel() * L and ...: fail` (the quantising tasks' custom check): atol = rtol = frac
+    = L for every output; a check whose two L differ is not read that way."""
+    task = make_task(tmp_path, "case_id;shape;dtype\n0;[100];float32\n")
+    prepare = task / "validation" / "prepare_inputs.py"
+    head = PREPARE.split("def custom_check_precision")[0]
+    check = ("def custom_check_precision(param, outputs, outputs_new):\n"
+             "    ok = 1\n    SHARE = 2e-3\n"
+             "    for a, b in zip(outputs, outputs_new):\n"
+             "        d = torch.abs(a - b)\n        r = d / (torch.maximum(torch.abs(a), torch.abs(b)) + 1e-7)\n"
+             "        if torch.sum(r > SHARE) > a.numel() * SHARE and torch.sum(d > SHARE) > a.numel() * SHARE:\n"
+             "            ok = 0\n"
+             "    return ok, None, None\n")
+    prepare.write_text(head + check)
+    assert read_task(task).tolerance == {"atol": 2e-3, "rtol": 2e-3, "frac": 2e-3}
+    prepare.write_text(head + check.replace("a.numel() * SHARE:", "a.numel() * 0.01:"))
+    assert "frac" not in read_task(task).tolerance
+
+
 def test_dtype_columns_build_one_library_each_and_every_case_passes(tmp_path):
     from repair.engine.harness import evaluate
 

@@ -91,6 +91,25 @@ def test_integers_compare_exactly_and_second_output_is_named():
     assert c.status == "mismatch" and c.first_mismatch == [9] and c.message.startswith("output 1 of 2")
 
 
+def test_a_fraction_lets_that_share_of_elements_past_the_bounds_and_no_more():
+    """TOLERANCE's frac (NPUKernelBench's quantising checks): an output fails only when more than that fraction of
+    its elements is beyond atol and more than it beyond rtol; an int8 output follows the same rule."""
+    tol = resolve_tolerance({"atol": 1e-3, "rtol": 1e-3, "frac": 1e-3}, "int8")
+    assert tol == {"atol": 1e-3, "rtol": 1e-3, "frac": 1e-3}
+    exp = torch.zeros(4000, dtype=torch.int8) + 7
+    act = exp.clone()
+    act[:4] += 1  # 4 of 4000 one off: the fraction 1e-3 allows 4
+    c = compare_one(exp, act, tol)
+    assert c.status == "pass" and c.mismatch_frac == pytest.approx(1e-3) and "within the fraction" in c.message
+    act[4] += 1  # 5 of 4000
+    assert compare_one(exp, act, tol).status == "mismatch"
+    assert compare_one(exp, act, {"atol": 1e-3, "rtol": 1e-3}).status == "mismatch"  # no frac: every element
+    f = torch.ones(4000)
+    g = f.clone()
+    g[0] = float("nan")  # a NaN where the reference is finite fails whatever the fraction
+    assert compare_one(f, g, {"atol": 1e-3, "rtol": 1e-3, "frac": 1e-3}).status == "mismatch"
+
+
 def test_tolerance_resolution():
     assert resolve_tolerance(None, "float16") == {"atol": 1e-2, "rtol": 1e-2}
     assert resolve_tolerance(None, "float32") == {"atol": 1e-4, "rtol": 1e-4}
@@ -324,6 +343,7 @@ def test_a_shared_payload_travels_as_a_sealed_memfd_the_relay_never_reads():
     ({"has_cases": True, "CASES": [{"tier": "compact"}, 3]}, "CASES[1] is a int"),
     ({"has_cases": False, "TOLERANCE": {"atol": -1}}, "non-negative"),
     ({"has_cases": False, "TOLERANCE": {"float16": {"eps": 1}}}, "only 'atol'/'rtol'"),
+    ({"has_cases": False, "TOLERANCE": {"atol": 1e-3, "rtol": 1e-3, "frac": 1.0}}, "['frac'] must be a non-negative number below 1"),
     ({"has_cases": False, "OPERATOR": "softmax"}, "OPERATOR must be a dict"),
 ])
 def test_bad_problem_reports(report, needle):
