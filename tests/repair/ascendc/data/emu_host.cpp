@@ -15,10 +15,15 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
     t.set_coreNum(platform.GetCoreNumAiv());
     t.set_ubSize(static_cast<uint32_t>(ub));
     t.set_dtype0(context->GetInputDesc(0)->GetDataType());
-    t.set_dtype1(context->GetInputTensor(1)->GetDataType());
+    // y is optional: read through the Optional forms (GetInputTensor(1) counts only the inputs given, so it is
+    // nullptr when y is left out, as on CANN)
+    const gert::Tensor *yt = context->GetOptionalInputTensor(1);
+    t.set_dtype1(yt != nullptr ? yt->GetDataType() : ge::DT_FLOAT);
     t.set_numel0(context->GetInputShape(0)->GetStorageShape().GetShapeSize());
-    const gert::Shape &y = context->GetInputShape(1)->GetOriginShape();
-    t.set_lastDim1(y.GetDim(y.GetDimNum() - 1));
+    if (const gert::StorageShape *ys = context->GetOptionalInputShape(1); ys != nullptr) {
+        const gert::Shape &y = ys->GetOriginShape();
+        t.set_lastDim1(y.GetDim(y.GetDimNum() - 1));
+    }
     t.set_dimNum0(static_cast<uint32_t>(context->GetInputShape(0)->GetOriginShape().GetDimNum()));
     const gert::RuntimeAttrs *attrs = context->GetAttrs();
     t.set_alpha(*attrs->GetFloat(0));
