@@ -2,10 +2,9 @@
 from repair._lazy import exports
 
 __all__, __getattr__ = exports(__name__, {
-    "execute": ["RUNS"],
     "ledger": ["CampaignBusy", "Ledger"],
     "outcome": ["FINISHED", "RunOutcome", "integrity_level"],
     "runner": ["CampaignSummary", "debug_config", "make_executor", "run_campaign"],
-    "spec": ["ABLATIONS", "CampaignConfig", "RunSpec"],
+    "spec": ["ABLATIONS", "RUNS", "CampaignConfig", "RunSpec"],
     "regenerate": ["regenerate_config"],
 })

@@ -8,11 +8,10 @@ from pathlib import Path
 from repair.campaign.outcome import ENVIRONMENT_MISSING, RunOutcome
 from repair.campaign.parts import make_bounds, make_judge, make_retriever, make_worker_for
 from repair.campaign.regenerate import run_trial
-from repair.campaign.spec import CampaignConfig, RunSpec
+from repair.campaign.spec import RUNS, CampaignConfig, RunSpec
 from repair.campaign.summarize import summarize
 from repair.errors import EnvironmentMissing, RepairError
 
-RUNS = "runs"
 
 
 def run_dir_of(out_dir: Path, spec: RunSpec) -> Path:

@@ -11,6 +11,8 @@ from provenance.canonical import content_hash, sha256_text
 from provenance.cohort import GenerationCost
 from repair.errors import BadInput
 
+RUNS = "runs"  # a campaign directory's folder of run directories, one per RunSpec key
+
 CAMPAIGN_SCHEMA = "repair.campaign/v1"
 
 # Ablations by name: what each switches off in the loop (see repair.campaign.parts).
