@@ -256,6 +256,8 @@ def test_the_benchmarks_own_forward_and_in_place_binding_are_notes_not_the_candi
         assert r.passed and [c.status for c in r.cases] == ["pass", "pass"], [c.message for c in r.cases]
         found = {f.rule: f.level for f in r.integrity.findings if f.phase == "runtime"}
         assert set(found) == rules and set(found.values()) == {"note"}, r.integrity.findings
+        ids = {c.case_id for c in r.cases}  # each runtime finding carries the case it was made in, as a field
+        assert all(f.case_id in ids for f in r.integrity.findings if f.phase == "runtime"), r.integrity.findings
 
 
 def test_each_host_source_is_a_unit_of_its_own_linked_as_msopgens_libraries_are(tmp_path):
