@@ -15,12 +15,19 @@ in the example suite's layout: problem.py, correct/ (the answer as imported), on
 near-miss and a meta.yaml labelling them, so `bench/bench_rules_worker.py --suite mutants --mutants OUT` runs on them.
 
     .venv/bin/python bench/ascendc_mutants.py --tasks DIR --out OUT [--only Addcdiv,CosMath] [--per-class 2]
-        [--exclude-heldout] [--no-check]
+        [--exclude-heldout] [--no-check] [--classes C,...] [--auto-sync off]
+
+`--auto-sync off` builds every evaluation as `--cce-auto-sync=off` (REPAIR_ASCENDC_AUTO_SYNC=off, set before any
+evaluation starts): the only setting under which a dropped SetFlag/WaitFlag is a fault (a pipe race) rather than a
+flag the compiler inserts. An answer that does not pass that way itself is skipped (its own hand-overs need the
+compiler's flags, so a mutant of it would not be a near-miss of one bug), and meta.yaml records `needs: pipe-model`
+on each near-miss, as heldout/ascendc labels one.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import sys
@@ -343,12 +350,15 @@ def _hosts(files):
             and "TILING_DATA_FIELD_DEF" not in t]
 
 
-def mutants(files: dict[str, str], per_class: int = 2) -> list[Mutant]:
-    """Every operator's mutants of one answer, at most per_class of each class, each distinct."""
+def mutants(files: dict[str, str], per_class: int = 2, classes: set[str] | None = None) -> list[Mutant]:
+    """Every operator's mutants of one answer, at most per_class of each class (of `classes`, None: all), each
+    distinct."""
     out, seen, count = [], set(), {}
     for op in OPERATORS:
         for m in op(files):
             key = tuple(sorted(m.files.items()))
+            if classes is not None and m.bug_class not in classes:
+                continue
             if key in seen or count.get(m.bug_class, 0) >= per_class:
                 continue
             seen.add(key)
@@ -363,7 +373,7 @@ def _sources(cand: Path) -> dict[str, str]:
 
 
 def build(tasks_root: Path, out: Path, only: set[str] | None, per_class: int, check: bool, exclude_heldout: bool,
-          passing: set[str] | None) -> int:
+          passing: set[str] | None, auto_sync: str = "on", classes: set[str] | None = None) -> int:
     import yaml
 
     from repair.ascendc.importer import import_tasks
@@ -388,8 +398,12 @@ def build(tasks_root: Path, out: Path, only: set[str] | None, per_class: int, ch
         op_dir.mkdir(parents=True)
         shutil.copy(imported.problem, op_dir / "problem.py")
         shutil.copytree(imported.candidate, op_dir / "correct")
+        if check and auto_sync == "off" and not _passes(op_dir, "correct"):
+            print(f"{task.name:28} skipped: the answer itself fails with auto-sync off")
+            shutil.rmtree(op_dir)
+            continue
         files = _sources(op_dir / "correct")
-        made = mutants(files, per_class)
+        made = mutants(files, per_class, classes)
         meta = {"operator": task.name, "source": "NPUKernelBench answer/0 (published; mutated here)",
                 "candidates": {"correct": {"kind": "correct", "format": "npukernelbench"}}}
         todo = []
@@ -402,7 +416,8 @@ def build(tasks_root: Path, out: Path, only: set[str] | None, per_class: int, ch
         kept = _check(op_dir, todo) if check else [(n, m, "compact") for n, m in todo]
         for name, m, fails in kept:
             meta["candidates"][name] = {"kind": "near-miss", "format": "npukernelbench", "bug_class": m.bug_class,
-                                        "fails": fails, "description": m.description, "site": m.site}
+                                        "fails": fails, "description": m.description, "site": m.site,
+                                        **({"needs": "pipe-model"} if auto_sync == "off" else {})}
         for name, _m in todo:
             if name not in meta["candidates"]:
                 shutil.rmtree(op_dir / name)
@@ -414,6 +429,14 @@ def build(tasks_root: Path, out: Path, only: set[str] | None, per_class: int, ch
     shutil.rmtree(staging, ignore_errors=True)
     print(f"\n{kept_total} near-misses kept in {out}")
     return 0
+
+
+def _passes(op_dir: Path, name: str) -> bool:
+    from repair.engine import evaluate_many
+
+    r = next(iter(evaluate_many([(op_dir / "problem.py", op_dir / name)], backend="ascendc-cpu", seed=0,
+                                tier="full")))
+    return r.passed
 
 
 def _check(op_dir: Path, todo) -> list[tuple[str, Mutant, str]]:
@@ -441,6 +464,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-check", action="store_true", help="write every mutant without evaluating it")
     ap.add_argument("--include-heldout-operators", action="store_true",
                     help="also mutate the answers of heldout/ascendc's operators (not by default)")
+    ap.add_argument("--classes", default=None, help="bug classes to make (flag-dropped,half-accumulation,...)")
+    ap.add_argument("--auto-sync", choices=["on", "off"], default="on",
+                    help="off: build as --cce-auto-sync=off, where a dropped SetFlag/WaitFlag is a pipe race")
     args = ap.parse_args(argv)
     if not args.tasks.is_dir():
         print(f"error: {args.tasks}: no such directory (a checkout of NPUKernelBench); nothing is downloaded",
@@ -453,12 +479,13 @@ def main(argv: list[str] | None = None) -> int:
     from provenance.offline import apply_offline_env
 
     apply_offline_env()
+    os.environ["REPAIR_ASCENDC_AUTO_SYNC"] = args.auto_sync  # before any evaluation: every build reads it
     passing = None
     if args.passing:
         passing = {r["task"] for r in json.loads(args.passing.read_text()) if r["status"] == "pass"}
     only = {s.strip() for s in args.only.split(",")} if args.only else None
     return build(args.tasks, args.out, only, args.per_class, not args.no_check, not args.include_heldout_operators,
-                 passing)
+                 passing, args.auto_sync, {c.strip() for c in args.classes.split(",")} if args.classes else None)
 
 
 if __name__ == "__main__":
