@@ -98,11 +98,12 @@ def _pipe_handover(ctx: FactContext, args: dict) -> list[Option]:
     events = list(dict.fromkeys((h.src, h.dst) for h in here if frozenset((h.src, h.dst)) in flagged))
     if not events:
         return []
-    at, indent = _insertion_point(ctx.source, sr.start.index)
+    code = view(ctx.source)  # a qualifier blanked before the statement's first name is still its line's start
+    at, indent = _insertion_point(code, sr.start.index)
     line = ctx.source.count("\n", 0, sr.start.index) + 1
     repeated = {(h.src, h.dst) for h in hazards if h.stmt[0] < sr.start.index or h.stmt[0] > sr.end.index}
     text = "".join(flag_text(ctx.source, ctx.companions, s, d, indent, line if (s, d) in repeated else None)
                    for s, d in events)
-    if at == sr.start.index and ctx.source[ctx.source.rfind("\n", 0, at) + 1:at].strip():  # the statement shares its line with code before it
+    if at == sr.start.index and code[code.rfind("\n", 0, at) + 1:at].strip():  # the statement shares its line with code before it
         text = "\n" + text + indent
     return [Option(edits=((at, at, text),))]
