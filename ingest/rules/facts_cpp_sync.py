@@ -18,25 +18,12 @@ import re
 from ingest.rules.facts import FactContext, Option
 from ingest.rules.facts_cpp import cpp_fact
 
-_NESTED = {"if_statement", "for_statement", "while_statement", "do_statement"}
-
-
 def _insertion_point(source: str, start: int) -> tuple[int, str]:
     """Where a statement's flags go (its line's start when it begins the line, else right before it) and the
     indent."""
     line_start = source.rfind("\n", 0, start) + 1
     indent = re.match(r"[ \t]*", source[line_start:]).group(0)
     return (line_start if not source[line_start:start].strip() else start), indent
-
-
-def _outer_statement(match):
-    """The statement a call is part of, or the braceless if/for/while whose body that statement is."""
-    from ingest.rules.pipe_trace import _stmt
-
-    stmt = _stmt(match)
-    while stmt is not None and stmt.parent() is not None and stmt.parent().kind() in _NESTED:
-        stmt = _stmt(stmt.parent())
-    return stmt
 
 
 def _event_var(text: str, src: str, dst: str, line: int | None = None) -> str:
@@ -87,23 +74,23 @@ def _pipe_handover(ctx: FactContext, args: dict) -> list[Option]:
         return []  # flags nothing by hand: written for auto-sync
     r = ctx.match.range()
     hazards = unordered_handovers(view(ctx.source))
-    stmt = _outer_statement(ctx.match)
-    if stmt is None:
+    mine = [h for h in hazards if h.call[0] == r.start.index]
+    if not mine:
         return []
-    sr = stmt.range()
-    here = [h for h in hazards if sr.start.index <= h.stmt[0] and h.stmt[1] <= sr.end.index]
-    if not here or min(h.call[0] for h in here) != r.start.index:
-        return []  # not a hand-over's statement, or not its first call (the statement is rewritten once)
+    stmt = mine[0].stmt  # the statement (of the traced function's own parse) it is part of
+    here = [h for h in hazards if h.stmt == stmt]
+    if min(h.call[0] for h in here) != r.start.index:
+        return []  # not the statement's first call taking a buffer over (the statement is rewritten once)
     flagged = flagged_pairs("\n".join((ctx.source, *ctx.companions)))
     events = list(dict.fromkeys((h.src, h.dst) for h in here if frozenset((h.src, h.dst)) in flagged))
     if not events:
         return []
     code = view(ctx.source)  # a qualifier blanked before the statement's first name is still its line's start
-    at, indent = _insertion_point(code, sr.start.index)
-    line = ctx.source.count("\n", 0, sr.start.index) + 1
-    repeated = {(h.src, h.dst) for h in hazards if h.stmt[0] < sr.start.index or h.stmt[0] > sr.end.index}
+    at, indent = _insertion_point(code, stmt[0])
+    line = ctx.source.count("\n", 0, stmt[0]) + 1
+    repeated = {(h.src, h.dst) for h in hazards if h.stmt != stmt}
     text = "".join(flag_text(ctx.source, ctx.companions, s, d, indent, line if (s, d) in repeated else None)
                    for s, d in events)
-    if at == sr.start.index and code[code.rfind("\n", 0, at) + 1:at].strip():  # the statement shares its line with code before it
+    if at == stmt[0] and code[code.rfind("\n", 0, at) + 1:at].strip():  # the statement shares its line with code before it
         text = "\n" + text + indent
     return [Option(edits=((at, at, text),))]

@@ -136,7 +136,8 @@ class _Tracer:
     def __init__(self, root, code: str):
         self.code = code
         self.origins = _origins(code)
-        self.functions = {}
+        self.functions = {}  # name -> (parameter names, body node, offset of the body's text in the file)
+        self.shift = 0  # the offset of the function traced now (a body parsed on its own: below)
         for fn in root.find_all(kind="function_definition"):
             decl = fn.field("declarator")
             while decl is not None and decl.kind() != "function_declarator":
@@ -144,10 +145,24 @@ class _Tracer:
             if decl is None or fn.field("body") is None:
                 continue
             name = decl.field("declarator")
-            params = [_base_param(p) for p in (decl.field("parameters").children() if decl.field("parameters")
-                                                  else []) if p.kind() == "parameter_declaration"]
             if name is not None:
-                self.functions.setdefault(name.text().split("::")[-1].strip(), (params, fn))
+                self.functions.setdefault(name.text().split("::")[-1].strip(), (_params(decl), fn.field("body"), 0))
+        # tree-sitter's recovery from a construct it does not know (a macro, an attribute) can leave the functions
+        # after it as declarators in an ERROR node: each such body is parsed on its own, its offsets kept
+        for decl in root.find_all(kind="function_declarator"):
+            name = decl.field("declarator")
+            if name is None or decl.parent() is None or decl.parent().kind() == "function_definition":
+                continue
+            key = name.text().split("::")[-1].strip()
+            body = _body_after(code, decl.range().end.index)
+            if key in self.functions or body is None:
+                continue
+            from ast_grep_py import SgRoot
+
+            prefix = "void f__()\n"
+            sub = SgRoot(prefix + code[body[0]:body[1]], "cpp").root().find(kind="compound_statement")
+            if sub is not None:
+                self.functions[key] = (_params(decl), sub, body[0] - len(prefix))
 
     def key(self, expr, env: dict) -> str | None:
         """The buffer a UB tensor expression names (None: not a local tensor)."""
@@ -161,8 +176,10 @@ class _Tracer:
         return None
 
     def trace(self, fn_name: str, env: dict, depth: int, top, state: _State, hazards: list, stack: tuple):
-        params, fn = self.functions[fn_name]
-        for call in _calls_in_order(fn.field("body")):
+        params, body, shift = self.functions[fn_name]
+        if top is None:
+            self.shift = shift
+        for call in _calls_in_order(body):
             here = top if top is not None else call
             self.call(call, env, depth, here, state, hazards, stack)
 
@@ -194,7 +211,7 @@ class _Tracer:
                 self.access(k, "S", name == "SetValue", here, state, hazards)
             return
         if recv is None and name in self.functions and name not in stack and depth < _DEPTH:
-            params, _ = self.functions[name]
+            params = self.functions[name][0]
             sub = {}
             for p, a in zip(params, args):
                 k = self.key(a, env)
@@ -204,7 +221,7 @@ class _Tracer:
             return
         if recv is not None and re.fullmatch(r"\s*this\s*", recv.text()) and name in self.functions \
                 and name not in stack and depth < _DEPTH:
-            params, _ = self.functions[name]
+            params = self.functions[name][0]
             sub = {p: self.key(a, env) for p, a in zip(params, args) if p and self.key(a, env) is not None}
             self.trace(name, sub, depth + 1, here, state, hazards, stack + (name,))
             return
@@ -234,12 +251,38 @@ class _Tracer:
 
     def access(self, k: str, pipe: str, write: bool, here, state: _State, hazards: list):
         last = state.writes.get(k)
-        if last is not None and last[0] != pipe and state.seen[pipe][last[0]] < last[1] and last[2] != _span(here):
+        at = self._span(here)
+        if last is not None and last[0] != pipe and state.seen[pipe][last[0]] < last[1] and last[2] != at:
             if not (k.startswith("que:") and (last[0], pipe) in QUEUE_ORDERS):
-                hazards.append(Hazard(last[0], pipe, k.split(":", 1)[1], _span(here), _span(_stmt(here))))
+                hazards.append(Hazard(last[0], pipe, k.split(":", 1)[1], at, self._span(_outer_statement(here))))
         if write:
             state.clock[pipe] += 1
-            state.writes[k] = (pipe, state.clock[pipe], _span(here))
+            state.writes[k] = (pipe, state.clock[pipe], at)
+
+    def _span(self, node) -> tuple[int, int]:
+        r = node.range()
+        return r.start.index + self.shift, r.end.index + self.shift
+
+
+def _params(decl) -> list[str]:
+    ps = decl.field("parameters")
+    return [_base_param(p) for p in (ps.children() if ps is not None else []) if p.kind() == "parameter_declaration"]
+
+
+def _body_after(code: str, at: int) -> tuple[int, int] | None:
+    """The balanced `{...}` that opens after `at` (past a const/override/initialiser list), or None."""
+    start = code.find("{", at)
+    if start < 0 or ";" in code[at:start]:
+        return None
+    depth = 0
+    for i in range(start, len(code)):
+        if code[i] == "{":
+            depth += 1
+        elif code[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return start, i + 1
+    return None
 
 
 def _base_param(p) -> str:
@@ -255,6 +298,7 @@ def _span(node) -> tuple[int, int]:
     return r.start.index, r.end.index
 
 
+_NESTED = {"if_statement", "for_statement", "while_statement", "do_statement"}
 _STATEMENTS = {"expression_statement", "declaration", "return_statement", "if_statement", "for_statement",
                "while_statement", "do_statement", "switch_statement"}
 
@@ -263,6 +307,14 @@ def _stmt(node):
     while node is not None and node.kind() not in _STATEMENTS:
         node = node.parent()
     return node
+
+
+def _outer_statement(node):
+    """The statement a call is part of, or the braceless if/for/while whose body that statement is."""
+    stmt = _stmt(node)
+    while stmt is not None and stmt.parent() is not None and stmt.parent().kind() in _NESTED:
+        stmt = _stmt(stmt.parent())
+    return stmt if stmt is not None else node
 
 
 def _calls_in_order(body) -> list:
@@ -279,10 +331,31 @@ def _calls_in_order(body) -> list:
     return out
 
 
+def _first_branch(code: str) -> str:
+    """The code with each `#else`/`#elif` branch blanked (offsets and lines kept): the `#if` branch is read, as one
+    preprocessor pass would (an `#if` whose branches each open a brace leaves the braces balanced)."""
+    lines = code.split("\n")
+    stack: list[bool] = []  # per open #if: inside a branch after the first
+    out = []
+    for ln in lines:
+        d = re.match(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b", ln)
+        if d and d.group(1) in ("if", "ifdef", "ifndef"):
+            stack.append(False)
+        elif d and d.group(1) in ("elif", "else") and stack:
+            stack[-1] = True
+        elif d and d.group(1) == "endif" and stack:
+            stack.pop()
+            out.append(ln)
+            continue
+        out.append(" " * len(ln) if any(stack) and not (d and d.group(1) in ("if", "ifdef", "ifndef")) else ln)
+    return "\n".join(out)
+
+
 @lru_cache(maxsize=32)
 def _hazards_cached(code: str) -> tuple[tuple[str, tuple[Hazard, ...]], ...]:
     from ast_grep_py import SgRoot
 
+    code = _first_branch(code)
     root = SgRoot(code, "cpp").root()
     tracer = _Tracer(root, _strip(code))
     out = []
