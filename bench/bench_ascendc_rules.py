@@ -9,7 +9,11 @@ split: its tune half may be printed per file, its held-out half only in aggregat
 `needs: pipe-model` is judged with REPAIR_ASCENDC_AUTO_SYNC=off, as its label was checked.
 
     .venv/bin/python bench/bench_ascendc_rules.py [--suite DIR] [--half tune|heldout|all] [--only OP ...]
-        [--attempts 6] [--jobs 1]
+        [--attempts 6] [--jobs 1] [--auto-sync on|off]
+
+`--auto-sync off` builds every evaluation as `--cce-auto-sync=off` (REPAIR_ASCENDC_AUTO_SYNC=off, set before the
+first evaluation: the engine's fork servers keep the environment they start with), where a missing SetFlag/WaitFlag
+is a pipe race: the near-misses labelled `needs: pipe-model`.
 """
 from __future__ import annotations
 
@@ -153,7 +157,11 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*", default=None, metavar="OP", help="operators of the tune half or a plain suite")
     ap.add_argument("--attempts", type=int, default=6)
     ap.add_argument("--jobs", type=int, default=1, help="runs at a time (at most 2 on a shared machine)")
+    ap.add_argument("--auto-sync", choices=["on", "off"], default=None,
+                    help="off: build without the compiler's flags (pipe races are faults); default: the environment's")
     args = ap.parse_args(argv)
+    if args.auto_sync:
+        os.environ["REPAIR_ASCENDC_AUTO_SYNC"] = args.auto_sync
     if halves(args.suite) and args.only and args.half != "tune":
         print("--only names operators of the tune half only", file=sys.stderr)
         return 2

@@ -208,6 +208,21 @@ CASES = {
          _kernel(MEMBERS, "        AscendC::Mins(o, v, this->upperBound, cnt);\n"
                           "        AscendC::Maxs(o, o, this->lowerBound, cnt);")),
     ],
+    "missing-pipe-sync": [  # this-> members, AscendC:: calls, the flag pair the file writes elsewhere (V_MTE2)
+        (_kernel(MEMBERS + "\n    TBuf<TPosition::VECCALC> rowBuf;\n    GlobalTensor<float> xGm;",
+                 "        AscendC::LocalTensor<float> row = this->rowBuf.Get<float>();\n"
+                 "        AscendC::DataCopyPad(row, this->xGm[0], {1, 256, 0, 0, 0}, {false, 0, 0, 0});\n        AscendC::Muls(row, row, 2.0f, 64);\n"
+                 "        event_t back = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE2));\n"
+                 "        AscendC::SetFlag<HardEvent::V_MTE2>(back);\n        AscendC::WaitFlag<HardEvent::V_MTE2>(back);"),
+         _kernel(MEMBERS + "\n    TBuf<TPosition::VECCALC> rowBuf;\n    GlobalTensor<float> xGm;",
+                 "        AscendC::LocalTensor<float> row = this->rowBuf.Get<float>();\n"
+                 "        AscendC::DataCopyPad(row, this->xGm[0], {1, 256, 0, 0, 0}, {false, 0, 0, 0});\n"
+                 "        event_t eventIdMTE2ToV = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_V));\n"
+                 "        SetFlag<HardEvent::MTE2_V>(eventIdMTE2ToV);\n        WaitFlag<HardEvent::MTE2_V>(eventIdMTE2ToV);\n"
+                 "        AscendC::Muls(row, row, 2.0f, 64);\n"
+                 "        event_t back = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE2));\n"
+                 "        AscendC::SetFlag<HardEvent::V_MTE2>(back);\n        AscendC::WaitFlag<HardEvent::V_MTE2>(back);")),
+    ],
     "buffer-bytes": [
         (_kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, this->tileLen);\n"
                           "        LocalTensor<half> t = qIn.AllocTensor<half>();"),
