@@ -137,6 +137,12 @@ CASES = {
          _kernel(MEMBERS, "        uint32_t base = AscendC::GetBlockIdx() * share;\n"
                           "        this->n = total - base < share ? total - base : share;\n"
                           "        aGm.SetGlobalBuffer((__gm__ half *)a + base, this->n);")),
+        (_kernel(MEMBERS, "        auto start = share;\n"
+                          "        aGm.SetGlobalBuffer((__gm__ half *)a + start, share);\n"
+                          "        bGm.SetGlobalBuffer((__gm__ half *)b + start, share);"),
+         _kernel(MEMBERS, "        auto start = (share) * GetBlockIdx();\n"
+                          "        aGm.SetGlobalBuffer((__gm__ half *)a + start, share);\n"
+                          "        bGm.SetGlobalBuffer((__gm__ half *)b + start, share);")),
     ],
     "tile-count-floored": [
         (_host("    uint32_t n = shape.GetShapeSize();\n    uint32_t whole = n / tileLen;\n    uint32_t tiles = whole;\n"
@@ -157,6 +163,10 @@ CASES = {
                           "        Tile((loops - 1) * len);"),
          _kernel(MEMBERS, "        for (int32_t k = 0; k < loops - 1; k++) {\n            Tile(k * len);\n        }\n"
                           "        Tile((loops - 1) * len);")),
+        (_kernel(MEMBERS, "        for (uint32_t t = 1; t < this->tiles; t++) {\n            Tile(t, this->len);\n"
+                          "        }"),
+         _kernel(MEMBERS, "        for (uint32_t t = 0; t < this->tiles; t++) {\n            Tile(t, this->len);\n"
+                          "        }")),
     ],
     "block-count": [
         (_host("    auto plat = platform_ascendc::PlatformAscendC(ctx->GetPlatformInfo());\n"
