@@ -15,12 +15,22 @@ in the example suite's layout: problem.py, correct/ (the answer as imported), on
 near-miss and a meta.yaml labelling them, so `bench/bench_rules_worker.py --suite mutants --mutants OUT` runs on them.
 
     .venv/bin/python bench/ascendc_mutants.py --tasks DIR --out OUT [--only Addcdiv,CosMath] [--per-class 2]
-        [--exclude-heldout] [--no-check]
+        [--exclude-heldout] [--no-check] [--classes C,...] [--auto-sync off]
+
+`--auto-sync off` builds every evaluation as `--cce-auto-sync=off` (REPAIR_ASCENDC_AUTO_SYNC=off, set before any
+evaluation starts): the only setting under which a dropped SetFlag/WaitFlag is a fault (a pipe race) rather than a
+flag the compiler inserts. An answer that does not pass that way itself is skipped (its own hand-overs need the
+compiler's flags, so a mutant of it would not be a near-miss of one bug), and meta.yaml records `needs: pipe-model`
+on each near-miss, as heldout/ascendc labels one. With `--unsynced-answers` too, an answer that fails that way by a
+pipe race is kept itself, as near-miss `answer_unsynced` of class missing-pipe-sync: published code that relies on
+the compiler's flags for some hand-over (whether it passes with auto-sync on is bench_npukernelbench.py's to say:
+pass its --json output as --passing).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import sys
@@ -343,12 +353,15 @@ def _hosts(files):
             and "TILING_DATA_FIELD_DEF" not in t]
 
 
-def mutants(files: dict[str, str], per_class: int = 2) -> list[Mutant]:
-    """Every operator's mutants of one answer, at most per_class of each class, each distinct."""
+def mutants(files: dict[str, str], per_class: int = 2, classes: set[str] | None = None) -> list[Mutant]:
+    """Every operator's mutants of one answer, at most per_class of each class (of `classes`, None: all), each
+    distinct."""
     out, seen, count = [], set(), {}
     for op in OPERATORS:
         for m in op(files):
             key = tuple(sorted(m.files.items()))
+            if classes is not None and m.bug_class not in classes:
+                continue
             if key in seen or count.get(m.bug_class, 0) >= per_class:
                 continue
             seen.add(key)
@@ -363,7 +376,8 @@ def _sources(cand: Path) -> dict[str, str]:
 
 
 def build(tasks_root: Path, out: Path, only: set[str] | None, per_class: int, check: bool, exclude_heldout: bool,
-          passing: set[str] | None) -> int:
+          passing: set[str] | None, auto_sync: str = "on", classes: set[str] | None = None,
+          unsynced: bool = False) -> int:
     import yaml
 
     from repair.ascendc.importer import import_tasks
@@ -388,8 +402,18 @@ def build(tasks_root: Path, out: Path, only: set[str] | None, per_class: int, ch
         op_dir.mkdir(parents=True)
         shutil.copy(imported.problem, op_dir / "problem.py")
         shutil.copytree(imported.candidate, op_dir / "correct")
+        race = check and auto_sync == "off" and _race(op_dir, "correct")
+        if race is not False:
+            if unsynced and race:
+                _keep_unsynced(op_dir, task.name, race)
+                kept_total += 1
+                print(f"{task.name:28} the answer itself races with auto-sync off: kept as answer_unsynced")
+                continue
+            print(f"{task.name:28} skipped: the answer itself fails with auto-sync off")
+            shutil.rmtree(op_dir)
+            continue
         files = _sources(op_dir / "correct")
-        made = mutants(files, per_class)
+        made = mutants(files, per_class, classes)
         meta = {"operator": task.name, "source": "NPUKernelBench answer/0 (published; mutated here)",
                 "candidates": {"correct": {"kind": "correct", "format": "npukernelbench"}}}
         todo = []
@@ -402,7 +426,8 @@ def build(tasks_root: Path, out: Path, only: set[str] | None, per_class: int, ch
         kept = _check(op_dir, todo) if check else [(n, m, "compact") for n, m in todo]
         for name, m, fails in kept:
             meta["candidates"][name] = {"kind": "near-miss", "format": "npukernelbench", "bug_class": m.bug_class,
-                                        "fails": fails, "description": m.description, "site": m.site}
+                                        "fails": fails, "description": m.description, "site": m.site,
+                                        **({"needs": "pipe-model"} if auto_sync == "off" else {})}
         for name, _m in todo:
             if name not in meta["candidates"]:
                 shutil.rmtree(op_dir / name)
@@ -414,6 +439,33 @@ def build(tasks_root: Path, out: Path, only: set[str] | None, per_class: int, ch
     shutil.rmtree(staging, ignore_errors=True)
     print(f"\n{kept_total} near-misses kept in {out}")
     return 0
+
+
+def _race(op_dir: Path, name: str):
+    """False when the candidate passes; else the tier whose failure is a pipe race ("" when it fails otherwise)."""
+    from repair.engine import evaluate_many
+
+    r = next(iter(evaluate_many([(op_dir / "problem.py", op_dir / name)], backend="ascendc-cpu", seed=0,
+                                tier="full")))
+    if r.passed:
+        return False
+    racing = [c for c in r.cases if c.status != "pass" and "pipe race" in (c.message or "")]
+    if not racing or r.integrity.verdict != "clean" or any(c.status == "compile-error" for c in r.cases):
+        return ""
+    return "compact" if any(c.tier == "compact" for c in racing) else "full"
+
+
+def _keep_unsynced(op_dir: Path, task: str, fails: str) -> None:
+    import yaml
+
+    (op_dir / "correct").rename(op_dir / "answer_unsynced")
+    meta = {"operator": task, "source": "NPUKernelBench answer/0 (published, as it is)",
+            "candidates": {"answer_unsynced": {
+                "kind": "near-miss", "format": "npukernelbench", "bug_class": "missing-pipe-sync", "fails": fails,
+                "description": "the published answer, built with auto-sync off: a hand-over between pipes it leaves "
+                               "to the compiler's flags races", "needs": "pipe-model"}}}
+    (op_dir / "meta.yaml").write_text(HEADER + "\n" + yaml.safe_dump(meta, sort_keys=False, width=120),
+                                      encoding="utf-8")
 
 
 def _check(op_dir: Path, todo) -> list[tuple[str, Mutant, str]]:
@@ -441,6 +493,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-check", action="store_true", help="write every mutant without evaluating it")
     ap.add_argument("--include-heldout-operators", action="store_true",
                     help="also mutate the answers of heldout/ascendc's operators (not by default)")
+    ap.add_argument("--unsynced-answers", action="store_true",
+                    help="with --auto-sync off: keep an answer that races itself as near-miss answer_unsynced")
+    ap.add_argument("--classes", default=None, help="bug classes to make (flag-dropped,half-accumulation,...)")
+    ap.add_argument("--auto-sync", choices=["on", "off"], default="on",
+                    help="off: build as --cce-auto-sync=off, where a dropped SetFlag/WaitFlag is a pipe race")
     args = ap.parse_args(argv)
     if not args.tasks.is_dir():
         print(f"error: {args.tasks}: no such directory (a checkout of NPUKernelBench); nothing is downloaded",
@@ -453,12 +510,14 @@ def main(argv: list[str] | None = None) -> int:
     from provenance.offline import apply_offline_env
 
     apply_offline_env()
+    os.environ["REPAIR_ASCENDC_AUTO_SYNC"] = args.auto_sync  # before any evaluation: every build reads it
     passing = None
     if args.passing:
         passing = {r["task"] for r in json.loads(args.passing.read_text()) if r["status"] == "pass"}
     only = {s.strip() for s in args.only.split(",")} if args.only else None
     return build(args.tasks, args.out, only, args.per_class, not args.no_check, not args.include_heldout_operators,
-                 passing)
+                 passing, args.auto_sync, {c.strip() for c in args.classes.split(",")} if args.classes else None,
+                 args.unsynced_answers)
 
 
 if __name__ == "__main__":

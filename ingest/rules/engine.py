@@ -256,6 +256,9 @@ def _splice(source: str, edits: list[tuple[int, int, str]]) -> str | None:
     return "".join(out + [source[pos:]])
 
 
+MAX_EVERY_SITE_WAYS = 3  # every-site rewrites tried: each site's first way, its second, its third
+
+
 def apply_rule(rule: Rule, source: str, *, reference: str | None = None,
                companions: tuple[str, ...] = ()) -> list[RuleApplication]:
     """Every candidate patch the rule yields on source: one per site (and way to fire there), then one with all sites.
@@ -316,19 +319,26 @@ def apply_rule(rule: Rule, source: str, *, reference: str | None = None,
 
     for edits, line, col, _plain in sorted(sites, key=lambda s: (s[1], s[2])):
         add(edits, f"{line}:{col}")
-    # every site at once, each with its first way to fire and the edits elsewhere its facts need (a statement moved
-    # at two sites): the outermost of overlapping matches wins, and a site whose edits overlap the chosen ones waits
-    chosen, lines, taken = [], [], []
-    for edits, line, _col, _plain in sorted(sites, key=lambda s: (s[0][0][0], -s[0][0][1])):
-        if (line, _col) in {(ln, c) for ln, c in lines}:
-            continue  # another way to fire at a site already taken
-        if any(_overlap(e, t) for e in edits for t in taken):
-            continue
-        chosen += edits
-        taken += edits
-        lines.append((line, _col))
-    if len(lines) > 1:
-        add(chosen, "all:" + ",".join(str(ln) for ln, _c in lines))
+    # every site at once and the edits elsewhere its facts need (a statement moved at two sites): first each site
+    # with its first way to fire, then with its second, third (the same derivation at every site: one offset
+    # spelled alike in each buffer); the outermost of overlapping matches wins, a site whose edits overlap the
+    # chosen ones waits
+    ways_at: dict[tuple[int, int], list] = {}
+    for edits, line, col, _plain in sites:
+        ways_at.setdefault((line, col), []).append(edits)
+    if len(ways_at) > 1:
+        for k in range(min(MAX_EVERY_SITE_WAYS, max(len(w) for w in ways_at.values()))):
+            chosen, lines, taken = [], [], []
+            order = sorted(ways_at.items(), key=lambda kv: (kv[1][0][0][0], -kv[1][0][0][1]))
+            for (line, _col), ways in order:
+                edits = ways[k] if k < len(ways) else ways[0]
+                if any(_overlap(e, t) for e in edits for t in taken):
+                    continue
+                chosen += edits
+                taken += edits
+                lines.append(line)
+            if len(lines) > 1:
+                add(chosen, "all:" + ",".join(str(ln) for ln in lines) + (f"#{k + 1}" if k else ""))
     return out
 
 

@@ -19,6 +19,9 @@ FAULT_CUES = (
                      r"elements of a LocalTensor<\w+> that has \d+ left"),
     # blocks run concurrently: two writing one GM range (every core on the first share, no atomic accumulate)
     ("gm-race", r"GM race between blocks"),
+    # two pipes hand a UB buffer over with nothing ordering them (a kernel built with --cce-auto-sync=off): the message
+    # names the buffer, both instructions with their file:line and the HardEvent that would order them
+    ("pipe-race", r"pipe race on (a|the) "),
     ("gm-bounds", r"outside every GM tensor|bytes \[-?\d+, -?\d+\) of GM tensor|past the end of \w+|"
                   r"before the start of \w+"),
 )

@@ -1,7 +1,8 @@
 """Compare a candidate's outputs with the reference's: the numbers behind a case's status.
 
 An element fails only when its absolute error exceeds atol AND its relative error exceeds rtol (with TOLERANCE's
-`frac`, an output passes while at most that fraction of its elements is beyond atol, or beyond rtol);
+`frac`, an output passes while at most that fraction of its elements is beyond atol, or beyond rtol, relative error
+there being NPUKernelBench's: against max(|expected|, |actual|) + 1e-7);
 NaN/Inf where the reference is finite always fails, and a non-finite reference value must be
 matched exactly. Shape, dtype and output-count mismatches fail the case outright, unless the problem says
 COMPARE = {"promote": True} (a benchmark whose check computes `out - out_new`: see `promoted`).
@@ -146,7 +147,7 @@ def compare_one(exp, act, tolerance: dict[str, float], promote: bool = False) ->
         nbad += int(torch.count_nonzero(f))
         if frac is not None:
             beyond[0] += int(torch.count_nonzero(diff > tolerance["atol"]))
-            beyond[1] += int(torch.count_nonzero(diff > ae * tolerance["rtol"]))
+            beyond[1] += int(torch.count_nonzero(torch.div(diff, _frac_denominator(ae, a)) > tolerance["rtol"]))
             if not finite:
                 beyond[2] += int(torch.count_nonzero(f & ~(torch.isfinite(e) & torch.isfinite(a))))
         max_abs = _larger(max_abs, float(diff.max()))
@@ -167,6 +168,14 @@ def compare_one(exp, act, tolerance: dict[str, float], promote: bool = False) ->
         c.message = (f"{nbad} of {fail.numel()} elements beyond atol={tolerance['atol']:g} "
                      f"and rtol={tolerance['rtol']:g}")
     return c
+
+
+def _frac_denominator(ae, a):
+    """Under `frac`, relative error as NPUKernelBench's quantising checks take it: |a-e| / (max(|e|, |a|) + 1e-7), not
+    against |e| alone (so an element whose actual value is the larger may be within rtol here and not elementwise)."""
+    import torch
+
+    return torch.maximum(ae, a.abs()).add_(1e-7)
 
 
 @contextmanager

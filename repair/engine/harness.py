@@ -189,7 +189,7 @@ class _Session:
             hint = self.be.hint(message) if status == "error" else None
             return CaseResult(**base, status=status, message=f"{hint}\n{message}" if hint else message)
         for f in out.header.get("findings", []):
-            f = dict(f, phase="runtime")
+            f = dict(f, phase="runtime", case_id=str(case.case_id))
             f["evidence"] = f"{f.get('evidence', '')} [case {case.case_id}]".strip()
             self.findings.append(IntegrityFinding(**f))
         notes = out.header.get("notes")

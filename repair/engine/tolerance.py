@@ -15,7 +15,8 @@ DEFAULT_TOLERANCE = {  # by expected output dtype; integers and bool compare exa
 }
 EXACT = {"atol": 0.0, "rtol": 0.0}
 # atol, rtol; and frac: an output passes when no more than this fraction of its elements is beyond atol, or no more
-# than it beyond rtol (NPUKernelBench's quantising tasks' check); a NaN or Inf where the reference is finite still fails
+# than it beyond rtol, relative error there being |a-e| / (max(|e|, |a|) + 1e-7) (NPUKernelBench's quantising tasks'
+# check, repair/engine/compare.py); a NaN or Inf where the reference is finite still fails (that check passes it)
 KEYS = ("atol", "rtol", "frac")
 
 

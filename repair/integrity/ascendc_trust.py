@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,8 +79,6 @@ def recorded_hashes(problem_path: Path) -> dict[str, str] | None:
 # the benchmark, not the candidate (its forward may compute an input for the kernel; its binding may return an input
 # the operator updates in place). The kernel's own part (no launch, an output no kernel wrote) is judged as ever.
 _BENCHMARK_CODE = ("runtime.framework-compute", "runtime.output-alias")
-_INPUT = re.compile(r"\binput (\d+)\b")
-_CASE = re.compile(r"\[case ([^\]]+)\]")
 
 
 def benchmark_owned(findings: list[IntegrityFinding], trust: Trust) -> list[IntegrityFinding]:
@@ -91,16 +88,12 @@ def benchmark_owned(findings: list[IntegrityFinding], trust: Trust) -> list[Inte
     return stays a finding of the candidate's kernel."""
     if not trust.trusted:
         return findings
-    returned = set()  # (case, input index) an output of the binding is
-    for f in findings:
-        m, c = _INPUT.search(f.evidence), _CASE.search(f.evidence)
-        if f.rule == "runtime.output-alias" and m:
-            returned.add((c.group(1) if c else None, m.group(1)))
+    # (case, input) an output of the binding is: the fields the finding was made with, not its words
+    returned = {(f.case_id, f.input_index) for f in findings
+                if f.rule == "runtime.output-alias" and f.input_index is not None}
     out = []
     for f in findings:
-        m, c = _INPUT.search(f.evidence), _CASE.search(f.evidence)
-        key = (c.group(1) if c else None, m.group(1) if m else None)
-        if f.rule in _BENCHMARK_CODE or (f.rule == "runtime.input-mutated" and key in returned):
+        if f.rule in _BENCHMARK_CODE or (f.rule == "runtime.input-mutated" and (f.case_id, f.input_index) in returned):
             f = f.model_copy(update={"level": "note", "message": f"{f.message} (the benchmark's own forward and "
                                      f"binding, validation/ as imported: not the candidate's code)"})
         out.append(f)

@@ -30,6 +30,7 @@ class RuntimeFinding:
     line: int | None = None
     level: str | None = None  # None: the rule's own level (repair.integrity.rules.default_level)
     share: float | None = None
+    input_index: int | None = None  # the input the finding is about (an output's alias, a mutated input)
 
 # aten ops a kernel wrapper may run: allocation, views, copies, fills and metadata queries.
 ALLOCATION_OPS = frozenset("""
@@ -390,8 +391,8 @@ def _make_mode(guard: RuntimeGuard):
     return _RECORDER[0](guard)
 
 
-def _finding(rule: str, message: str, evidence: str) -> RuntimeFinding:
-    return RuntimeFinding(rule=rule, message=message, evidence=evidence[:500])
+def _finding(rule: str, message: str, evidence: str, input_index: int | None = None) -> RuntimeFinding:
+    return RuntimeFinding(rule=rule, message=message, evidence=evidence[:500], input_index=input_index)
 
 
 def output_findings(inputs, outputs, guard: RuntimeGuard | None = None, epilogue_ok: bool = False,
@@ -414,11 +415,11 @@ def output_findings(inputs, outputs, guard: RuntimeGuard | None = None, epilogue
                 launched = guard is not None and any(ev[0] == "launch" and ptr in ev[1] for ev in guard._events)
                 if in_place and launched:
                     f = _finding("runtime.output-alias", f"output {i} is an input a kernel updated in place",
-                                 f"output storage 0x{ptr:x}+{n}, input {aliased[0]}")
+                                 f"output storage 0x{ptr:x}+{n}, input {aliased[0]}", aliased[0])
                     f.level = "policy"
                 else:
                     f = _finding("runtime.output-alias", f"output {i} shares storage with an input",
-                                 f"output storage 0x{ptr:x}+{n}, input {aliased[0]}")
+                                 f"output storage 0x{ptr:x}+{n}, input {aliased[0]}", aliased[0])
                 found.append(f)
         elif (guard is not None and "runtime.output-not-from-kernel" not in rules_off and guard.launches
               and guard.tracked_ops and ptr not in written):
@@ -494,7 +495,7 @@ def mutation_findings(inputs_before, inputs_after) -> list[RuntimeFinding]:
     found = []
     for i, (b, a) in enumerate(zip(inputs_before, inputs_after)):
         if not _same(b, a):
-            found.append(_finding("runtime.input-mutated", f"input {i} was modified by forward", f"input {i}"))
+            found.append(_finding("runtime.input-mutated", f"input {i} was modified by forward", f"input {i}", i))
     return found
 
 

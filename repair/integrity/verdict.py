@@ -30,6 +30,10 @@ class IntegrityFinding(BaseModel):
     # kernel outputs or an in-place update of an input (fails under the strict policy only); note: said, never fails
     level: Level = "cheat"
     share: float | None = None  # a policy finding's share of the forward's work (elements), where measured
+    # a runtime finding's case and the input it is about, as fields where it was made (the evidence says them too, in
+    # words that may change): what decides about the finding reads these
+    case_id: str | None = None
+    input_index: int | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -46,6 +46,12 @@ def loop_bound_off_by_one() -> tuple:
                             # `i <= n` from 1 counts n tiles: only a loop from 0 runs one too many
                             where={"S": MetaConstraint(regex=r"^0[uU]?$")} if op == "<=" else {},
                             title="the tile loop's bound is one off the tiles its body and the code after it cover"))
+    # a tile loop from 1 skips the first tile of every core's share (its body takes the tile's index)
+    for tag, init in (("decl", "$D $I = 1"), ("assign", "$I = 1")):
+        out.append(rule(f"{tag}-from-one", c, f"for ({init}; $I < $N; $U) $BODY",
+                        f"for ({init.replace('= 1', '= 0')}; $I < $N; $U) $BODY", context="kernel",
+                        where={"BODY": MetaConstraint(regex=r"\w\s*\(\s*\w+\s*[,)]")},
+                        title="the tile loop starts at the second tile, so each core's first tile is never written"))
     return tuple(out)
 
 
@@ -75,6 +81,13 @@ def core_offset_unused() -> tuple:
                         derive={"OFF": Fact(fact="cpp-core-offset", args={"len": "LEN"})}, context="kernel",
                         where={"P": _IDENT},
                         title="no global buffer adds the core's offset, so every core works on the first share"))
+    # the offset every buffer adds is the share's length alone: the core's index never scales it
+    for form, decl in (("decl", "$TY $OFF = $E;"), ("assign", "$OFF = $E;")):
+        out.append(rule(f"offset-without-index-{form}", c, decl, decl.replace("$E;", "($E) * GetBlockIdx();"),
+                        requires=["$G.SetGlobalBuffer($X + $OFF, $LEN)"], context="kernel",
+                        where={"OFF": _IDENT, "E": MetaConstraint(not_regex=r"^[\s(]*\d+[uUlL]*[\s)]*$")},
+                        derive={"_K": Fact(fact="cpp-core-index", of="E", args={"negate": True})},
+                        title="the per-core offset every global buffer adds is not scaled by the core's index"))
     return tuple(out)
 
 

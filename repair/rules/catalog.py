@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ingest.rules.model import Rule, Signature
-from repair.rules import ascendc, ascendc_buffers, ascendc_split, bounds, layout, masking, numerics, params
+from repair.rules import ascendc, ascendc_buffers, ascendc_split, ascendc_sync, bounds, layout, masking, numerics, params
 
 # symptom cues: diagnosis labels and locations (repair.engine.diagnose), `nan`, `layout`, `param`
 TAIL = ("tail-localized", "tail-columns", "tail-rows", "last-block")
@@ -240,6 +240,7 @@ UB_FAULT = _on_cpu(cues=["local-bounds"])  # past a LocalTensor's or a TBuf's en
 ALIGN_FAULT = _on_cpu(cues=["datacopy-align"])
 QUEUE_FAULT = _on_cpu(cues=["queue"])
 GM_RACE = _on_cpu(cues=["gm-race"])  # two blocks write one GM range
+PIPE_RACE = _on_cpu(cues=["pipe-race"])  # two pipes hand a UB buffer over unordered (a build with auto-sync off)
 MISMATCH = _on_cpu(statuses=["mismatch"])  # values wrong (written or not), no fault
 WRONG_VALUES = _on_cpu(statuses=["mismatch"], absent=["unwritten"])  # every element written, some wrong
 NONFINITE = _on_cpu(statuses=["mismatch"], cues=["nan"])
@@ -322,7 +323,8 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              ascendc.missing_block_offset() + ascendc_split.core_offset_unused() + ascendc_buffers.core_offset_stride(),
              [f"{DEV_ASC}/axpb/nearmiss_offset.py"],
              WRONG + NAN + SCALED + ("gm-bounds", "gm-race"),
-             explains=(MISMATCH, GM_RACE)),
+             # a wrong offset also moves a core's share past the tensor's end (the last core's, shifted by one share)
+             explains=(MISMATCH, GM_RACE, GM_FAULT)),
     _ascendc("missing-max-subtraction", "Softmax exp of a row not shifted by its max",
              "Exp of the raw row overflows to inf for inputs above about 88, and the normalisation gives inf / inf = "
              "nan on those rows.",
@@ -421,6 +423,22 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              "say which is which).",
              ascendc_buffers.clamp_bounds_swapped(), [f"{DEV_ASC}/clamp_half/nearmiss_swap_bounds.py"],
              WRONG + SCALED, explains=(WRONG_VALUES,)),
+    _ascendc("missing-pipe-sync", "A buffer is handed between pipes with no SetFlag/WaitFlag",
+             "The pipes of an AI core run asynchronously (MTE2 copies GM -> UB, the vector pipe computes, MTE3 copies "
+             "UB -> GM, the scalar unit reads and writes single elements): a TBuf filled by a DataCopy and read by a "
+             "vector instruction, a vector result read by GetValue or copied out, a SetValue copied out, each needs "
+             "SetFlag/WaitFlag<HardEvent::SRC_DST> between the two when the kernel is built without the compiler's "
+             "--cce-auto-sync, and a queue orders only the copy pipes and the vector pipe. Missing, the second pipe "
+             "may read the buffer before the first has written it: results that differ run to run on the NPU, a "
+             "pipe race on ascendc-cpu with REPAIR_ASCENDC_AUTO_SYNC=off (CANN's synchronisation control: "
+             "https://www.hiascend.com/document/detail/en/canncommercial/800/opdevg/Ascendcopdevg/"
+             "atlas_ascendc_10_0027.html ; the BiSheng option "
+             "--cce-auto-sync the custom operator project turns on: README, \"Pipes as the hardware has them\").",
+             "Order the two pipes before the statement that takes the buffer over: event_t id = static_cast<event_t>("
+             "GetTPipePtr()->FetchEventID(HardEvent::SRC_DST)); SetFlag<HardEvent::SRC_DST>(id); "
+             "WaitFlag<HardEvent::SRC_DST>(id); (or the file's own wait macro).",
+             ascendc_sync.missing_pipe_sync(), [f"{DEV_ASC}/half_row_sum/nearmiss_no_mte2_v.py"],
+             ("pipe-race",) + WRONG + NAN, explains=(PIPE_RACE,)),
 )
 
 STARTER = STARTER + ASCENDC_STARTER

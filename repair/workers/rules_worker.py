@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ingest.rules import BadRule, RuleApplication, apply_rule, rules_of
-from ingest.rules.engine import changed_lines, program_key
+from ingest.rules.engine import MAX_EVERY_SITE_WAYS, changed_lines, program_key
 from ingest.rules.evidence import FAULT_CUES, fit as explanation_fit
 from repair.workers.base import FailureLabels, Pattern, Proposal, Usage, WorkerContext, WorkerExhausted, WorkerInfo
 
@@ -123,13 +123,16 @@ def _applications(rule, source: str, bundle, reference: str | None) -> list[Rule
             out.append(replace(app, patched_source=bundle.replace(f.name, app.patched_source).text,
                                location=f"{f.name}:{app.location}"))
     if len(touched) > 1:
-        combined, lines, where = bundle, 0, []
-        for f, apps in touched:
-            app = next((a for a in apps if a.location.startswith("all:")), apps[0])
-            combined = combined.replace(f.name, app.patched_source)
-            lines += app.changed_lines
-            where.append(f"{f.name}:{app.location}")
-        out.append(RuleApplication(rule.id, combined.text, "files:" + ";".join(where), (), lines))
+        # each file's every-site rewrite (else its one site) with its first way to fire, then its second, third
+        options = [(f, [a for a in apps if a.location.startswith("all:")] or apps) for f, apps in touched]
+        for k in range(min(MAX_EVERY_SITE_WAYS, max(len(o) for _f, o in options))):
+            combined, lines, where = bundle, 0, []
+            for f, opts in options:
+                app = opts[k] if k < len(opts) else opts[0]
+                combined = combined.replace(f.name, app.patched_source)
+                lines += app.changed_lines
+                where.append(f"{f.name}:{app.location}")
+            out.append(RuleApplication(rule.id, combined.text, "files:" + ";".join(where), (), lines))
     return out
 
 

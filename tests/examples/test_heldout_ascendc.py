@@ -9,10 +9,12 @@ written from it.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,7 +32,9 @@ NEEDS = {"pipe-model": {"REPAIR_ASCENDC_AUTO_SYNC": "off"}, "block-model": {}}
 SEED = 1  # the author checked every label under seeds 1, 2 and 3
 
 # builds of this session go to a temporary cache, never the user's (set before any fork server starts)
-os.environ.setdefault("REPAIR_ASCENDC_CACHE", tempfile.mkdtemp(prefix="ascendc-cpu-cache-"))
+if "REPAIR_ASCENDC_CACHE" not in os.environ:  # made here, removed here (as tests/repair/ascendc/conftest.py does)
+    os.environ["REPAIR_ASCENDC_CACHE"] = _cache = tempfile.mkdtemp(prefix="ascendc-cpu-cache-")
+    atexit.register(shutil.rmtree, _cache, ignore_errors=True)
 
 
 def _meta(op_dir: Path) -> dict:

@@ -351,6 +351,8 @@ def _build(build: EmuBuild, work: Path, timeout_s: float) -> Path:
         if code != 0:
             failed = (code, out)
             break
+    if failed is None and _host_units(build.units) > 1:
+        failed = _host_conflict(build, src)
     kernels = [u for u in build.units if u.startswith("ascendc_emu_kernel")]
     others = [f"{u}.o" for u in build.units if u not in kernels]
     for i, k in enumerate(kernels if failed is None else []):  # one library per kernel unit (per dtype variant)
@@ -385,11 +387,34 @@ def _build(build: EmuBuild, work: Path, timeout_s: float) -> Path:
 # msopgen's project builds op_host/ into several libraries (the OpDef into opsproto and the aclnn stub, the TilingFunc
 # into optiling: the candidate's CMakeLists.txt target_sources), each with its own copy of a function a shared host
 # header defines; ascendc-cpu links them into one library, where such copies are the same code: the first is kept
+# (two different definitions are a build error first: _host_conflict, repair/ascendc/emu/symbols.py)
 _MULTI_HOST_LINK = ("-Wl,--allow-multiple-definition",)
 
 
 def _host_units(units) -> int:
     return sum(u.startswith("ascendc_emu_host") for u in units)
+
+
+def _host_conflict(build: EmuBuild, src: Path) -> tuple[int, str] | None:
+    """(1, the message) where two host units define one symbol differently (repair/ascendc/emu/symbols.py says why
+    that is a build error), else None."""
+    from repair.ascendc.emu.symbols import conflicts
+
+    units = {}
+    for u in build.units:
+        if u.startswith("ascendc_emu_host"):
+            names = _UNIT_SOURCE.findall(build.files[u])
+            units[names[-1] if names else u] = src / f"{u}.o"
+    found = conflicts(units)
+    if not found:
+        return None
+    name, a, b = found[0]
+    return 1, (f"{a} and {b} both define {name}, differently: msopgen links the op_host sources of a library "
+               f"together, where that is a multiple definition (in two libraries each keeps its own), and the one "
+               f"library ascendc-cpu links would keep {a}'s silently")
+
+
+_UNIT_SOURCE = re.compile(r'#include "([^"]+)"')
 
 
 def _publish_error(build: EmuBuild, d: Path, message: str) -> None:

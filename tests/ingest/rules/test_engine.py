@@ -127,3 +127,18 @@ def test_cpp_rules_apply_to_cpp_sources():
     (app,) = apply_rule(rule, src)
     assert "i < n;" in app.patched_source
     assert apply_rule(rule.model_copy(update={"context": "host"}), src) == []
+
+
+def test_the_every_site_rewrite_also_tries_each_sites_second_way(monkeypatch):
+    """Two sites, two ways to fire at each (a fact with two options): the every-site rewrite is tried with the first
+    way at both sites, then with the second at both (one derivation spelled alike at every site)."""
+    from ingest.rules.facts import FACTS, Option
+    from ingest.rules.model import Fact
+
+    monkeypatch.setitem(FACTS, "test-two-ways", lambda ctx, args: [Option("first"), Option("second")])
+    rule = Rule(id="x", pattern="offset = 0", rewrite="offset = $W", derive={"W": Fact(fact="test-two-ways")})
+    src = "def f():\n    offset = 0\n    g(offset)\n    offset = 0\n    return offset\n"
+    every = {a.location: a.patched_source for a in apply_rule(rule, src) if a.location.startswith("all:")}
+    assert set(every) == {"all:2,4", "all:2,4#2"}
+    assert every["all:2,4"].count("offset = first") == 2
+    assert every["all:2,4#2"].count("offset = second") == 2

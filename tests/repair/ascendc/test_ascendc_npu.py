@@ -47,14 +47,21 @@ def test_a_missing_tool_is_a_compile_error(tmp_path):
         run_build(plan, tmp_path)
 
 
-def test_the_npu_backend_hands_ascendc_candidates_to_the_npu_loader():
+def test_the_npu_backend_hands_ascendc_candidates_to_the_npu_loader(tmp_path, monkeypatch):
+    import tempfile
+
     from repair.engine.backends import Npu
+
+    # the loader's work directory goes where TMPDIR points (a candidate process's scratch directory): here tmp_path,
+    # not the machine's /tmp, which kept an empty ascendc-npu-* per run of this test
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
     be = Npu()
     assert "ascendc" in be.languages and be.build_s > 0
     assert be.candidate_loader(str(ROOT / "examples" / "add_relu" / "correct.py")) is None  # Triton: imported as is
     loader = be.candidate_loader(str(ADD / "correct.py"))
     assert type(loader).__name__ == "NpuLoader" and loader.writable == [str(loader.work)]
+    assert loader.work.parent == tmp_path
     assert loader.plan.steps[0].argv[0] == "msopgen"
 
 

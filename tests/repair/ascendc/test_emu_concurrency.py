@@ -53,6 +53,38 @@ EXPORT int same_range(int atomic, float *z, uint32_t blocks) {
     });
 }
 
+// the write fingerprint of `n` bytes at GM address `at`: whole (0), in two pieces split at `cut` (1), or with byte
+// `cut` changed by one (2)
+EXPORT uint64_t fingerprint(int how, uint64_t at, uint32_t n, uint32_t cut) {
+    std::vector<uint8_t> b(n);
+    for (uint32_t i = 0; i < n; i++) b[i] = uint8_t(i * 37 + 11);
+    if (how == 2) b[cut] += 1;
+    if (how != 1) return ascendc_emu::gm_fingerprint(at, b.data(), n);
+    return ascendc_emu::gm_fingerprint(at + cut, b.data() + cut, n - cut) + ascendc_emu::gm_fingerprint(at, b.data(), cut);
+}
+
+// every block writes all of z (1024 floats, z[i] = i / 256): an even block in one 4 KB DataCopy, an odd one in four
+// of 1 KB from the last quarter down; with `differ`, the last block writes its last quarter one higher
+EXPORT int shared_result(int differ, float *z, uint32_t blocks) {
+    return launch(blocks, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECOUT, 1> q;
+        pipe.InitBuffer(q, 1, 4096);
+        GlobalTensor<float> gz;
+        gz.SetGlobalBuffer(z, 1024);
+        LocalTensor<float> t = q.AllocTensor<float>();
+        bool last = GetBlockIdx() + 1 == GetBlockNum();
+        for (int k = 0; k < 4; k++) Duplicate(t[k * 256], float(k + (differ && last && k == 3)), 256);
+        q.EnQue(t);
+        t = q.DeQue<float>();
+        if (GetBlockIdx() % 2 == 0)
+            DataCopy(gz, t, 1024);
+        else
+            for (int k = 3; k >= 0; k--) DataCopy(gz[k * 256], t[k * 256], 256);
+        q.FreeTensor(t);
+    });
+}
+
 // every block zeroes z[0] (the same 4 bytes, the same value: `same` = 1) or writes its index + 1 there, then after
 // a SyncAll adds its index + 1 atomically
 EXPORT int zero_then_add(int same, float *z, uint32_t blocks) {
@@ -270,6 +302,25 @@ def test_blocks_writing_the_same_bytes_to_one_range_is_no_race(lib):
     assert out["output z"].item() == 21.0  # zeroed, then 1 + 2 + ... + 6
     rc, msg, _ = run(lib, "zero_then_add", [0], {"output z": torch.zeros(1)}, [6])
     assert rc == 1 and "GM race between blocks 0 and 1" in msg and "bytes [0, 4) of output z" in msg, msg
+
+
+@pytest.mark.parametrize("at, n, cut", [(0, 4096, 1024), (3, 1001, 5), (4093, 9, 1)])
+def test_a_writes_fingerprint_adds_over_its_pieces_and_sees_one_byte(lib, at, n, cut):
+    lib.fingerprint.restype = ctypes.c_uint64
+    lib.fingerprint.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32]
+    whole = lib.fingerprint(0, at, n, cut)
+    assert lib.fingerprint(1, at, n, cut) == whole != lib.fingerprint(2, at, n, cut)
+    assert lib.fingerprint(0, at + 8, n, cut) != whole  # the same bytes elsewhere in GM
+
+
+def test_blocks_writing_the_same_large_result_in_any_pieces_is_no_race(lib):
+    """4 KB written whole by some blocks and in four reversed pieces by others: the same bytes, no race at any size;
+    one block's quarter different is a race."""
+    rc, msg, out = run(lib, "shared_result", [0], {"output z": torch.zeros(1024)}, [3])
+    assert rc == 0, msg
+    assert torch.equal(out["output z"], torch.arange(1024).div(256, rounding_mode="floor").float())
+    rc, msg, _ = run(lib, "shared_result", [1], {"output z": torch.zeros(1024)}, [3])
+    assert rc == 1 and "GM race between blocks 0 and 2" in msg and "bytes [0, 4096) of output z" in msg, msg
 
 
 @pytest.mark.parametrize("blocks", [2, 5, 16])

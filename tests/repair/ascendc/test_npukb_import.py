@@ -256,6 +256,8 @@ def test_the_benchmarks_own_forward_and_in_place_binding_are_notes_not_the_candi
         assert r.passed and [c.status for c in r.cases] == ["pass", "pass"], [c.message for c in r.cases]
         found = {f.rule: f.level for f in r.integrity.findings if f.phase == "runtime"}
         assert set(found) == rules and set(found.values()) == {"note"}, r.integrity.findings
+        ids = {c.case_id for c in r.cases}  # each runtime finding carries the case it was made in, as a field
+        assert all(f.case_id in ids for f in r.integrity.findings if f.phase == "runtime"), r.integrity.findings
 
 
 def test_each_host_source_is_a_unit_of_its_own_linked_as_msopgens_libraries_are(tmp_path):
@@ -275,3 +277,21 @@ def test_each_host_source_is_a_unit_of_its_own_linked_as_msopgens_libraries_are(
     (imported,), _ = import_tasks([task], tmp_path / "out")
     r = evaluate(imported.problem, imported.candidate, backend="ascendc-cpu", seed=0, tier="full")
     assert [c.status for c in r.cases] == ["pass"], [c.message for c in r.cases]
+
+
+def test_two_host_sources_defining_one_function_differently_is_a_build_error_naming_both(tmp_path):
+    """The one link of several host units keeps one definition of a symbol: two different ones are a compile-error
+    naming the function and both files (msopgen's link of one library refuses them); the same one twice builds (the
+    test above)."""
+    from repair.engine.harness import evaluate
+
+    task = make_task(tmp_path / "tasks", "case_id;shape;dtype\n0;[1000];float32\n")
+    host = task / "answer" / "0" / "op_host"
+    text = (host / "add_custom.cpp").read_text()
+    (host / "add_custom.cpp").write_text("#include <cstdint>\nint64_t HostPick(int64_t a) { return a + 1; }\n" + text)
+    (host / "add_custom_extra.cpp").write_text("#include <cstdint>\nint64_t HostPick(int64_t a) { return a * 3; }\n")
+    (imported,), _ = import_tasks([task], tmp_path / "out")
+    r = evaluate(imported.problem, imported.candidate, backend="ascendc-cpu", seed=0, tier="compact")
+    (case,) = r.cases
+    assert case.status == "compile-error", case.message
+    assert "add_custom.cpp and " in case.message and "add_custom_extra.cpp both define HostPick(long)" in case.message

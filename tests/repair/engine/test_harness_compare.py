@@ -110,6 +110,22 @@ def test_a_fraction_lets_that_share_of_elements_past_the_bounds_and_no_more():
     assert compare_one(f, g, {"atol": 1e-3, "rtol": 1e-3, "frac": 1e-3}).status == "mismatch"
 
 
+def test_a_fractions_relative_error_is_against_the_larger_of_expected_and_actual():
+    """Under frac, relative error is NPUKernelBench's |a-e| / (max(|e|, |a|) + 1e-7): five of 4000 elements 1.0005e-3
+    above an expected 1 are beyond atol but within rtol there (1.0005e-3 / 1.0010005 < 1e-3), so the output passes;
+    against |e| alone they would be beyond both, and five is more than the fraction allows. The same error below the
+    expected value (the larger is then |e|) is beyond both, as before."""
+    tol = {"atol": 1e-3, "rtol": 1e-3, "frac": 1e-3}
+    exp = torch.ones(4000, dtype=torch.float64)
+    above, below = exp.clone(), exp.clone()
+    above[:5] += 1.0005e-3
+    below[:5] -= 1.0005e-3
+    c = compare_one(exp, above, tol)
+    assert c.status == "pass" and "within the fraction" in c.message, c.message
+    assert compare_one(exp, below, tol).status == "mismatch"
+    assert compare_one(exp, above, {"atol": 1e-3, "rtol": 1e-3}).status == "mismatch"  # elementwise: against |e|
+
+
 def test_tolerance_resolution():
     assert resolve_tolerance(None, "float16") == {"atol": 1e-2, "rtol": 1e-2}
     assert resolve_tolerance(None, "float32") == {"atol": 1e-4, "rtol": 1e-4}

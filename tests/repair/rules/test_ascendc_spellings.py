@@ -137,6 +137,12 @@ CASES = {
          _kernel(MEMBERS, "        uint32_t base = AscendC::GetBlockIdx() * share;\n"
                           "        this->n = total - base < share ? total - base : share;\n"
                           "        aGm.SetGlobalBuffer((__gm__ half *)a + base, this->n);")),
+        (_kernel(MEMBERS, "        auto start = share;\n"
+                          "        aGm.SetGlobalBuffer((__gm__ half *)a + start, share);\n"
+                          "        bGm.SetGlobalBuffer((__gm__ half *)b + start, share);"),
+         _kernel(MEMBERS, "        auto start = (share) * GetBlockIdx();\n"
+                          "        aGm.SetGlobalBuffer((__gm__ half *)a + start, share);\n"
+                          "        bGm.SetGlobalBuffer((__gm__ half *)b + start, share);")),
     ],
     "tile-count-floored": [
         (_host("    uint32_t n = shape.GetShapeSize();\n    uint32_t whole = n / tileLen;\n    uint32_t tiles = whole;\n"
@@ -157,6 +163,10 @@ CASES = {
                           "        Tile((loops - 1) * len);"),
          _kernel(MEMBERS, "        for (int32_t k = 0; k < loops - 1; k++) {\n            Tile(k * len);\n        }\n"
                           "        Tile((loops - 1) * len);")),
+        (_kernel(MEMBERS, "        for (uint32_t t = 1; t < this->tiles; t++) {\n            Tile(t, this->len);\n"
+                          "        }"),
+         _kernel(MEMBERS, "        for (uint32_t t = 0; t < this->tiles; t++) {\n            Tile(t, this->len);\n"
+                          "        }")),
     ],
     "block-count": [
         (_host("    auto plat = platform_ascendc::PlatformAscendC(ctx->GetPlatformInfo());\n"
@@ -207,6 +217,21 @@ CASES = {
                           "        AscendC::Maxs(o, o, this->upperBound, cnt);"),
          _kernel(MEMBERS, "        AscendC::Mins(o, v, this->upperBound, cnt);\n"
                           "        AscendC::Maxs(o, o, this->lowerBound, cnt);")),
+    ],
+    "missing-pipe-sync": [  # this-> members, AscendC:: calls, the flag pair the file writes elsewhere (V_MTE2)
+        (_kernel(MEMBERS + "\n    TBuf<TPosition::VECCALC> rowBuf;\n    GlobalTensor<float> xGm;",
+                 "        AscendC::LocalTensor<float> row = this->rowBuf.Get<float>();\n"
+                 "        AscendC::DataCopyPad(row, this->xGm[0], {1, 256, 0, 0, 0}, {false, 0, 0, 0});\n        AscendC::Muls(row, row, 2.0f, 64);\n"
+                 "        event_t back = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE2));\n"
+                 "        AscendC::SetFlag<HardEvent::V_MTE2>(back);\n        AscendC::WaitFlag<HardEvent::V_MTE2>(back);"),
+         _kernel(MEMBERS + "\n    TBuf<TPosition::VECCALC> rowBuf;\n    GlobalTensor<float> xGm;",
+                 "        AscendC::LocalTensor<float> row = this->rowBuf.Get<float>();\n"
+                 "        AscendC::DataCopyPad(row, this->xGm[0], {1, 256, 0, 0, 0}, {false, 0, 0, 0});\n"
+                 "        event_t eventIdMTE2ToV = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_V));\n"
+                 "        SetFlag<HardEvent::MTE2_V>(eventIdMTE2ToV);\n        WaitFlag<HardEvent::MTE2_V>(eventIdMTE2ToV);\n"
+                 "        AscendC::Muls(row, row, 2.0f, 64);\n"
+                 "        event_t back = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE2));\n"
+                 "        AscendC::SetFlag<HardEvent::V_MTE2>(back);\n        AscendC::WaitFlag<HardEvent::V_MTE2>(back);")),
     ],
     "buffer-bytes": [
         (_kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, this->tileLen);\n"

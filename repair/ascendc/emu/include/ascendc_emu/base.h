@@ -120,9 +120,11 @@ struct PendingFlag {
 };
 
 // A GM access recorded for the race check between blocks (launch.h): bytes [lo, hi), read, written or combined
-// atomically, and where. A small plain write keeps a fingerprint of the bytes it wrote (same = true): two blocks
-// writing the same bytes to the same range leave GM holding them whatever their order (a common "every block
-// zeroes the output before the SyncAll" idiom), so that is no race; a write merged with others keeps none.
+// atomically, and where. A plain write keeps a fingerprint of the bytes it wrote (same = true): two blocks writing
+// the same bytes to the same range leave GM holding them whatever their order (a common "every block zeroes the
+// output before the SyncAll" idiom, or every block writing one shared result), so that is no race. The fingerprint
+// is a sum over the bytes, each weighted by its GM address, so writes that tile a range sum to the range's whatever
+// their sizes and order; a write over bytes the block already wrote (not the same bytes again) keeps none.
 enum GmKind : int { kGmRead = 0, kGmWrite = 1, kGmAtomic = 2 };
 struct GmAcc {
     uintptr_t lo, hi;
@@ -133,13 +135,39 @@ struct GmAcc {
     bool same = false;
 };
 
-// FNV-1a over the bytes a small write stores (at most kFpBytes: larger writes are not fingerprinted)
-constexpr uint64_t kFpBytes = 256;
-inline uint64_t gm_fingerprint(const void *src, uint64_t bytes) {
+// The sum, over the 8-byte GM words a write stores into, of w(word's address) * the bytes it stores there as a 64-bit
+// little-endian number (bytes it leaves out as 0): the bytes of a word written in pieces add up to the word's, so the
+// sum is additive over any tiling of a range; w is odd (splitmix64 of the address, low bit set), so a change in one
+// word always changes the sum. One multiply per word: a few times cheaper than the copy's own loop over elements
+inline uint64_t gm_fingerprint(uintptr_t dst, const void *src, uint64_t bytes) {
     const uint8_t *s = static_cast<const uint8_t *>(src);
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t i = 0; i < bytes; i++) h = (h ^ s[i]) * 1099511628211ull;
+    uint64_t h = 0;
+    for (uint64_t i = 0; i < bytes;) {
+        uintptr_t a = dst + i, off = a & 7;
+        uint64_t n = std::min<uint64_t>(8 - off, bytes - i), v = 0;
+        if (n == 8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+            std::memcpy(&v, s + i, 8);
+        else
+            for (uint64_t j = 0; j < n; j++) v |= uint64_t(s[i + j]) << (8 * (off + j));
+        uint64_t w = uint64_t(a - off) + 0x9e3779b97f4a7c15ull;
+        w = (w ^ (w >> 30)) * 0xbf58476d1ce4e5b9ull;
+        w = (w ^ (w >> 27)) * 0x94d049bb133111ebull;
+        h += ((w ^ (w >> 31)) | 1) * v;
+        i += n;
+    }
     return h;
+}
+
+// `o` grown by the record `n` of the same kind it touches: the bytes of both, each fingerprint kept where the two
+// tile the range (their sums add) or are the same bytes at the same range again
+inline void gm_merge(GmAcc &o, const GmAcc &n) {
+    bool both = o.same && n.same;
+    if (both && (n.lo == o.hi || n.hi == o.lo))
+        o.fp += n.fp;
+    else if (!(both && n.lo == o.lo && n.hi == o.hi && n.fp == o.fp))
+        o.same = false;
+    o.lo = std::min(o.lo, n.lo);
+    o.hi = std::max(o.hi, n.hi);
 }
 
 struct Slot;  // a UB buffer of a queue or TBuf (tensor.h)
@@ -310,35 +338,30 @@ inline void gm_compact(std::vector<GmAcc> &rec) {
     });
     size_t out = 0;
     for (size_t i = 0; i < rec.size(); i++) {
-        if (out && rec[out - 1].kind == rec[i].kind && rec[i].lo <= rec[out - 1].hi) {
-            GmAcc &o = rec[out - 1];
-            bool dup = o.same && rec[i].same && o.lo == rec[i].lo && o.hi == rec[i].hi && o.fp == rec[i].fp;
-            o.hi = std::max(o.hi, rec[i].hi);
-            o.same = dup;
-        } else
+        if (out && rec[out - 1].kind == rec[i].kind && rec[i].lo <= rec[out - 1].hi)
+            gm_merge(rec[out - 1], rec[i]);
+        else
             rec[out++] = rec[i];
     }
     rec.resize(out);
 }
 
-// `src`, for a plain write: the bytes it stores (fingerprinted when small).
+// `src`, for a plain write: the bytes it stores (fingerprinted).
 inline void gm_touch(const void *p, uint64_t bytes, int kind, const char *api, const Loc &loc,
                      const void *src = nullptr) {
     std::vector<GmAcc> *rec = g_block.gm;
     if (rec == nullptr || bytes == 0) return;
     uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
-    bool same = src != nullptr && kind == kGmWrite && bytes <= kFpBytes;
-    uint64_t fp = same ? gm_fingerprint(src, bytes) : 0;
+    bool same = src != nullptr && kind == kGmWrite;
+    GmAcc acc{lo, hi, kind, api, loc.file, loc.line, same ? gm_fingerprint(lo, src, bytes) : 0, same};
     if (!rec->empty()) {
         GmAcc &last = rec->back();
         if (last.kind == kind && lo <= last.hi && hi >= last.lo) {
-            last.same = last.same && same && last.lo == lo && last.hi == hi && last.fp == fp;
-            last.lo = std::min(last.lo, lo);
-            last.hi = std::max(last.hi, hi);
+            gm_merge(last, acc);
             return;
         }
     }
-    rec->push_back(GmAcc{lo, hi, kind, api, loc.file, loc.line, fp, same});
+    rec->push_back(acc);
     if (rec->size() >= (1u << 16)) gm_compact(*rec);
 }
 
