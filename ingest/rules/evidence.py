@@ -52,21 +52,6 @@ def dtype_of(case) -> str:
     return ""
 
 
-_DTYPE_KEYS = ("dtype", "data_type", "input_dtype", "x_dtype")
-
-
-def by_attribute(cases) -> bool:
-    """Some string-valued parameter of the cases (an attribute such as reduction="mean", not a dtype or a shape)
-    sorts them: every case of each of its values passes, or every one fails."""
-    outcome: dict[str, dict[str, set[bool]]] = {}
-    for c in cases:
-        for key, value in (getattr(c, "params", None) or {}).items():
-            if key in _DTYPE_KEYS or not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][\w\-]*", value):
-                continue
-            outcome.setdefault(key, {}).setdefault(value, set()).add(getattr(c, "status", "pass") == "pass")
-    return any(all(len(s) == 1 for s in values.values()) for values in outcome.values())
-
-
 def holds(sig, cases, backend: str | None = None) -> bool:
     """Does one signature hold of the evaluated tier's cases?"""
     if sig.backends and backend is not None and backend not in sig.backends:
@@ -87,8 +72,6 @@ def holds(sig, cases, backend: str | None = None) -> bool:
         return False
     passing = [c for c in cases if getattr(c, "status", "") == "pass"]
     if sig.some_pass and not passing:
-        return False
-    if sig.by_attribute and not by_attribute(cases):
         return False
     if sig.low_precision_only:
         if not all(dtype_of(c) in LOW_PRECISION for c in failing):

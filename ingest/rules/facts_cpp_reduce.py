@@ -1,9 +1,8 @@
-"""C++ facts about reductions across tiles and cores, and the host's string tests (repair.rules.ascendc_reduce).
+"""C++ facts about reductions across tiles and cores (repair.rules.ascendc_reduce).
 
 `cpp-reset-hoisted` moves an accumulator's reset out of the tile loop (or out of the helper the loop calls) when the
 loop only accumulates into it and only the code after the loop reads it; `cpp-partial-to-shared` wraps a copy-out
-of a sum's partial result into one GM range that no core offsets in SetAtomicAdd<T>() / SetAtomicNone();
-`cpp-truth-tested` and `cpp-string-attribute` say a strcmp is tested as a truth value and compares an attribute.
+of a sum's partial result into one GM range that no core offsets in SetAtomicAdd<T>() / SetAtomicNone().
 """
 from __future__ import annotations
 
@@ -256,42 +255,3 @@ def _holds_partial_sum(code: str, name: str) -> bool:
                 return True
     return False
 
-
-_ATTR_READ = r"(?:GetStr|GetAttrPointer\s*<\s*(?:const\s+)?char\s*>|GetAttrStr|GetString)\s*\("
-
-
-@cpp_fact("cpp-truth-tested")
-def _truth_tested(ctx: FactContext, args: dict) -> list[Option]:
-    """Filter: the matched call is used as a truth value (an if/while condition, a ternary's condition, an operand
-    of && or ||), not compared (== 0, < 0) nor negated."""
-    node = ctx.match
-    parent = node.parent()
-    while parent is not None and parent.kind() == "parenthesized_expression":
-        node, parent = parent, parent.parent()
-    if parent is None:
-        return []
-    kind = parent.kind()
-    if kind == "condition_clause":
-        return [Option()]
-    if kind == "conditional_expression":
-        cond = parent.field("condition")
-        return [Option()] if cond is not None and cond.range().start.index == node.range().start.index else []
-    if kind == "binary_expression":
-        op = parent.field("operator")
-        return [Option()] if op is not None and op.text() in ("&&", "||") else []
-    return []
-
-
-@cpp_fact("cpp-string-attribute")
-def _string_attribute(ctx: FactContext, args: dict) -> list[Option]:
-    """Filter: `of` is an attribute's string, read on the host (GetAttrs()->GetStr(i), GetAttrPointer<char>), directly
-    or through the variable it was assigned to."""
-    node, name = _named(ctx, args)
-    if node is None:
-        return []
-    if re.search(_ATTR_READ, node.text()):
-        return [Option()]
-    code = _strip_comments(ctx.source)
-    if name and re.search(rf"\b{re.escape(name)}\s*=\s*[^;]*{_ATTR_READ}", code):
-        return [Option()]
-    return []

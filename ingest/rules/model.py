@@ -119,9 +119,6 @@ class Signature(BaseModel):
     faults: list[str] = Field(default_factory=list)  # a failing case's message matches one of these regexes
     low_precision_only: bool = False  # only half/bfloat16 cases fail, and some case of another dtype passes
     some_pass: bool = False  # some case of the tier passes (the bug depends on the case)
-    # the outcome follows a string attribute of the cases (reduction="mean"): no value of it has both passing and
-    # failing cases (ingest.rules.evidence.by_attribute)
-    by_attribute: bool = False
 
     @field_validator("faults")
     @classmethod

@@ -1,9 +1,9 @@
-"""AscendC starter rules over reductions across tiles and cores, and the host's string tests.
+"""AscendC starter rules over reductions across tiles and cores.
 
 Beside repair.rules.ascendc, ascendc_split and ascendc_buffers: an accumulator reset inside the tile loop (or in the
 helper the loop calls) that only the code after the loop reads, so only the last tile is summed; a sum's partial
-result copied by every core into one GM range without SetAtomicAdd, so the cores overwrite each other; a strcmp on
-an attribute tested as a truth value, true when the strings differ. The facts are in ingest.rules.facts_cpp_reduce.
+result copied by every core into one GM range without SetAtomicAdd, so the cores overwrite each other. The facts
+are in ingest.rules.facts_cpp_reduce.
 """
 from __future__ import annotations
 
@@ -42,15 +42,3 @@ def missing_atomic_accumulate() -> tuple:
                         title="the cores' partial sums are copied into one output without an atomic add"))
     return tuple(out)
 
-
-def strcmp_truthiness() -> tuple:
-    """strcmp (strncmp) is 0 when the strings are equal: tested as a truth value it is true when they differ, so the
-    branch meant for one attribute value runs for the others."""
-    c = "strcmp-truthiness"
-    derive = {"_T": Fact(fact="cpp-truth-tested"), "_S": Fact(fact="cpp-string-attribute", of="A")}
-    out = []
-    for tag, call in (("strcmp", "strcmp($A, $B)"), ("std-strcmp", "std::strcmp($A, $B)"),
-                      ("strncmp", "strncmp($A, $B, $K)"), ("std-strncmp", "std::strncmp($A, $B, $K)")):
-        out.append(rule(f"truthy-{tag}", c, call, f"{call} == 0", derive=derive, context="host",
-                        title="a strcmp tested as a truth value is true when the strings differ"))
-    return tuple(out)

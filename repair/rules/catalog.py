@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ingest.rules.model import Rule, Signature
-from repair.rules import ascendc, ascendc_buffers, ascendc_split, ascendc_sync, bounds, layout, masking, numerics, params
+from repair.rules import ascendc, ascendc_buffers, ascendc_reduce, ascendc_split, ascendc_sync, bounds, layout, masking, numerics, params
 
 # symptom cues: diagnosis labels and locations (repair.engine.diagnose), `nan`, `layout`, `param`
 TAIL = ("tail-localized", "tail-columns", "tail-rows", "last-block")
@@ -307,6 +307,16 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
               f"{DEV_ASC}/axpb/nearmiss_enque.py", f"{DEV_ASC}/row_max/nearmiss_free.py"],
              ("queue",) + WRONG + SCALED + NAN,
              explains=(QUEUE_FAULT,)),
+    # before reduction-init: a reset the file writes in the wrong place is a closer explanation than a fill it lacks
+    # (reduction-init's missing-fill rule also fires when the only fill sits in the helper the loop calls)
+    _ascendc("accumulator-reset-per-tile", "A running sum is reset inside the tile loop",
+             "The accumulator a core adds its tiles into (a TBuf tensor filled with 0 by Duplicate, or a scalar set "
+             "to 0) is reset inside the tile loop, or in the helper each tile calls, while only the code after the "
+             "loop reads it: each core's partial sum keeps its last tile alone, so inputs of one tile per core pass "
+             "and longer ones come out too small.",
+             "Reset the accumulator once, before the tile loop, and only add into it inside the loop.",
+             ascendc_reduce.accumulator_reset_per_tile(), [f"{DEV_ASC}/sum_all/nearmiss_reset_in_helper.py"],
+             WRONG + SCALED + DRIFT, explains=(WRONG_VALUES,)),
     _ascendc("reduction-init", "Reduction accumulator does not start at the identity",
              "A running sum starts at a value other than 0 (the first element, a stale value), or a running max is "
              "filled with 0 (or never filled): rows are offset, or all-negative rows report 0.",
@@ -439,6 +449,16 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              "WaitFlag<HardEvent::SRC_DST>(id); (or the file's own wait macro).",
              ascendc_sync.missing_pipe_sync(), [f"{DEV_ASC}/half_row_sum/nearmiss_no_mte2_v.py"],
              ("pipe-race",) + WRONG + NAN, explains=(PIPE_RACE,)),
+    _ascendc("missing-atomic-accumulate", "The cores' partial sums overwrite one output",
+             "Each core reduces its share and copies the partial result into the same GM range (a sum's one output "
+             "element) with a plain DataCopy: without atomic accumulation the last core's write wins, a GM race "
+             "between blocks on ascendc-cpu (CANN's SetAtomicAdd: https://www.hiascend.com/document/detail/en/"
+             "canncommercial/800/apiref/ascendcopapi/atlasascendc_api_07_0209.html ; the output must be zeroed "
+             "before the kernel, SetAtomicAdd does not clear GM).",
+             "SetAtomicAdd<T>() before the copy of the partial result into the shared output, SetAtomicNone() "
+             "after it; zero the output before the launch.",
+             ascendc_reduce.missing_atomic_accumulate(), [f"{DEV_ASC}/sum_all/nearmiss_no_atomic.py"],
+             WRONG + SCALED + ("gm-race",), explains=(GM_RACE,)),
 )
 
 STARTER = STARTER + ASCENDC_STARTER

@@ -233,6 +233,35 @@ CASES = {
                  "        event_t back = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE2));\n"
                  "        AscendC::SetFlag<HardEvent::V_MTE2>(back);\n        AscendC::WaitFlag<HardEvent::V_MTE2>(back);")),
     ],
+    "accumulator-reset-per-tile": [  # AscendC:: calls, this-> members, the reset inside the loop itself
+        (_kernel(SUMMER, "        AscendC::LocalTensor<float> acc = this->sumBuf.Get<float>();\n"
+                         "        for (uint32_t i = 0; i < this->n; i++) {\n"
+                         "            AscendC::Duplicate(acc, (float)0, this->w);\n"
+                         "            AscendC::Add(acc, acc, Chunk(i), this->w);\n        }\n"
+                         "        AscendC::ReduceSum(acc, acc, acc, this->w);"),
+         _kernel(SUMMER, "        AscendC::LocalTensor<float> acc = this->sumBuf.Get<float>();\n"
+                         "        AscendC::Duplicate(acc, (float)0, this->w);\n"
+                         "        for (uint32_t i = 0; i < this->n; i++) {\n"
+                         "            AscendC::Add(acc, acc, Chunk(i), this->w);\n        }\n"
+                         "        AscendC::ReduceSum(acc, acc, acc, this->w);")),
+    ],
+    "missing-atomic-accumulate": [  # AscendC:: calls in a file with `using namespace AscendC` (the fix may be bare)
+        (_kernel(MEMBERS + "\n    GlobalTensor<float> outGm;",
+                 "        outGm.SetGlobalBuffer((__gm__ float *)out, 1);\n        aGm.SetGlobalBuffer((__gm__ half *)a + "
+                 "AscendC::GetBlockIdx() * this->n, this->n);\n"
+                 "        AscendC::LocalTensor<float> part = qOut.AllocTensor<float>();\n"
+                 "        AscendC::ReduceSum(part, part, part, this->n);\n"
+                 "        qOut.EnQue(part);\n        part = qOut.DeQue<float>();\n"
+                 "        AscendC::DataCopyPad(outGm, part, {1, 4, 0, 0, 0});"),
+         _kernel(MEMBERS + "\n    GlobalTensor<float> outGm;",
+                 "        outGm.SetGlobalBuffer((__gm__ float *)out, 1);\n        aGm.SetGlobalBuffer((__gm__ half *)a + "
+                 "AscendC::GetBlockIdx() * this->n, this->n);\n"
+                 "        AscendC::LocalTensor<float> part = qOut.AllocTensor<float>();\n"
+                 "        AscendC::ReduceSum(part, part, part, this->n);\n"
+                 "        qOut.EnQue(part);\n        part = qOut.DeQue<float>();\n"
+                 "        SetAtomicAdd<float>();\n        AscendC::DataCopyPad(outGm, part, {1, 4, 0, 0, 0});\n"
+                 "        SetAtomicNone();")),
+    ],
     "buffer-bytes": [
         (_kernel(MEMBERS, "        pipe.InitBuffer(qIn, 2, this->tileLen);\n"
                           "        LocalTensor<half> t = qIn.AllocTensor<half>();"),
