@@ -10,7 +10,7 @@ import re
 
 from ingest.rules.cpp_view import spelling
 from ingest.rules.facts import FactContext, Option
-from ingest.rules.facts_cpp import _named, _statement, _strip_comments, core_index_names, cpp_fact
+from ingest.rules.facts_cpp import _line_span, _named, _statement, _strip_comments, core_index_names, cpp_fact
 
 _LOOPS = {"for_statement", "while_statement", "do_statement", "for_range_loop"}
 _API = r"(?:Add|Sub|Mul|Div|Adds|Muls|Exp|Cast|Duplicate|ReduceSum|WholeReduceSum|BlockReduceSum|ReduceMax|DataCopy|" \
@@ -32,13 +32,8 @@ def _begin(source: str, node) -> int:
 
 
 def _line_cut(source: str, node) -> tuple[int, int]:
-    """The statement's whole line(s), newline included, when it stands alone on them."""
-    begin, stop = _begin(source, node), node.range().end.index
-    start, end = source.rfind("\n", 0, begin) + 1, source.find("\n", stop)
-    end = len(source) if end < 0 else end
-    if source[start:begin].strip() or source[stop:end].strip():
-        return begin, stop
-    return start, min(end + 1, len(source))
+    """The statement's whole line(s), newline included, when it stands alone on them (its qualifier included)."""
+    return _line_span(source, _begin(source, node), node.range().end.index)
 
 
 def _up(node, kinds: set[str]):
@@ -128,10 +123,16 @@ def _hoist(source: str, stmt, loop, text: str) -> Option:
     return Option(edits=((cut[0], cut[1], ""), (at, at, f"{_indent(source, loop.range().start.index)}{text}\n")))
 
 
-def _params(func) -> list[str]:
+def _declarator(func):
+    """A function definition's function_declarator (under its pointer or reference declarators), or None."""
     decl = func.field("declarator")
     while decl is not None and decl.kind() != "function_declarator":
         decl = decl.field("declarator")
+    return decl
+
+
+def _params(func) -> list[str]:
+    decl = _declarator(func)
     plist = decl.field("parameters") if decl is not None else None
     if plist is None:
         return []
@@ -139,9 +140,7 @@ def _params(func) -> list[str]:
 
 
 def _func_name(func) -> str | None:
-    decl = func.field("declarator")
-    while decl is not None and decl.kind() != "function_declarator":
-        decl = decl.field("declarator")
+    decl = _declarator(func)
     name = decl.field("declarator") if decl is not None else None
     return re.sub(r".*::", "", name.text()).strip() if name is not None else None
 

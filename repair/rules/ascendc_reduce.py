@@ -36,7 +36,8 @@ def missing_atomic_accumulate() -> tuple:
     # the whole output or a fixed element of it: a copy indexed by the tile writes each tile its own range
     for op, tail in (("datacopypad", "DataCopyPad($G, $L, $P);"), ("datacopy", "DataCopy($G, $L, $P);"),
                      ("datacopypad-at", "DataCopyPad($G[$O], $L, $P);"), ("datacopy-at", "DataCopy($G[$O], $L, $P);")):
-        out.append(rule(f"partial-{op}", c, tail, tail, where={"G": _NAME, **({"O": MetaConstraint(kind="number")} if "$O" in tail else {})},
+        where = {"G": _NAME, **({"O": MetaConstraint(kind="number")} if "$O" in tail else {})}
+        out.append(rule(f"partial-{op}", c, tail, tail, where=where,
                         derive={"_A": Fact(fact="cpp-partial-to-shared", of="G", args={"local": "L"})},
                         context="kernel",
                         title="the cores' partial sums are copied into one output without an atomic add"))

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ingest.rules.model import Rule, Signature
-from repair.rules import ascendc, ascendc_buffers, ascendc_reduce, ascendc_split, ascendc_sync, bounds, layout, masking, numerics, params
+from repair.rules import (ascendc, ascendc_buffers, ascendc_reduce, ascendc_split, ascendc_sync, bounds, layout,
+                          masking, numerics, params)
 
 # symptom cues: diagnosis labels and locations (repair.engine.diagnose), `nan`, `layout`, `param`
 TAIL = ("tail-localized", "tail-columns", "tail-rows", "last-block")
