@@ -91,9 +91,40 @@ def _cores_from(ctx: FactContext, args: dict) -> list[Option]:
         r = cond.range()
         at = ctx.source.find(bound, r.start.index, r.end.index)
         text = ctx.source[at:at + len(bound)] if at >= 0 else bound
+        if args.get("base") and not _counts_big_blocks(ctx.match, branch, taken, _plain(text), names):
+            return []
         return [Option(text if re.fullmatch(r"[\w.>\-]+", text) and "-" not in text.replace("->", "")
                        else f"({text})")]
     return []
+
+
+_ATOM = r"(?:\w+\(\)|\w+)"
+
+
+def _cofactors(text: str, is_factor) -> set[tuple[str, ...]]:
+    """For each product chain of plain names in the text (`a*b*c`) with a factor is_factor accepts: the other factors."""
+    code = re.sub(r"\b\w+::", "", _plain(_strip_comments(text)))
+    out = set()
+    for m in re.finditer(rf"(?<![\w)*]){_ATOM}(?:\*{_ATOM})+(?![\w(*])", code):
+        factors = m.group(0).split("*")
+        for i, f in enumerate(factors):
+            if is_factor(f):
+                out.add(tuple(sorted(factors[:i] + factors[i + 1:])))
+    return out
+
+
+def _counts_big_blocks(match, branch, taken: bool, bound: str, names: set[str]) -> bool:
+    """Does the match's statement also add the N big blocks' whole shares (N times the share the other branch scales
+    the index by: `big * N` beside `big * idx`), so that the term the match is should count only the blocks past N?
+    A small block that adds one unit per big block before it (`small * idx + unit * N`) is right as it is."""
+    stmt = match
+    while stmt.parent() is not None and stmt.kind() not in ("expression_statement", "declaration"):
+        stmt = stmt.parent()
+    other = branch.field("alternative" if taken else "consequence")
+    if other is None:
+        return False
+    big = _cofactors(stmt.text(), lambda f: f == bound)
+    return bool(big & _cofactors(other.text(), lambda f: is_index(f, names)))
 
 
 def _assigned(code: str, name: str) -> list[tuple[int, str]]:
@@ -126,9 +157,9 @@ def _last_tile_branch(match) -> bool:
 
 @cpp_fact("cpp-unread-tail")
 def _unread_tail(ctx: FactContext, args: dict) -> list[Option]:
-    """The variables the kernel sets (an integer, from a value) and never reads, where the match (`P = FULL;`, `of`
-    the FULL) lies in the last tile's branch and assigns P the value it already holds: that branch should switch P to
-    the tail's length, which the kernel computes and then drops."""
+    """The variables the kernel sets (an integer, from a value) and reads only as P's value in another branch (first)
+    or never, where the match (`P = FULL;`, `of` the FULL) lies in the last tile's branch and assigns P the value it
+    already holds: that branch should switch P to the tail's length, which the kernel computes and then drops."""
     node, target = ctx.node(args.get("of")), ctx.node(str(args.get("target", "P")))
     if node is None or target is None or not _last_tile_branch(ctx.match):
         return []
@@ -137,17 +168,20 @@ def _unread_tail(ctx: FactContext, args: dict) -> list[Option]:
     before = [rhs for at, rhs in _assigned(code, p) if at < ctx.match.range().start.index]
     if not before or _plain(before[-1]) != _plain(node.text()):
         return []
-    out = []
+    taken, dropped = [], []  # read only as P's value in another branch (the other passes' last tiles); never read
     for name in dict.fromkeys(re.findall(r"\b([A-Za-z_]\w*)\s*=(?!=)", code)):
-        if name in (p, _plain(node.text())) or _read(code, name):
+        if name in (p, _plain(node.text())):
+            continue
+        elsewhere = re.sub(rf"{_MEMBER}\b{re.escape(p)}\s*=\s*{_MEMBER}{re.escape(name)}\s*;", ";", code)
+        if _read(elsewhere, name):
             continue
         values = [rhs for _, rhs in _assigned(code, name)]
         declared = re.search(rf"\b{_INT}\s+(?:\w+\s*(?:=[^,;]*)?,\s*)*{re.escape(name)}\b", code)
         if declared and values and not all(re.fullmatch(r"\d+[uUlL]*", v) for v in values):
             # a member the file sets through `this->` is read the same way; a local bare
             member = re.search(rf"\bthis\s*->\s*{re.escape(name)}\s*=(?!=)", code)
-            out.append(Option(("this->" if member else "") + name))
-    return out
+            (taken if elsewhere != code else dropped).append(Option(("this->" if member else "") + name))
+    return taken + dropped
 
 
 def _param_decls(func) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from ingest.rules.model import Fact, MetaConstraint, Rule
 from repair.rules.ascendc import rule
 
 _IDENT = MetaConstraint(kind="identifier")
+_NAME = MetaConstraint(regex=r"^(this\s*->\s*)?[A-Za-z_]\w*$")
 
 
 def tile_count_floored() -> tuple:
@@ -116,10 +117,15 @@ def small_core_offset() -> tuple:
                                 ("minus-index-first", "$O = $O - $K * $E;", "$O = $O - ($K - $N) * $E;")):
         out.append(rule(f"small-core-{tag}", c, pattern, fixed, derive=from_n, context="kernel",
                         title="a block past the first N corrects its offset by its index, not by its index less N"))
+    # the offset written whole: big * N + small * idx, where the small share counts only the blocks past N
+    base = {"N": Fact(fact="cpp-cores-from", of="K", args={"base": True})}
+    for tag, pattern, fixed in (("share", "$S * $K", "$S * ($K - $N)"), ("share-index-first", "$K * $S", "($K - $N) * $S")):
+        out.append(rule(f"small-core-{tag}", c, pattern, fixed, derive=base, context="kernel",
+                        # a share (`small`, `small * 2`), not a difference: `(big - small) * idx` is the other form
+                        where={"S": MetaConstraint(not_regex=r"\+|-[^>]|-$|[?:=]")},
+                        title="past the first N blocks' shares, a block's own share is scaled by its index, not by "
+                              "its index less N"))
     return tuple(out)
-
-
-_NAME = MetaConstraint(regex=r"^(this\s*->\s*)?[A-Za-z_]\w*$")
 
 
 def tail_length_dropped() -> tuple:

@@ -163,6 +163,19 @@ def test_a_small_block_counts_its_index_from_the_big_blocks_only_in_their_branch
     assert _split_fixes("missing-block-offset", lower) == [] and _split_fixes("missing-block-offset", other) == []
 
 
+def test_a_small_block_offset_written_whole_counts_from_n_only_after_whole_big_shares():
+    """`big * N + small * idx` past the big blocks counts the small share from N (the big share is the one the other
+    branch scales the index by); `small * idx + unit * N`, one unit more per big block before it, is right as it is."""
+    def whole(upper: str) -> str:
+        return _split_kernel("        uint32_t off = 0;\n        if (GetBlockIdx() < nBig) {\n"
+                             "            off = big * GetBlockIdx();\n        } else {\n"
+                             f"            off = {upper};\n        }}")
+    bad = whole("nBig * big + small * GetBlockIdx()")
+    assert _split_fixes("missing-block-offset", bad) == [whole("nBig * big + small * (GetBlockIdx() - nBig)")]
+    assert _split_fixes("missing-block-offset", whole("small * GetBlockIdx() + unit * nBig")) == []
+    assert _split_fixes("missing-block-offset", whole("nBig * big + small * (GetBlockIdx() - nBig)")) == []
+
+
 def _tiles(assign: str, extra: str = "") -> str:
     return _split_kernel("        uint32_t off = 0;\n        this->tail = small;\n        this->len = big;\n"
                          "        for (uint32_t i = 0; i < nBig; i++) {\n"

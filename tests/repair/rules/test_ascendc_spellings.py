@@ -173,6 +173,15 @@ CASES = {
                           "        if (AscendC::GetBlockIdx() >= this->bigN) {\n"
                           "            off -= (AscendC::GetBlockIdx() - this->bigN) * (this->big - this->small);\n"
                           "        }\n        aGm.SetGlobalBuffer((__gm__ half *)a + off, this->n);")),
+        # the offset written whole, big * N + small * idx (AscendC::, a namespace's call inside SetGlobalBuffer)
+        (_kernel(MEMBERS, "        if (AscendC::GetBlockIdx() < nBig) {\n"
+                          "            aGm.SetGlobalBuffer((__gm__ half *)a + big * 2 * AscendC::GetBlockIdx(), big);\n"
+                          "        } else {\n            aGm.SetGlobalBuffer((__gm__ half *)a + nBig * big * 2 + "
+                          "small * 2 * AscendC::GetBlockIdx(), small);\n        }"),
+         _kernel(MEMBERS, "        if (AscendC::GetBlockIdx() < nBig) {\n"
+                          "            aGm.SetGlobalBuffer((__gm__ half *)a + big * 2 * AscendC::GetBlockIdx(), big);\n"
+                          "        } else {\n            aGm.SetGlobalBuffer((__gm__ half *)a + nBig * big * 2 + "
+                          "small * 2 * (AscendC::GetBlockIdx() - nBig), small);\n        }")),
         # a core index held in a variable, `N <= core`, `off = off - ...`
         (_kernel(MEMBERS, "        int32_t me = GetBlockIdx();\n        int32_t off = big * me;\n"
                           "        if (nBig <= me) {\n            this->n = small;\n"
