@@ -139,13 +139,25 @@ def _run(todo, pats, attempts: int, jobs: int, heldout_ops: set[str], show) -> l
     return rows
 
 
+def _count(group: list[dict], what: str) -> int:
+    """How many runs ended unrepaired in one way: no rule applied (no evaluation), rules tried, already passing."""
+    rest = [r for r in group if r["status"] != "repaired"]
+    if what == "passing":
+        return sum(r["status"] == "already-passing" for r in rest)
+    rest = [r for r in rest if r["status"] != "already-passing"]
+    return sum((r["evals"] == 0) == (what == "none") for r in rest)
+
+
 def summary(label: str, group: list[dict]) -> str:
-    """Aggregates only: repaired of near-misses, evaluations, per accepted repair, qualifiers dropped, time."""
+    """Aggregates only: repaired of near-misses, evaluations, per accepted repair, qualifiers dropped, how the rest
+    ended, time."""
     ok = [r for r in group if r["status"] == "repaired"]
     spent = sum(r["evals"] for r in group)
     per = f"{sum(r['evals'] for r in ok) / len(ok):.2f}" if ok else "-"
     return (f"{label}: {len(ok)} repaired of {len(group)} near-misses; {spent} evaluations spent; "
             f"{per} per accepted repair; {sum(r['dropped'] for r in ok)} accepted diffs drop a qualifier; "
+            f"not repaired: {_count(group, 'none')} with no proposal (no rule applied), "
+            f"{_count(group, 'tried')} after rules were tried, {_count(group, 'passing')} passing before any change; "
             f"wall {sum(r['wall_s'] for r in group):.0f}s cpu {sum(r['cpu_s'] for r in group):.0f}s (this process)")
 
 

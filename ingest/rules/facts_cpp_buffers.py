@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ingest.rules.cpp_functions import functions
 from ingest.rules.facts import FactContext, Option
 from ingest.rules.facts_cpp import _named, _statement, _strip_comments, cpp_fact, last_later_use
 
@@ -200,40 +201,25 @@ def _share_length(ctx: FactContext, args: dict) -> list[Option]:
             if n != stride and n != decl.text().strip()]
 
 
-def _block(code: str, open_at: int) -> str:
-    """The text of the braced block whose `{` is at open_at."""
-    depth = 0
-    for i in range(open_at, len(code)):
-        depth += {"{": 1, "}": -1}.get(code[i], 0)
-        if depth == 0:
-            return code[open_at + 1:i]
-    return code[open_at + 1:]
-
-
 @cpp_fact("cpp-accumulated-by-call")
 def _accumulated_by_call(ctx: FactContext, args: dict) -> list[Option]:
     """Filter: the tensor `of` names is passed to a function of the file whose parameter in that place is summed
-    into itself (`Add(p, p, t, n)`): a running sum kept across calls."""
+    into itself (`Add(p, p, t, n)`): a running sum kept across calls. A function that also fills that parameter
+    (`Duplicate(p, ...)`) does not count: the sum is filled, in the wrong place (accumulator-reset-per-tile's
+    bug, not a missing fill)."""
     _, name = _named(ctx, args)
     if name is None:
         return []
-    code = _strip_comments(ctx.source)
+    code, funcs = _strip_comments(ctx.source), functions(ctx.root, ctx.source)
     for call in re.finditer(rf"(?<![\w.>:])([A-Za-z_]\w*)\s*\(([^;()]*\b{re.escape(name)}\b[^;()]*)\)\s*;", code):
-        position = [a.strip() for a in call.group(2).split(",")].index(name) \
-            if name in [a.strip() for a in call.group(2).split(",")] else None
-        if position is None:
+        given = [a.strip() for a in call.group(2).split(",")]
+        params, body, _ = funcs.get(call.group(1), ([], None, 0))
+        if name not in given or given.index(name) >= len(params) or not params[given.index(name)]:
             continue
-        for d in re.finditer(rf"\b{re.escape(call.group(1))}\s*\(([^;{{}}()]*)\)\s*\{{", code):
-            params = [p.strip() for p in d.group(1).split(",")]
-            if position >= len(params):
-                continue
-            pname = re.findall(r"[A-Za-z_]\w*", params[position])
-            if not pname:
-                continue
-            p = re.escape(pname[-1])
-            body = _block(code, d.end() - 1)
-            if re.search(rf"(?:\w+::)?\bAdd\s*\(\s*{p}\s*,\s*{p}\s*,", body):
-                return [Option()]
+        p, text = re.escape(params[given.index(name)]), _strip_comments(body.text())
+        if re.search(rf"(?:\w+::)?\bAdd\s*\(\s*{p}\s*,\s*{p}\s*,", text) and \
+                not re.search(rf"\bDuplicate\s*(?:<[^<>;]*>)?\s*\(\s*{p}\s*,", text):
+            return [Option()]
     return []
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ingest.rules.cpp_functions import functions, param_names
 from ingest.rules.cpp_view import spelling
 from ingest.rules.facts import FactContext, Option
 from ingest.rules.facts_cpp import _line_span, _named, _statement, _strip_comments, core_index_names, cpp_fact
@@ -69,17 +70,9 @@ def _accumulates(text: str, name: str, helpers: dict[str, str]) -> bool:
     return False
 
 
-def _helpers(code: str) -> dict[str, str]:
-    """The file's functions by name: their bodies' text (the last definition of a name)."""
-    out = {}
-    for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(([^;{}()]*(?:\([^()]*\)[^;{}()]*)*)\)\s*(?:const\s*)?\{", code):
-        depth, i = 0, m.end() - 1
-        for i in range(m.end() - 1, len(code)):
-            depth += {"{": 1, "}": -1}.get(code[i], 0)
-            if depth == 0:
-                break
-        out[m.group(1)] = code[m.end():i]
-    return out
+def _helpers(ctx: FactContext) -> dict[str, str]:
+    """The file's functions by name: their bodies' text, comments blanked."""
+    return {name: _strip_comments(body.text()) for name, (_, body, _) in functions(ctx.root, ctx.source).items()}
 
 
 def _statements(node):
@@ -133,10 +126,7 @@ def _declarator(func):
 
 def _params(func) -> list[str]:
     decl = _declarator(func)
-    plist = decl.field("parameters") if decl is not None else None
-    if plist is None:
-        return []
-    return [(re.findall(r"[A-Za-z_]\w*", p.text()) or [""])[-1] for p in plist.children() if p.is_named()]
+    return param_names(decl) if decl is not None else []
 
 
 def _func_name(func) -> str | None:
@@ -155,8 +145,8 @@ def _reset_hoisted(ctx: FactContext, args: dict) -> list[Option]:
     stmt = _statement(ctx.match)
     if name is None or stmt is None or stmt.kind() != "expression_statement":
         return []
-    src, code = ctx.source, _strip_comments(ctx.source)
-    helpers = _helpers(code)
+    src = ctx.source
+    helpers = _helpers(ctx)
     func = _function(stmt)
     if func is None:
         return []

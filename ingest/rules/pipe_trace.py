@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ingest.rules.cpp_functions import functions
+
 PIPES = ("MTE2", "V", "S", "MTE3")
 QUEUE_ORDERS = (("MTE2", "V"), ("V", "MTE3"), ("MTE2", "MTE3"))  # what an EnQue/DeQue hand-over orders
 _COPIES = {"DataCopy", "DataCopyPad"}
@@ -136,33 +138,9 @@ class _Tracer:
     def __init__(self, root, code: str):
         self.code = code
         self.origins = _origins(code)
-        self.functions = {}  # name -> (parameter names, body node, offset of the body's text in the file)
-        self.shift = 0  # the offset of the function traced now (a body parsed on its own: below)
-        for fn in root.find_all(kind="function_definition"):
-            decl = fn.field("declarator")
-            while decl is not None and decl.kind() != "function_declarator":
-                decl = decl.field("declarator")
-            if decl is None or fn.field("body") is None:
-                continue
-            name = decl.field("declarator")
-            if name is not None:
-                self.functions.setdefault(name.text().split("::")[-1].strip(), (_params(decl), fn.field("body"), 0))
-        # tree-sitter's recovery from a construct it does not know (a macro, an attribute) can leave the functions
-        # after it as declarators in an ERROR node: each such body is parsed on its own, its offsets kept
-        for decl in root.find_all(kind="function_declarator"):
-            name = decl.field("declarator")
-            if name is None or decl.parent() is None or decl.parent().kind() == "function_definition":
-                continue
-            key = name.text().split("::")[-1].strip()
-            body = _body_after(code, decl.range().end.index)
-            if key in self.functions or body is None:
-                continue
-            from ast_grep_py import SgRoot
-
-            prefix = "void f__()\n"
-            sub = SgRoot(prefix + code[body[0]:body[1]], "cpp").root().find(kind="compound_statement")
-            if sub is not None:
-                self.functions[key] = (_params(decl), sub, body[0] - len(prefix))
+        # name -> (parameter names, body node, offset of the body's text in the file: cpp_functions.functions)
+        self.functions = functions(root, code)
+        self.shift = 0  # the offset of the function traced now (a body parsed on its own)
 
     def key(self, expr, env: dict) -> str | None:
         """The buffer a UB tensor expression names (None: not a local tensor)."""
@@ -262,35 +240,6 @@ class _Tracer:
     def _span(self, node) -> tuple[int, int]:
         r = node.range()
         return r.start.index + self.shift, r.end.index + self.shift
-
-
-def _params(decl) -> list[str]:
-    ps = decl.field("parameters")
-    return [_base_param(p) for p in (ps.children() if ps is not None else []) if p.kind() == "parameter_declaration"]
-
-
-def _body_after(code: str, at: int) -> tuple[int, int] | None:
-    """The balanced `{...}` that opens after `at` (past a const/override/initialiser list), or None."""
-    start = code.find("{", at)
-    if start < 0 or ";" in code[at:start]:
-        return None
-    depth = 0
-    for i in range(start, len(code)):
-        if code[i] == "{":
-            depth += 1
-        elif code[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return start, i + 1
-    return None
-
-
-def _base_param(p) -> str:
-    d = p.field("declarator")
-    while d is not None and d.kind() not in ("identifier",):
-        d = d.field("declarator") if d.field("declarator") is not None else next(
-            (c for c in d.children() if c.kind() == "identifier"), None)
-    return d.text() if d is not None else ""
 
 
 def _span(node) -> tuple[int, int]:

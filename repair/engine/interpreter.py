@@ -170,8 +170,8 @@ def libdevice_on_interpreter() -> bool:
 # -- constructs the interpreter gets wrong, made faithful ----------------------------------------------------
 
 def faithful_interpreter() -> list[str]:
-    """Three things Triton 3.x's interpreter does differently from a GPU, done as the GPU does them; returns the
-    names of the fixes applied (empty when this triton lacks the pieces, nothing changed):
+    """What Triton 3.x's interpreter does differently from a GPU, done as the GPU does it; returns the names of the
+    fixes applied (empty when this triton lacks the pieces, nothing changed):
 
     - `bf16-dot`: `tl.dot` of bfloat16 operands multiplies the raw 16-bit patterns (results ~1e12); here the
       operands are widened to fp32 first, as the tensor cores accumulate them.
@@ -181,6 +181,10 @@ def faithful_interpreter() -> list[str]:
       on a GPU it is an fp32 scalar, and here it becomes one.
     - `bf16-cast`: `x.to(tl.bfloat16)` of fp32 truncates the mantissa (errors up to 2**-8 relative); a GPU rounds to
       nearest even, and so does this.
+    - `oob-store`: a store (or atomic) past the end of the tensor its pointer points into writes into whatever host
+      memory lies there: another tensor, often an input (then reported as an input the forward modified, which it
+      did only by chance of allocation order), or the interpreter's own heap. On a GPU the same store faults or
+      overwrites another buffer. Here it raises before anything is written, every time: see `_check_store`.
     """
     try:
         import numpy as np
@@ -209,7 +213,9 @@ def faithful_interpreter() -> list[str]:
                 return load(self, ptrs, _bool_mask(mask, np, handle), *args, **kwargs)
 
             def create_masked_store(self, ptrs, value, mask, *args, **kwargs):
-                return store(self, ptrs, value, _bool_mask(mask, np, handle), *args, **kwargs)
+                mask = _bool_mask(mask, np, handle)
+                _check_store(ptrs, mask, np)
+                return store(self, ptrs, value, mask, *args, **kwargs)
 
             create_masked_load._repair = create_masked_store._repair = True
             builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
@@ -236,7 +242,70 @@ def faithful_interpreter() -> list[str]:
             _implicit_cvt._repair = True
             interpreter._implicit_cvt = _implicit_cvt
         done.append("float-arg")
+    executor, rmw = getattr(interpreter, "GridExecutor", None), getattr(builder, "create_atomic_rmw", None)
+    if store is not None and executor is not None and getattr(interpreter, "_implicit_cvt", None) is not None:
+        if not getattr(executor.__call__, "_repair", False):
+            launch, cvt_now = executor.__call__, interpreter._implicit_cvt
+
+            def __call__(self, *args, **kwargs):
+                _SPANS.clear()  # the storages of this launch's tensor arguments, collected as they are converted
+                try:
+                    return launch(self, *args, **kwargs)
+                finally:
+                    _SPANS.clear()
+
+            def _implicit_cvt_spans(arg):
+                if hasattr(arg, "untyped_storage") and hasattr(arg, "data_ptr"):
+                    storage = arg.untyped_storage()
+                    if storage.nbytes():
+                        _SPANS.append((storage.data_ptr(), storage.data_ptr() + storage.nbytes()))
+                return cvt_now(arg)
+
+            __call__._repair = _implicit_cvt_spans._repair = True
+            executor.__call__, interpreter._implicit_cvt = __call__, _implicit_cvt_spans
+            if rmw is not None:
+                def create_atomic_rmw(self, op, ptr, val, mask, *args, **kwargs):
+                    _check_store(ptr, mask, np)
+                    return rmw(self, op, ptr, val, mask, *args, **kwargs)
+
+                create_atomic_rmw._repair = True
+                builder.create_atomic_rmw = create_atomic_rmw
+        done.append("oob-store")
     return done
+
+
+_SPANS: list[tuple[int, int]] = []  # [start, end) of each tensor argument's storage in the running launch
+
+
+def _check_store(ptrs, mask, np) -> None:
+    """Raise where one store's addresses leave the storage its first address lies in: some in that tensor argument's
+    storage and some outside it, or some in an argument's storage while the first is in none. A store wholly outside
+    every argument (through pointers the kernel loaded from a table of addresses) is left alone: its tensors are not
+    arguments of the launch, and nothing here knows their bounds."""
+    if not _SPANS or ptrs is None:
+        return
+    addr = np.asarray(ptrs.data)
+    if addr.dtype.kind not in "ui":
+        return
+    if mask is not None:
+        active = np.broadcast_to(np.asarray(mask.data, dtype=bool), addr.shape)
+        addr = addr[active]
+    addr = addr.reshape(-1).astype(np.uint64)
+    if not addr.size:
+        return
+    width = max(1, ptrs.get_element_ty().primitive_bitwidth // 8)
+    first = int(addr[0])
+    home = next(((lo, hi) for lo, hi in _SPANS if lo <= first < hi), None)
+    if home is not None:
+        lo, hi = home
+        outside = int(((addr < lo) | (addr + np.uint64(width) > hi)).sum())
+    else:
+        inside = int(sum(((addr >= lo) & (addr < hi)).sum() for lo, hi in _SPANS))
+        outside = int(addr.size) - inside if inside else 0
+    if outside:
+        raise IndexError(f"out-of-bounds store at {kernel_line()}: {outside} of the {addr.size} elements it writes "
+                         "lie outside the tensor its pointer points into (on a GPU this faults or overwrites another "
+                         "buffer; mask the store)")
 
 
 def _bf16_rne(x, np):

@@ -317,7 +317,7 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              ("queue",) + WRONG + SCALED + NAN,
              explains=(QUEUE_FAULT,)),
     # before reduction-init: a reset the file writes in the wrong place is a closer explanation than a fill it lacks
-    # (reduction-init's missing-fill rule also fires when the only fill sits in the helper the loop calls)
+    # (reduction-init's missing-fill rule leaves a sum a helper fills alone: cpp-accumulated-by-call)
     _ascendc("accumulator-reset-per-tile", "A running sum is reset inside the tile loop",
              "The accumulator a core adds its tiles into (a TBuf tensor filled with 0 by Duplicate, or a scalar set "
              "to 0) is reset inside the tile loop, or in the helper each tile calls, while only the code after the "

@@ -88,6 +88,38 @@ class ModelNew(nn.Module):
         return out
 '''
 
+UNMASKED_STORE = HEAD + '''
+
+@triton.jit
+def double(a_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(a_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(o_ptr + offs, x * 2.0)  # no mask: BLOCK is past the end of the output
+
+
+class ModelNew(nn.Module):
+    def forward(self, a, b):
+        out = torch.empty_like(a)
+        double[(1,)](a, out, a.numel(), BLOCK=1024)
+        return out
+'''
+
+TABLE_STORE = HEAD + '''
+
+@triton.jit
+def double(a_ptr, table_ptr, n, BLOCK: tl.constexpr):
+    o_ptr = tl.load(table_ptr).to(tl.pointer_type(tl.float32))  # the output's address, read from a table
+    offs = tl.arange(0, BLOCK)
+    tl.store(o_ptr + offs, tl.load(a_ptr + offs, mask=offs < n, other=0.0) * 2.0, mask=offs < n)
+
+
+class ModelNew(nn.Module):
+    def forward(self, a, b):
+        out = torch.empty_like(a)
+        double[(1,)](a, torch.tensor([out.data_ptr()], dtype=torch.int64), a.numel(), BLOCK=1024)
+        return out
+'''
+
 
 def _eval(tmp_path, reference, candidate, *args):
     (tmp_path / "problem.py").write_text(PROBLEM % reference)
@@ -126,3 +158,23 @@ def test_a_candidate_that_cannot_be_imported_is_a_load_error_with_its_line(tmp_p
     assert r.exit_code == 2 and "cannot be imported: ModuleNotFoundError" in r.output
     r = CliRunner().invoke(cli, ["check", str(tmp_path / "problem.py"), str(tmp_path / "cand.py")])
     assert r.exit_code == 0  # what only importing finds, `repair check` (which runs nothing) cannot
+
+
+def test_a_store_past_its_tensor_fails_the_case_every_time_and_writes_nothing(tmp_path):
+    """On the interpreter an unmasked store past the output lands in whatever host memory follows it: another
+    tensor, by chance of allocation order the input (then an input-mutated finding), or the heap. Here it is refused
+    before it writes, so the case fails the same way on every run, and the input is left as it was."""
+    line = next(i for i, text in enumerate(UNMASKED_STORE.splitlines(), 1) if "# no mask" in text)
+    for _ in range(2):
+        r, res = _eval(tmp_path, "a * 2.0", UNMASKED_STORE)
+        case = res["cases"][0]
+        assert case["status"] == "error" and not res["passed"], case
+        assert f"out-of-bounds store at {tmp_path / 'cand.py'}:{line}: 768 of the 1024 elements" in case["message"]
+        assert res["integrity"]["findings"] == []
+    masked = UNMASKED_STORE.replace("x * 2.0)  # no mask", "x * 2.0, mask=offs < n)  # masked")
+    r, res = _eval(tmp_path, "a * 2.0", masked)
+    assert r.exit_code == 0 and res["passed"], [c.get("message") for c in res["cases"]]
+    # A store through an address read from a table writes a tensor no argument of the launch holds: nothing here
+    # knows its bounds, so it runs (the integrity gate still says the output never went to a launch).
+    r, res = _eval(tmp_path, "a * 2.0", TABLE_STORE)
+    assert [c["status"] for c in res["cases"]] == ["pass"], res["cases"]

@@ -80,6 +80,15 @@ def test_no_ascendc_rule_touches_a_correct_suite_kernel(op_dir, name, info):
     assert changed == []
 
 
+def test_a_sum_filled_in_the_wrong_place_is_not_called_a_missing_fill():
+    """The reset moved into the helper the tile loop calls: the sum is filled (each call), so reduction-init's missing
+    fill does not explain it; only accumulator-reset-per-tile's rules apply."""
+    cand = load_candidate(DEV / "sum_all" / "nearmiss_reset_in_helper.py")
+    fired = {p.bug_class for s in cand.sources if s.role == "kernel" for p in ASCENDC_STARTER for r in p.rules
+             for a in apply_rule(r, s.text) if not equivalent(a.patched_source, s.text, "cpp")}
+    assert "accumulator-reset-per-tile" in fired and "reduction-init" not in fired, fired
+
+
 def test_rewrites_of_correct_kernels_still_pass_on_ascendc_cpu(tmp_path):
     """No rule turns a passing kernel into a failing one: every rewrite any AscendC rule makes of any correct kernel
     (every format of the suite, and the development set) passes every case of the full tier."""
