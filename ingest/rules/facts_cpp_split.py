@@ -191,7 +191,7 @@ def _param_decls(func) -> list[tuple[str, str]]:
     if plist is None:
         return []
     out = []
-    for p, name in zip([p for p in plist.children() if p.is_named()], _params(func)):
+    for p, name in zip([p for p in plist.children() if p.kind() == "parameter_declaration"], _params(func)):
         out.append((p.text()[:p.text().rfind(name)].strip() if name else p.text(), name))
     return out
 
