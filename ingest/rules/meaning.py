@@ -9,8 +9,8 @@ import re
 from itertools import product
 
 from ingest.rules.errors import BadRule
-from ingest.rules import (facts_cpp, facts_cpp_buffers, facts_cpp_flow, facts_cpp_reduce, facts_cpp_sync, facts_mask,
-                          facts_program)
+from ingest.rules import (facts_cpp, facts_cpp_buffers, facts_cpp_flow, facts_cpp_reduce, facts_cpp_split,
+                          facts_cpp_sync, facts_mask, facts_program)
 from ingest.rules.facts import FACTS, FactContext, Option
 from ingest.rules.holds import flow_holds
 from ingest.rules.model import Rule

@@ -13,6 +13,7 @@ from ingest.rules.model import Fact, MetaConstraint, Rule
 from repair.rules.ascendc import rule
 
 _IDENT = MetaConstraint(kind="identifier")
+_NAME = MetaConstraint(regex=r"^(this\s*->\s*)?[A-Za-z_]\w*$")
 
 
 def tile_count_floored() -> tuple:
@@ -102,3 +103,50 @@ def attribute_misread() -> tuple:
              derive={"_S": Fact(fact="cpp-set-from-float", of="F")},
              title="a float attribute is carried by an integer tiling field, so its fraction is lost"),
     )
+
+
+def small_core_offset() -> tuple:
+    """Past the first N (big) blocks, a block's offset takes off (big - small) for each small block before it: scaled by
+    the bare core index instead of idx - N, every small block's share moves back over its neighbours'."""
+    c = "missing-block-offset"
+    from_n = {"N": Fact(fact="cpp-cores-from", of="K")}
+    out = []
+    for tag, pattern, fixed in (("sub", "$O -= $E * $K;", "$O -= $E * ($K - $N);"),
+                                ("sub-index-first", "$O -= $K * $E;", "$O -= ($K - $N) * $E;"),
+                                ("minus", "$O = $O - $E * $K;", "$O = $O - $E * ($K - $N);"),
+                                ("minus-index-first", "$O = $O - $K * $E;", "$O = $O - ($K - $N) * $E;")):
+        out.append(rule(f"small-core-{tag}", c, pattern, fixed, derive=from_n, context="kernel",
+                        title="a block past the first N corrects its offset by its index, not by its index less N"))
+    # the offset written whole: big * N + small * idx, where the small share counts only the blocks past N
+    base = {"N": Fact(fact="cpp-cores-from", of="K", args={"base": True})}
+    for tag, pattern, fixed in (("share", "$S * $K", "$S * ($K - $N)"), ("share-index-first", "$K * $S", "($K - $N) * $S")):
+        out.append(rule(f"small-core-{tag}", c, pattern, fixed, derive=base, context="kernel",
+                        # a share (`small`, `small * 2`), not a difference: `(big - small) * idx` is the other form
+                        where={"S": MetaConstraint(not_regex=r"\+|-[^>]|-$|[?:=]")},
+                        title="past the first N blocks' shares, a block's own share is scaled by its index, not by "
+                              "its index less N"))
+    return tuple(out)
+
+
+def tail_length_dropped() -> tuple:
+    """The branch for the last tile sets the length to the full tile's (what it already holds), while the tail's
+    length the kernel computed is never read: the last tile copies a whole tile, past the share's end."""
+    c = "tail-tile-dropped"
+    return (
+        rule("last-tile-full-length", c, "$P = $FULL;", "$P = $T;", where={"P": _NAME, "FULL": _NAME},
+             derive={"T": Fact(fact="cpp-unread-tail", of="FULL", args={"target": "P"})}, context="kernel",
+             title="the last tile's branch keeps the full tile's length; the tail's length is computed and unused"),
+    )
+
+
+def last_core_remainder() -> tuple:
+    """Each block's length is the share its offset strides by, and the remainder the host hands the kernel for the
+    last block (`total - cores * share`) is never read: the last elements are never processed."""
+    c = "tail-tile-dropped"
+    ext = "$S + (GetBlockIdx() == GetBlockNum() - 1 ? $R : 0)"
+    derive = {"R": Fact(fact="cpp-unread-remainder", of="S")}
+    return tuple(rule(f"last-core-remainder-{tag}", c, pattern, fixed, where={"S": _NAME, "L": _NAME}, derive=derive,
+                      context="kernel",
+                      title="the last block's length drops the remainder the host computed for it")
+                 for tag, pattern, fixed in (("assign", "$L = $S;", f"$L = {ext};"),
+                                             ("decl", "$TY $L = $S;", f"$TY $L = {ext};")))

@@ -259,14 +259,22 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
     _ascendc("tail-tile-dropped", "The remainder tile is skipped on some core",
              "The tail tile (length % tile elements) is processed under a condition on the core index (only on "
              "cores before the last), or each core's share is the length divided by the blocks launched rounded "
-             "down, so the last elements of the output are never written.",
+             "down, so the last elements of the output are never written. Two forms of the big/small-core split "
+             "(NPUKernelBench's answers, CANN's samples): the branch for a block's last tile keeps the full tile's "
+             "length while the tail's length the kernel computed is never read, so the last tile is copied whole, "
+             "past the block's share and at the last block past the tensor's end; or each block's length is the "
+             "share its offset strides by and the remainder the host computed for the last block (total - cores * "
+             "share) is never read.",
              "Process the tail tile on every core whose share has one (guard it by the remainder alone); round each "
-             "core's share up and let the last core take what is left.",
-             ascendc.tail_tile_dropped(),
+             "core's share up and let the last core take what is left: in the last tile's branch take the tail's "
+             "length; give the last block share + remainder.",
+             ascendc.tail_tile_dropped() + ascendc_split.tail_length_dropped() + ascendc_split.last_core_remainder(),
              [f"{ASC}/add/nearmiss_tail.py", f"{ASC}/add/npukb/nearmiss_tail", f"{DEV_ASC}/axpb/nearmiss_tail.py",
-              f"{DEV_ASC}/axpb/nearmiss_floor_share.py"],
+              f"{DEV_ASC}/axpb/nearmiss_floor_share.py", f"{DEV_ASC}/big_small/nearmiss_last_full.py",
+              f"{DEV_ASC}/rest_last/nearmiss_rest_dropped.py"],
              ASC_TAIL_LOST,
-             explains=(LOST,)),
+             # a last tile copied whole (or a last block's share cut short to zero tiles) reaches past a GM tensor
+             explains=(LOST, GM_FAULT)),
     _ascendc("tile-loop-bound", "The tile loop stops early",
              "The loop over a core's tiles is capped at a constant (only the first tile runs), or counts the tiles "
              "before the double-buffer split (tileNum where tileNum * BUFFER_NUM tiles were cut), so the rest of "
@@ -329,10 +337,15 @@ ASCENDC_STARTER: tuple[StarterPattern, ...] = (
              explains=(MISMATCH,)),
     _ascendc("missing-block-offset", "A global buffer misses the core's offset",
              "One GlobalTensor is set on the tensor's start while the others add the core's offset "
-             "(blockLength * GetBlockIdx()), so every core reads or writes the first core's share.",
-             "Add the same per-core offset to every per-core buffer's address.",
-             ascendc.missing_block_offset() + ascendc_split.core_offset_unused() + ascendc_buffers.core_offset_stride(),
-             [f"{DEV_ASC}/axpb/nearmiss_offset.py"],
+             "(blockLength * GetBlockIdx()), so every core reads or writes the first core's share. In a big/small-core "
+             "split (the first N blocks take one unit more), a block past them starts big * idx - (big - small) * "
+             "(idx - N) in; scaled by the bare index, the correction moves each small block's share back over its "
+             "neighbour's (a GM race between blocks) and leaves the end unwritten.",
+             "Add the same per-core offset to every per-core buffer's address; past the big blocks, scale the "
+             "correction by the index less their count N (the bound of the branch's condition).",
+             ascendc.missing_block_offset() + ascendc_split.core_offset_unused() + ascendc_buffers.core_offset_stride()
+             + ascendc_split.small_core_offset(),
+             [f"{DEV_ASC}/axpb/nearmiss_offset.py", f"{DEV_ASC}/big_small/nearmiss_small_offset.py"],
              WRONG + NAN + SCALED + ("gm-bounds", "gm-race"),
              # a wrong offset also moves a core's share past the tensor's end (the last core's, shifted by one share)
              explains=(MISMATCH, GM_RACE, GM_FAULT)),

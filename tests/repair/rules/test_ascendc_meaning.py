@@ -131,3 +131,102 @@ def test_two_forms_of_one_fix_are_tried_together_where_the_cases_confirm_them():
     assert len(ranked) == 3 and ranked[-1] is both[0]
     assert both[0].application.patched_source.count("DataCopyPad(") == 2
     assert not any(c.application.location.startswith("rules:") for c in candidates(src, pats, "ascendc"))
+
+
+# the big/small-core split: the forms of missing-block-offset and tail-tile-dropped that key on it
+SPLIT_FORMS = ("small-core-", "last-tile-full-length", "last-core-remainder-")
+
+
+def _split_fixes(bug_class: str, src: str) -> list[str]:
+    return [a.patched_source for r in BY_CLASS[bug_class].rules if any(f in r.id for f in SPLIT_FORMS)
+            for a in apply_rule(r, src)]
+
+
+def _split_kernel(init: str, members: str = "    uint32_t n = 0;") -> str:
+    return ('#include "kernel_operator.h"\nusing namespace AscendC;\n\nclass KernelX {\npublic:\n'
+            "    __aicore__ inline void Init(GM_ADDR a, uint32_t big, uint32_t small, uint32_t nBig)\n    {\n"
+            f"{init}\n        aGm.SetGlobalBuffer((__gm__ float *)a + off, this->n);\n    }}\n\nprivate:\n"
+            f"    GlobalTensor<float> aGm;\n{members}\n}};\n")
+
+
+def test_a_small_block_counts_its_index_from_the_big_blocks_only_in_their_branch():
+    """The correction (big - small) * idx is scaled by idx - N in the branch only blocks from N on take, N read from
+    that branch's condition; the same statement in the first N blocks' branch, or under a test of something other
+    than the core's index, is left alone."""
+    bad = _split_kernel("        uint32_t off = big * GetBlockIdx();\n        if (GetBlockIdx() < nBig) {\n"
+                        "            this->n = big;\n        } else {\n            this->n = small;\n"
+                        "            off -= (big - small) * GetBlockIdx();\n        }")
+    assert _split_fixes("missing-block-offset", bad) == [bad.replace("* GetBlockIdx();\n        }",
+                                                                     "* (GetBlockIdx() - nBig);\n        }")]
+    lower = bad.replace("GetBlockIdx() < nBig", "GetBlockIdx() >= nBig")
+    other = bad.replace("GetBlockIdx() < nBig", "small < nBig")
+    assert _split_fixes("missing-block-offset", lower) == [] and _split_fixes("missing-block-offset", other) == []
+
+
+def test_a_small_block_offset_written_whole_counts_from_n_only_after_whole_big_shares():
+    """`big * N + small * idx` past the big blocks counts the small share from N (the big share is the one the other
+    branch scales the index by); `small * idx + unit * N`, one unit more per big block before it, is right as it is."""
+    def whole(upper: str) -> str:
+        return _split_kernel("        uint32_t off = 0;\n        if (GetBlockIdx() < nBig) {\n"
+                             "            off = big * GetBlockIdx();\n        } else {\n"
+                             f"            off = {upper};\n        }}")
+    bad = whole("nBig * big + small * GetBlockIdx()")
+    assert _split_fixes("missing-block-offset", bad) == [whole("nBig * big + small * (GetBlockIdx() - nBig)")]
+    assert _split_fixes("missing-block-offset", whole("small * GetBlockIdx() + unit * nBig")) == []
+    assert _split_fixes("missing-block-offset", whole("nBig * big + small * (GetBlockIdx() - nBig)")) == []
+
+
+def _tiles(assign: str, extra: str = "") -> str:
+    return _split_kernel("        uint32_t off = 0;\n        this->tail = small;\n        this->len = big;\n"
+                         "        for (uint32_t i = 0; i < nBig; i++) {\n"
+                         f"            if ({assign}) {{\n                this->len = big;\n            }}\n"
+                         f"            Step(i);\n        }}{extra}",
+                         "    uint32_t n = 0, tail = 0, len = 0;")
+
+
+def test_the_last_tile_takes_the_tail_length_only_where_the_kernel_drops_it():
+    """`len = full` in the last tile's branch (which holds full already) becomes the tail's length the kernel set and
+    never reads; not where the tail is read elsewhere, nor in a branch that is not the last tile's."""
+    bad = _tiles("i == nBig - 1")
+    assert _split_fixes("tail-tile-dropped", bad) == [bad.replace("    this->len = big;\n            }",
+                                                                  "    this->len = this->tail;\n            }")]
+    assert _split_fixes("tail-tile-dropped", _tiles("i + 1 == nBig")) != []
+    assert _split_fixes("tail-tile-dropped", _tiles("i == 0")) == []
+    assert _split_fixes("tail-tile-dropped", _tiles("i == nBig - 1", "\n        Step(this->tail);")) == []
+
+
+def _rest(set_rest: str, length: str = "each") -> str:
+    kernel = ('#include "kernel_operator.h"\nusing namespace AscendC;\n\nclass KernelX {\npublic:\n'
+              "    __aicore__ inline void Init(GM_ADDR a, uint32_t each, uint32_t rest)\n    {\n"
+              f"        this->n = {length};\n        aGm.SetGlobalBuffer((__gm__ float *)a + each * GetBlockIdx(), "
+              "this->n);\n    }\n\nprivate:\n    GlobalTensor<float> aGm;\n    uint32_t n = 0;\n};\n")
+    host = ("static ge::graphStatus TilingFunc(gert::TilingContext *ctx)\n{\n    uint32_t each = total / cores;\n"
+            f"    tiling.set_each(each);\n    {set_rest}\n    return ge::GRAPH_SUCCESS;\n}}\n")
+    return kernel + host
+
+
+def test_the_last_block_adds_only_a_remainder_the_host_computed():
+    """A block's length that is the share its offset strides by takes the remainder the host hands the kernel
+    (`total % cores`, `total - cores * each`) on the last block; a parameter the host sets from something else
+    (the shape) is not a remainder, and a kernel that reads the remainder already is right."""
+    fixed = "this->n = each + (GetBlockIdx() == GetBlockNum() - 1 ? rest : 0);"
+    for rest in ("tiling.set_rest(total % cores);", "uint32_t rest = total - cores * each;\n    tiling.set_rest(rest);"):
+        assert [f.count(fixed) for f in _split_fixes("tail-tile-dropped", _rest(rest))] == [1], rest
+    assert _split_fixes("tail-tile-dropped", _rest("tiling.set_rest(total);")) == []
+    correct = _rest("tiling.set_rest(total % cores);", "each + (GetBlockIdx() + 1 == GetBlockNum() ? rest : 0)")
+    assert _split_fixes("tail-tile-dropped", correct) == []
+
+
+def test_no_split_form_fires_on_the_correct_kernels_of_its_development_operators():
+    from pathlib import Path
+
+    from repair.ascendc import load_candidate
+
+    dev = Path(__file__).resolve().parent / "data" / "dev_ascendc"
+    for op in ("big_small", "rest_last"):
+        sources = load_candidate(dev / op / "correct.py").sources
+        texts = tuple(s.text for s in sources)
+        for s in sources:
+            fired = [a.rule_id for p in ("missing-block-offset", "tail-tile-dropped") for r in BY_CLASS[p].rules
+                     for a in apply_rule(r, s.text, companions=tuple(t for t in texts if t is not s.text))]
+            assert fired == [], (op, s.name, fired)

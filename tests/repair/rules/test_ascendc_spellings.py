@@ -37,8 +37,45 @@ SUMMER = MEMBERS + """
         AscendC::Add(into, into, Chunk(i), this->w);
     }"""
 
+# a file that reaches AscendC through an alias only (no `using namespace`): a name a rewrite brings in takes `AC::`
+ALIASED = """#include "kernel_operator.h"
+namespace AC = AscendC;
+
+class KernelX {
+public:
+    __aicore__ inline void Init(GM_ADDR a, uint32_t total, uint32_t each, uint32_t spare)
+    {
+        this->len = LEN;
+        aGm.SetGlobalBuffer((__gm__ half *)a + each * AC::GetBlockIdx(), this->len);
+    }
+
+private:
+    AC::GlobalTensor<half> aGm;
+    uint32_t len = 0;
+};
+""" + _host("    uint32_t each = n / cores / 16 * 16;\n    tiling.set_each(each);\n"
+            "    uint32_t spare = n - cores * each;\n    tiling.set_spare(spare);")
+
+
+def _aliased(length: str) -> str:
+    return ALIASED.replace("LEN", length)
+
+
 CASES = {
     "tail-tile-dropped": [
+        # the last tile's branch keeps the full tile's length (AscendC:: calls, locals, `i == n - 1`)
+        (_kernel(MEMBERS, "        uint32_t cnt = this->tileLen;\n"
+                          "        uint32_t tailCnt = this->total - (this->loops - 1) * this->tileLen;\n"
+                          "        for (uint32_t i = 0; i < this->loops; i++) {\n"
+                          "            if (i == this->loops - 1) {\n                cnt = this->tileLen;\n            }\n"
+                          "            AscendC::DataCopy(t, aGm[i * this->tileLen], cnt);\n        }"),
+         _kernel(MEMBERS, "        uint32_t cnt = this->tileLen;\n"
+                          "        uint32_t tailCnt = this->total - (this->loops - 1) * this->tileLen;\n"
+                          "        for (uint32_t i = 0; i < this->loops; i++) {\n"
+                          "            if (i == this->loops - 1) {\n                cnt = tailCnt;\n            }\n"
+                          "            AscendC::DataCopy(t, aGm[i * this->tileLen], cnt);\n        }")),
+        # the last block's length drops the remainder the host computed (a namespace alias: the fix says AC::)
+        (_aliased("each"), _aliased("each + (AC::GetBlockIdx() == AC::GetBlockNum() - 1 ? spare : 0)")),
         (_kernel(MEMBERS, "        uint32_t core = GetBlockIdx();\n        uint32_t last = this->n % 64;\n"
                           "        if (last != 0 && core < GetBlockNum() - 1) {\n            Tile(this->n - last, last);\n"
                           "        }"),
@@ -127,6 +164,33 @@ CASES = {
                           "        Exp(v, v, cnt);\n        ReduceSum(acc, v, work, cnt);")),
     ],
     "missing-block-offset": [
+        # past the big blocks, the correction is scaled by the bare index (AscendC::, this->, index first, `>=`)
+        (_kernel(MEMBERS, "        uint64_t off = this->big * AscendC::GetBlockIdx();\n"
+                          "        if (AscendC::GetBlockIdx() >= this->bigN) {\n"
+                          "            off -= AscendC::GetBlockIdx() * (this->big - this->small);\n        }\n"
+                          "        aGm.SetGlobalBuffer((__gm__ half *)a + off, this->n);"),
+         _kernel(MEMBERS, "        uint64_t off = this->big * AscendC::GetBlockIdx();\n"
+                          "        if (AscendC::GetBlockIdx() >= this->bigN) {\n"
+                          "            off -= (AscendC::GetBlockIdx() - this->bigN) * (this->big - this->small);\n"
+                          "        }\n        aGm.SetGlobalBuffer((__gm__ half *)a + off, this->n);")),
+        # the offset written whole, big * N + small * idx (AscendC::, a namespace's call inside SetGlobalBuffer)
+        (_kernel(MEMBERS, "        if (AscendC::GetBlockIdx() < nBig) {\n"
+                          "            aGm.SetGlobalBuffer((__gm__ half *)a + big * 2 * AscendC::GetBlockIdx(), big);\n"
+                          "        } else {\n            aGm.SetGlobalBuffer((__gm__ half *)a + nBig * big * 2 + "
+                          "small * 2 * AscendC::GetBlockIdx(), small);\n        }"),
+         _kernel(MEMBERS, "        if (AscendC::GetBlockIdx() < nBig) {\n"
+                          "            aGm.SetGlobalBuffer((__gm__ half *)a + big * 2 * AscendC::GetBlockIdx(), big);\n"
+                          "        } else {\n            aGm.SetGlobalBuffer((__gm__ half *)a + nBig * big * 2 + "
+                          "small * 2 * (AscendC::GetBlockIdx() - nBig), small);\n        }")),
+        # a core index held in a variable, `N <= core`, `off = off - ...`
+        (_kernel(MEMBERS, "        int32_t me = GetBlockIdx();\n        int32_t off = big * me;\n"
+                          "        if (nBig <= me) {\n            this->n = small;\n"
+                          "            off = off - (big - small) * me;\n        } else {\n            this->n = big;\n"
+                          "        }\n        aGm.SetGlobalBuffer((__gm__ half *)a + off, this->n);"),
+         _kernel(MEMBERS, "        int32_t me = GetBlockIdx();\n        int32_t off = big * me;\n"
+                          "        if (nBig <= me) {\n            this->n = small;\n"
+                          "            off = off - (big - small) * (me - nBig);\n        } else {\n            this->n = big;\n"
+                          "        }\n        aGm.SetGlobalBuffer((__gm__ half *)a + off, this->n);")),
         (_kernel(MEMBERS, "        aGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(a), len);\n"
                           "        bGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(b) + len * GetBlockIdx(), len);"),
          _kernel(MEMBERS, "        aGm.SetGlobalBuffer(reinterpret_cast<__gm__ half *>(a) + len * GetBlockIdx(), len);\n"

@@ -990,7 +990,216 @@ case_id;shape
     ],
 )
 
-OPS = [AXPB, ROW_MAX, RELU, SOFTMAX, SCALE_SHIFT, CLAMP_HALF, NUMEL_SCALE, HALF_ROW_SUM, SUM_ALL]
+# big and small blocks: the first bigCores blocks take one element more than the rest, so a block past them starts
+# bigShare * idx less one element for each small block before it; each block's last tile has its own length
+BIG_SMALL = Op(
+    dir="big_small", op="BigSmallCustom", family="elementwise",
+    inputs=[("x", "float")], outputs=[("y", "float")],
+    fields=[("uint32_t", "totalLength"), ("uint32_t", "smallShare"), ("uint32_t", "bigShare"),
+            ("uint32_t", "bigCores"), ("uint32_t", "tile"), ("uint32_t", "smallTiles"), ("uint32_t", "bigTiles"),
+            ("uint32_t", "smallLast"), ("uint32_t", "bigLast")], shape="flat",
+    tiling="""    constexpr uint32_t TILE = 1024;
+    uint32_t blockDim = std::max(1u, std::min(coreNum, (totalLength + TILE - 1) / TILE));
+    uint32_t smallShare = totalLength / blockDim;
+    uint32_t bigCores = totalLength % blockDim;  // these blocks take one element more
+    uint32_t bigShare = smallShare + 1;
+    uint32_t tile = TILE;
+    uint32_t smallTiles = (smallShare + TILE - 1) / TILE;
+    uint32_t bigTiles = (bigShare + TILE - 1) / TILE;
+    uint32_t smallLast = smallShare - (smallTiles - 1) * TILE;
+    uint32_t bigLast = bigShare - (bigTiles - 1) * TILE;
+""",
+    kernel_class="""
+class KernelBigSmallCustom {
+public:
+    __aicore__ inline KernelBigSmallCustom() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t smallShare, uint32_t bigShare,
+                                uint32_t bigCores, uint32_t tile, uint32_t smallTiles, uint32_t bigTiles,
+                                uint32_t smallLast, uint32_t bigLast)
+    {
+        uint32_t core = GetBlockIdx();
+        uint32_t start = bigShare * core;
+        this->tile = tile;
+        if (core < bigCores) {
+            this->share = bigShare;
+            this->tiles = bigTiles;
+            this->lastLen = bigLast;
+        } else {
+            this->share = smallShare;
+            this->tiles = smallTiles;
+            this->lastLen = smallLast;
+            start -= (bigShare - smallShare) * (core - bigCores);
+        }
+        xGm.SetGlobalBuffer((__gm__ float *)x + start, this->share);
+        yGm.SetGlobalBuffer((__gm__ float *)y + start, this->share);
+        pipe.InitBuffer(inQue, BUFFER_NUM, tile * sizeof(float));
+        pipe.InitBuffer(outQue, BUFFER_NUM, tile * sizeof(float));
+    }
+
+    __aicore__ inline void Process()
+    {
+        this->len = this->tile;
+        for (uint32_t t = 0; t < this->tiles; ++t) {
+            if (t + 1 == this->tiles) {
+                this->len = this->lastLen;
+            }
+            Step(t * this->tile);
+        }
+    }
+
+private:
+    __aicore__ inline void Step(uint32_t at)
+    {
+        AscendC::LocalTensor<float> src = inQue.AllocTensor<float>();
+        DataCopyPad(src, xGm[at], DataCopyExtParams{1, static_cast<uint32_t>(this->len * sizeof(float)), 0, 0, 0},
+                    DataCopyPadExtParams<float>{false, 0, 0, 0});
+        inQue.EnQue(src);
+        src = inQue.DeQue<float>();
+        AscendC::LocalTensor<float> res = outQue.AllocTensor<float>();
+        Muls(res, src, 0.5f, this->len);
+        Adds(res, res, -3.0f, this->len);
+        outQue.EnQue(res);
+        inQue.FreeTensor(src);
+        res = outQue.DeQue<float>();
+        DataCopyPad(yGm[at], res, DataCopyExtParams{1, static_cast<uint32_t>(this->len * sizeof(float)), 0, 0, 0});
+        outQue.FreeTensor(res);
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inQue;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> outQue;
+    AscendC::GlobalTensor<float> xGm, yGm;
+    uint32_t share = 0, tiles = 0, lastLen = 0, tile = 0, len = 0;
+};
+""",
+    reference="""
+class Model(nn.Module):
+    \"\"\"y = x / 2 - 3, elementwise.\"\"\"
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return x * 0.5 - 3.0
+""",
+    get_inputs="""
+shape = eval(param.get('shape', '[1]'))
+return (torch.randn(shape, device=device, dtype=torch.float32),)
+""",
+    test_cases="""
+case_id;shape
+0;[2051]
+1;[3, 999]
+2;[7, 3001]
+3;[40961]
+4;[96, 8193]
+""",
+    edits=[
+        Edit("nearmiss_small_offset", "near-miss", "missing-block-offset",
+             "A small block's offset takes off one element for every block before it, not only for the small ones "
+             "(its index, not its index less bigCores): its share moves back over its neighbour's.",
+             [("kernel", "start -= (bigShare - smallShare) * (core - bigCores);",
+               "start -= (bigShare - smallShare) * core;")]),
+        Edit("nearmiss_last_full", "near-miss", "tail-tile-dropped",
+             "The branch for a block's last tile keeps the full tile's length, so the last tile runs past the "
+             "block's share; the tail's length is computed and never used.",
+             [("kernel", "                this->len = this->lastLen;\n", "                this->len = this->tile;\n")]),
+    ],
+)
+
+# every block takes the same share of whole 32-byte blocks; the last one also takes what the split leaves over
+REST_LAST = Op(
+    dir="rest_last", op="RestLastCustom", family="elementwise",
+    inputs=[("x", "float")], outputs=[("y", "float")],
+    fields=[("uint32_t", "totalLength"), ("uint32_t", "share"), ("uint32_t", "rest"), ("uint32_t", "tile")],
+    shape="flat",
+    tiling="""    uint32_t blockDim = std::max(1u, std::min(coreNum, totalLength / 2048));
+    uint32_t share = totalLength / blockDim / 8 * 8;
+    uint32_t rest = totalLength - share * blockDim;  // the last block's extra elements
+    uint32_t tile = 2048;
+""",
+    kernel_class="""
+class KernelRestLastCustom {
+public:
+    __aicore__ inline KernelRestLastCustom() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t share, uint32_t rest,
+                                uint32_t tile)
+    {
+        uint32_t base = share * GetBlockIdx();
+        this->count = share + (GetBlockIdx() + 1 == GetBlockNum() ? rest : 0);
+        this->tile = tile;
+        xGm.SetGlobalBuffer((__gm__ float *)x + base, this->count);
+        yGm.SetGlobalBuffer((__gm__ float *)y + base, this->count);
+        pipe.InitBuffer(inQue, BUFFER_NUM, tile * sizeof(float));
+        pipe.InitBuffer(outQue, BUFFER_NUM, tile * sizeof(float));
+    }
+
+    __aicore__ inline void Process()
+    {
+        for (uint32_t at = 0; at < this->count; at += this->tile) {
+            Step(at, this->count - at < this->tile ? this->count - at : this->tile);
+        }
+    }
+
+private:
+    __aicore__ inline void Step(uint32_t at, uint32_t len)
+    {
+        AscendC::LocalTensor<float> src = inQue.AllocTensor<float>();
+        DataCopyPad(src, xGm[at], DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(float)), 0, 0, 0},
+                    DataCopyPadExtParams<float>{false, 0, 0, 0});
+        inQue.EnQue(src);
+        src = inQue.DeQue<float>();
+        AscendC::LocalTensor<float> res = outQue.AllocTensor<float>();
+        Abs(res, src, len);
+        Muls(res, res, 2.0f, len);
+        outQue.EnQue(res);
+        inQue.FreeTensor(src);
+        res = outQue.DeQue<float>();
+        DataCopyPad(yGm[at], res, DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(float)), 0, 0, 0});
+        outQue.FreeTensor(res);
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inQue;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> outQue;
+    AscendC::GlobalTensor<float> xGm, yGm;
+    uint32_t count = 0;
+    uint32_t tile = 0;
+};
+""",
+    reference="""
+class Model(nn.Module):
+    \"\"\"y = 2 |x|, elementwise.\"\"\"
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return x.abs() * 2.0
+""",
+    get_inputs="""
+shape = eval(param.get('shape', '[1]'))
+return (torch.randn(shape, device=device, dtype=torch.float32),)
+""",
+    test_cases="""
+case_id;shape
+0;[3, 999]
+1;[2051]
+2;[7, 3001]
+3;[5]
+4;[96, 8193]
+""",
+    edits=[
+        Edit("nearmiss_rest_dropped", "near-miss", "tail-tile-dropped",
+             "The last block's length is the share alone: the elements the split leaves over, which the host hands "
+             "the kernel, are never processed.",
+             [("kernel", "this->count = share + (GetBlockIdx() + 1 == GetBlockNum() ? rest : 0);",
+               "this->count = share;")]),
+    ],
+)
+
+OPS = [AXPB, ROW_MAX, RELU, SOFTMAX, SCALE_SHIFT, CLAMP_HALF, NUMEL_SCALE, HALF_ROW_SUM, SUM_ALL, BIG_SMALL,
+       REST_LAST]
 # near-misses that fail only in a build the default does not make: `pipe-model`, with REPAIR_ASCENDC_AUTO_SYNC=off (the
 # flags the compiler inserts otherwise; heldout/ascendc labels its own so)
 NEEDS = {"nearmiss_no_mte2_v": "pipe-model"}
