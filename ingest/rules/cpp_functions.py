@@ -12,9 +12,7 @@ def functions(root, code: str) -> dict[str, tuple[list[str], object, int]]:
     `root`, else where the separately parsed body's text starts). The first definition of a name wins."""
     found: dict[str, tuple[list[str], object, int]] = {}
     for fn in root.find_all(kind="function_definition"):
-        decl = fn.field("declarator")
-        while decl is not None and decl.kind() != "function_declarator":
-            decl = decl.field("declarator")
+        decl = declarator(fn)
         if decl is None or fn.field("body") is None:
             continue
         name = decl.field("declarator")
@@ -35,6 +33,34 @@ def functions(root, code: str) -> dict[str, tuple[list[str], object, int]]:
         if sub is not None:
             found[key] = (param_names(decl), sub, body[0] - len(prefix))
     return found
+
+
+def declarator(func):
+    """A function definition's function_declarator (under its pointer or reference declarators), or None."""
+    decl = func.field("declarator")
+    while decl is not None and decl.kind() != "function_declarator":
+        decl = decl.field("declarator")
+    return decl
+
+
+def enclosing_function(node):
+    """The function definition the node lies in (the node itself if it is one), or None."""
+    while node is not None and node.kind() != "function_definition":
+        node = node.parent()
+    return node
+
+
+def function_name(func) -> str | None:
+    """A function definition's name without its class or namespace (`KernelX::Init` -> Init), or None."""
+    decl = declarator(func)
+    name = decl.field("declarator") if decl is not None else None
+    return name.text().split("::")[-1].strip() if name is not None else None
+
+
+def function_params(func) -> list[str]:
+    """A function definition's parameter names, in order."""
+    decl = declarator(func)
+    return param_names(decl) if decl is not None else []
 
 
 def param_names(decl) -> list[str]:

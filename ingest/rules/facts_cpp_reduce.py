@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ingest.rules.cpp_functions import functions, param_names
+from ingest.rules.cpp_functions import enclosing_function, function_name, function_params, functions
 from ingest.rules.cpp_view import spelling
 from ingest.rules.facts import FactContext, Option
 from ingest.rules.facts_cpp import _line_span, _named, _statement, _strip_comments, core_index_names, cpp_fact
@@ -45,12 +45,6 @@ def _up(node, kinds: set[str]):
             return node
         node = node.parent()
     return None
-
-
-def _function(node):
-    while node is not None and node.kind() != "function_definition":
-        node = node.parent()
-    return node
 
 
 def _accumulates(text: str, name: str, helpers: dict[str, str]) -> bool:
@@ -116,25 +110,6 @@ def _hoist(source: str, stmt, loop, text: str) -> Option:
     return Option(edits=((cut[0], cut[1], ""), (at, at, f"{_indent(source, loop.range().start.index)}{text}\n")))
 
 
-def _declarator(func):
-    """A function definition's function_declarator (under its pointer or reference declarators), or None."""
-    decl = func.field("declarator")
-    while decl is not None and decl.kind() != "function_declarator":
-        decl = decl.field("declarator")
-    return decl
-
-
-def _params(func) -> list[str]:
-    decl = _declarator(func)
-    return param_names(decl) if decl is not None else []
-
-
-def _func_name(func) -> str | None:
-    decl = _declarator(func)
-    name = decl.field("declarator") if decl is not None else None
-    return re.sub(r".*::", "", name.text()).strip() if name is not None else None
-
-
 @cpp_fact("cpp-reset-hoisted")
 def _reset_hoisted(ctx: FactContext, args: dict) -> list[Option]:
     """The matched reset of the accumulator `of` moved before the tile loop it sits in (or, in a helper the loop
@@ -147,7 +122,7 @@ def _reset_hoisted(ctx: FactContext, args: dict) -> list[Option]:
         return []
     src = ctx.source
     helpers = _helpers(ctx)
-    func = _function(stmt)
+    func = enclosing_function(stmt)
     if func is None:
         return []
     text = src[_begin(src, stmt):stmt.range().end.index]
@@ -158,7 +133,7 @@ def _reset_hoisted(ctx: FactContext, args: dict) -> list[Option]:
             return []
         return [_hoist(src, stmt, loop, text)]
     # a helper the loop calls: its accumulations must follow the reset and be all it does with the tensor
-    params, fname = _params(func), _func_name(func)
+    params, fname = function_params(func), function_name(func)
     if not fname or _declared_in(func, name):
         return []
     body = func.field("body")
@@ -170,7 +145,7 @@ def _reset_hoisted(ctx: FactContext, args: dict) -> list[Option]:
     if len(calls) != 1:
         return []
     call = calls[0]
-    loop, caller = _up(call, _LOOPS), _function(call)
+    loop, caller = _up(call, _LOOPS), enclosing_function(call)
     argl = call.field("arguments")
     given = [a.text().strip() for a in argl.children() if a.is_named()] if argl is not None else []
     if loop is None or caller is None or len(given) != len(params):

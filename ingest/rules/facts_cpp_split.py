@@ -1,4 +1,5 @@
-"""C++ facts about a work split into big and small cores and a last core that takes the rest (repair.rules.ascendc_split).
+"""C++ facts about a work split into big and small cores and a last core that takes the rest
+(repair.rules.ascendc_split).
 
 The split NPUKernelBench's answers and CANN's samples use: the first N blocks take one unit more than the others, so a
 block past them starts `big * idx - (big - small) * (idx - N)` in; each block's last tile has its own length; or every
@@ -11,10 +12,10 @@ from __future__ import annotations
 
 import re
 
+from ingest.rules.cpp_functions import declarator, enclosing_function, function_name, function_params
 from ingest.rules.facts import FactContext, Option
 from ingest.rules.facts_cpp import _strip_comments, cpp_fact
 from ingest.rules.facts_cpp_flow import _read, last_definition
-from ingest.rules.facts_cpp_reduce import _declarator, _function, _params
 
 _CAST = r"(?:static_cast\s*<[^<>]+>\s*|\(\s*[\w:]+\s*\)\s*)?"
 _IDX_CALL = r"(?:(?:::)?[A-Za-z_]\w*\s*::\s*)*(?:GetBlockIdx|get_block_idx)\s*\(\s*\)"
@@ -102,7 +103,8 @@ _ATOM = r"(?:\w+\(\)|\w+)"
 
 
 def _cofactors(text: str, is_factor) -> set[tuple[str, ...]]:
-    """For each product chain of plain names in the text (`a*b*c`) with a factor is_factor accepts: the other factors."""
+    """For each product chain of plain names in the text (`a*b*c`) with a factor is_factor accepts: the other
+    factors."""
     code = re.sub(r"\b\w+::", "", _plain(_strip_comments(text)))
     out = set()
     for m in re.finditer(rf"(?<![\w)*]){_ATOM}(?:\*{_ATOM})+(?![\w(*])", code):
@@ -186,12 +188,12 @@ def _unread_tail(ctx: FactContext, args: dict) -> list[Option]:
 
 def _param_decls(func) -> list[tuple[str, str]]:
     """(type text, name) of each parameter of a function definition."""
-    decl = _declarator(func)
+    decl = declarator(func)
     plist = decl.field("parameters") if decl is not None else None
     if plist is None:
         return []
     out = []
-    for p, name in zip([p for p in plist.children() if p.kind() == "parameter_declaration"], _params(func)):
+    for p, name in zip([p for p in plist.children() if p.kind() == "parameter_declaration"], function_params(func)):
         out.append((p.text()[:p.text().rfind(name)].strip() if name else p.text(), name))
     return out
 
@@ -244,7 +246,7 @@ def _unread_remainder(ctx: FactContext, args: dict) -> list[Option]:
     match sets a length to `of`, the share each block's offset scales by the core's index: the last block should
     add that remainder to its share."""
     node = ctx.node(args.get("of"))
-    func = _function(ctx.match)
+    func = enclosing_function(ctx.match)
     if node is None or func is None:
         return []
     code = _strip_comments(ctx.source)
@@ -256,8 +258,7 @@ def _unread_remainder(ctx: FactContext, args: dict) -> list[Option]:
         return []
     body = func.field("body")
     body_text = _strip_comments(body.text()) if body is not None else ""
-    decl = _declarator(func)
-    fname = decl.field("declarator").text().split("::")[-1].strip() if decl is not None else ""
+    fname = function_name(func) or ""
     out = []
     for i, (ty, name) in enumerate(_param_decls(func)):
         if not name or name == share or not re.fullmatch(_INT, ty) or re.search(rf"\b{name}\b", body_text):

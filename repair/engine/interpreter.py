@@ -242,36 +242,45 @@ def faithful_interpreter() -> list[str]:
             _implicit_cvt._repair = True
             interpreter._implicit_cvt = _implicit_cvt
         done.append("float-arg")
-    executor, rmw = getattr(interpreter, "GridExecutor", None), getattr(builder, "create_atomic_rmw", None)
-    if store is not None and executor is not None and getattr(interpreter, "_implicit_cvt", None) is not None:
-        if not getattr(executor.__call__, "_repair", False):
-            launch, cvt_now = executor.__call__, interpreter._implicit_cvt
-
-            def __call__(self, *args, **kwargs):
-                _SPANS.clear()  # the storages of this launch's tensor arguments, collected as they are converted
-                try:
-                    return launch(self, *args, **kwargs)
-                finally:
-                    _SPANS.clear()
-
-            def _implicit_cvt_spans(arg):
-                if hasattr(arg, "untyped_storage") and hasattr(arg, "data_ptr"):
-                    storage = arg.untyped_storage()
-                    if storage.nbytes():
-                        _SPANS.append((storage.data_ptr(), storage.data_ptr() + storage.nbytes()))
-                return cvt_now(arg)
-
-            __call__._repair = _implicit_cvt_spans._repair = True
-            executor.__call__, interpreter._implicit_cvt = __call__, _implicit_cvt_spans
-            if rmw is not None:
-                def create_atomic_rmw(self, op, ptr, val, mask, *args, **kwargs):
-                    _check_store(ptr, mask, np)
-                    return rmw(self, op, ptr, val, mask, *args, **kwargs)
-
-                create_atomic_rmw._repair = True
-                builder.create_atomic_rmw = create_atomic_rmw
+    if store is not None and _refuse_stray_stores(interpreter, builder, np):
         done.append("oob-store")
     return done
+
+
+def _refuse_stray_stores(interpreter, builder, np) -> bool:
+    """`oob-store` (faithful_interpreter): each launch collects its tensor arguments' storages as the interpreter
+    converts them, and every masked store and atomic is checked against them before it writes (`_check_store`).
+    False when this triton lacks the pieces."""
+    executor, rmw = getattr(interpreter, "GridExecutor", None), getattr(builder, "create_atomic_rmw", None)
+    if executor is None or getattr(interpreter, "_implicit_cvt", None) is None:
+        return False
+    if not getattr(executor.__call__, "_repair", False):
+        launch, cvt_now = executor.__call__, interpreter._implicit_cvt
+
+        def __call__(self, *args, **kwargs):
+            _SPANS.clear()  # the storages of this launch's tensor arguments, collected as they are converted
+            try:
+                return launch(self, *args, **kwargs)
+            finally:
+                _SPANS.clear()
+
+        def _implicit_cvt_spans(arg):
+            if hasattr(arg, "untyped_storage") and hasattr(arg, "data_ptr"):
+                storage = arg.untyped_storage()
+                if storage.nbytes():
+                    _SPANS.append((storage.data_ptr(), storage.data_ptr() + storage.nbytes()))
+            return cvt_now(arg)
+
+        __call__._repair = _implicit_cvt_spans._repair = True
+        executor.__call__, interpreter._implicit_cvt = __call__, _implicit_cvt_spans
+        if rmw is not None:
+            def create_atomic_rmw(self, op, ptr, val, mask, *args, **kwargs):
+                _check_store(ptr, mask, np)
+                return rmw(self, op, ptr, val, mask, *args, **kwargs)
+
+            create_atomic_rmw._repair = True
+            builder.create_atomic_rmw = create_atomic_rmw
+    return True
 
 
 _SPANS: list[tuple[int, int]] = []  # [start, end) of each tensor argument's storage in the running launch
